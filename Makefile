@@ -1,0 +1,38 @@
+# botwire: `make demo` and `make check` are the two commands of the README.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+PREFIX ?= /usr/local
+# The main build's compiler (the check build is always clang, with sanitizers).
+BW_CC ?= gcc
+export BW_CC
+FUZZ_SECONDS ?= 300
+
+.PHONY: all deps build demo check fuzz bench install clean
+
+all: build
+
+deps:
+	@sh scripts/deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=$(BW_CC) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
+
+demo: build
+	$(BUILD)/botwire demo
+
+check: deps
+	@sh scripts/check.sh
+
+# A longer fuzz run of every parser (FUZZ_SECONDS each).
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh scripts/fuzz.sh
+
+bench: build
+	$(BUILD)/botwire bench
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) build build-check

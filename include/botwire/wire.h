@@ -1,0 +1,186 @@
+/*
+ * botwire core: error codes, byte order, checksums, parser statistics and
+ * message field descriptors shared by every robot protocol.
+ *
+ * Memory: nothing here allocates. Time: nothing here reads a clock.
+ * Threads: every function is reentrant; state lives in caller-owned structs.
+ * This header includes only <stdint.h>, <stddef.h> and <stdbool.h>, so the
+ * codec core builds for a microcontroller.
+ */
+#ifndef BOTWIRE_WIRE_H
+#define BOTWIRE_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Return convention of the whole library: 0 is success, a negative value is
+ * one of the BW_E* errors below, a positive value is a count (bytes written,
+ * frames found). "Need more bytes" is never an error.
+ */
+enum {
+    BW_OK = 0,
+    BW_EINVAL = -1,    /* invalid argument */
+    BW_ENOSPC = -2,    /* output buffer too small */
+    BW_ECHECKSUM = -3, /* checksum mismatch */
+    BW_ELENGTH = -4,   /* impossible or inconsistent length */
+    BW_ETRUNC = -5,    /* input ended inside a message */
+    BW_EUNKNOWN = -6,  /* unknown message identifier or name */
+    BW_ERANGE = -7,    /* value out of range for its wire field */
+    BW_EIO = -8,       /* operating-system I/O error (see the OS error) */
+    BW_ETIMEDOUT = -9, /* no answer in time */
+    BW_ECLOSED = -10,  /* the link or peer went away */
+    BW_ENOTSUP = -11,  /* the robot or build cannot do this */
+    BW_ENOMEM = -12,   /* out of memory (never from the codec core) */
+    BW_EPROTO = -13,   /* the peer broke the protocol */
+    BW_ESTATE = -14,   /* call not valid in the current state */
+};
+
+/* A short English description of a BW_E* code (or "ok"); never NULL. */
+const char *bw_strerror(int err);
+
+/* ---- byte order: explicit helpers, never a packed struct ---------------- */
+
+static inline uint16_t bw_get_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (uint16_t)(p[1] << 8));
+}
+static inline uint32_t bw_get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+static inline uint16_t bw_get_be16(const uint8_t *p)
+{
+    return (uint16_t)((uint16_t)(p[0] << 8) | p[1]);
+}
+static inline uint32_t bw_get_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
+           (uint32_t)p[3];
+}
+static inline void bw_put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void bw_put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+static inline void bw_put_be16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+static inline void bw_put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Signed difference of two free-running 16-bit counters (encoders,
+ * timestamps): the shortest way round, in -32768..32767. */
+static inline int16_t bw_wrap_delta16(uint16_t cur, uint16_t last)
+{
+    uint16_t d = (uint16_t)(cur - last);
+    return (int16_t)(d >= 0x8000u ? (int32_t)d - 0x10000 : (int32_t)d);
+}
+
+/* ---- checksums --------------------------------------------------------- */
+
+/* XOR of n bytes (Kobuki, lobot parity, rflex). */
+uint8_t bw_xor8(const uint8_t *p, size_t n);
+
+/* P2OS checksum: successive byte pairs summed as 16-bit words, first byte
+ * high, modulo 2^16; an odd last byte is XORed into the low byte. */
+uint16_t bw_sum16_pairs(const uint8_t *p, size_t n);
+
+/* ---- parser statistics: one shape for every protocol ------------------- */
+
+/*
+ * Wide counters so they never wrap. Invariant kept by every parser: every
+ * byte pushed in is, at any time, in exactly one of: an accepted frame, the
+ * skipped_bytes count, or the parser's pending buffer.
+ */
+typedef struct {
+    uint64_t frames;          /* frames accepted (checksum and length good) */
+    uint64_t checksum_errors; /* frames rejected for their checksum */
+    uint64_t length_errors;   /* impossible lengths, mis-sized messages, truncation */
+    uint64_t skipped_bytes;   /* bytes not part of any accepted frame */
+    uint64_t unknown;         /* well-framed messages with an unknown identifier */
+} bw_parse_stats_t;
+
+/* Adds every counter of src into dst. */
+void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src);
+
+/* ---- message field descriptors ---------------------------------------- */
+
+/*
+ * A fixed-layout message is described once, by a table of fields in wire
+ * order. The codecs use the table to encode and decode; tools use the same
+ * table to print and parse messages by name, so a message is defined in one
+ * place only.
+ */
+typedef enum {
+    BW_FT_U8,
+    BW_FT_I8,
+    BW_FT_U16,
+    BW_FT_I16,
+    BW_FT_U32,
+    BW_FT_I32,
+    BW_FT_PAD, /* unused wire bytes: written as zero, ignored when read;
+                  `count` is the number of bytes, `offset` is unused */
+} bw_ftype_t;
+
+typedef struct {
+    const char *name; /* field name in JSON and docs */
+    uint8_t type;     /* bw_ftype_t */
+    uint8_t count;    /* 1 for a scalar, n for an array of n elements */
+    uint16_t offset;  /* byte offset of the value in the message struct */
+} bw_field_t;
+
+enum { BW_ORDER_LE = 0, BW_ORDER_BE = 1 };
+
+typedef struct {
+    const char *name;         /* message type name, e.g. "base_control" */
+    const bw_field_t *fields; /* in wire order */
+    uint8_t nfields;
+    uint8_t wire_len;         /* bytes on the wire for all fields */
+    uint8_t order;            /* BW_ORDER_LE or BW_ORDER_BE */
+} bw_msgdesc_t;
+
+/* Wire size of one element of a field type (PAD: 1). */
+size_t bw_ftype_size(bw_ftype_t t);
+
+/* Smallest and largest value a field type can carry. */
+int64_t bw_ftype_min(bw_ftype_t t);
+int64_t bw_ftype_max(bw_ftype_t t);
+
+/* Reads element i of field f of the struct at base, widened to int64. */
+int64_t bw_field_get(const void *base, const bw_field_t *f, size_t i);
+
+/* Stores v (already range-checked by the caller) into element i. */
+void bw_field_set(void *base, const bw_field_t *f, size_t i, int64_t v);
+
+/* Decodes desc->wire_len bytes at wire into the struct at base. */
+void bw_desc_decode(const bw_msgdesc_t *desc, const uint8_t *wire, void *base);
+
+/* Encodes the struct at base into desc->wire_len bytes at wire. */
+void bw_desc_encode(const bw_msgdesc_t *desc, const void *base, uint8_t *wire);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BOTWIRE_WIRE_H */

@@ -1,0 +1,198 @@
+#include "botwire/wire.h"
+
+#include <string.h>
+
+const char *bw_strerror(int err)
+{
+    switch (err) {
+    case BW_OK: return "ok";
+    case BW_EINVAL: return "invalid argument";
+    case BW_ENOSPC: return "output buffer too small";
+    case BW_ECHECKSUM: return "checksum mismatch";
+    case BW_ELENGTH: return "impossible or inconsistent length";
+    case BW_ETRUNC: return "input ended inside a message";
+    case BW_EUNKNOWN: return "unknown message";
+    case BW_ERANGE: return "value out of range";
+    case BW_EIO: return "input/output error";
+    case BW_ETIMEDOUT: return "timed out";
+    case BW_ECLOSED: return "link closed";
+    case BW_ENOTSUP: return "not supported";
+    case BW_ENOMEM: return "out of memory";
+    case BW_EPROTO: return "protocol error";
+    case BW_ESTATE: return "not valid in the current state";
+    default: return err > 0 ? "ok (count)" : "unknown error";
+    }
+}
+
+uint8_t bw_xor8(const uint8_t *p, size_t n)
+{
+    /* Eight bytes at a time: the checksum is on every frame's hot path. */
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        acc ^= w;
+    }
+    acc ^= acc >> 32;
+    acc ^= acc >> 16;
+    acc ^= acc >> 8;
+    uint8_t x = (uint8_t)acc;
+    for (; i < n; i++)
+        x ^= p[i];
+    return x;
+}
+
+uint16_t bw_sum16_pairs(const uint8_t *p, size_t n)
+{
+    uint32_t sum = 0;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2)
+        sum = (sum + ((uint32_t)p[i] << 8) + p[i + 1]) & 0xFFFFu;
+    if (i < n)
+        sum ^= p[i];
+    return (uint16_t)sum;
+}
+
+void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src)
+{
+    dst->frames += src->frames;
+    dst->checksum_errors += src->checksum_errors;
+    dst->length_errors += src->length_errors;
+    dst->skipped_bytes += src->skipped_bytes;
+    dst->unknown += src->unknown;
+}
+
+size_t bw_ftype_size(bw_ftype_t t)
+{
+    switch (t) {
+    case BW_FT_U16:
+    case BW_FT_I16: return 2;
+    case BW_FT_U32:
+    case BW_FT_I32: return 4;
+    default: return 1;
+    }
+}
+
+int64_t bw_ftype_min(bw_ftype_t t)
+{
+    switch (t) {
+    case BW_FT_I8: return INT8_MIN;
+    case BW_FT_I16: return INT16_MIN;
+    case BW_FT_I32: return INT32_MIN;
+    default: return 0;
+    }
+}
+
+int64_t bw_ftype_max(bw_ftype_t t)
+{
+    switch (t) {
+    case BW_FT_I8: return INT8_MAX;
+    case BW_FT_I16: return INT16_MAX;
+    case BW_FT_I32: return INT32_MAX;
+    case BW_FT_U16: return UINT16_MAX;
+    case BW_FT_U32: return UINT32_MAX;
+    default: return UINT8_MAX;
+    }
+}
+
+int64_t bw_field_get(const void *base, const bw_field_t *f, size_t i)
+{
+    const uint8_t *p = (const uint8_t *)base + f->offset + i * bw_ftype_size((bw_ftype_t)f->type);
+    switch ((bw_ftype_t)f->type) {
+    case BW_FT_U8: return *p;
+    case BW_FT_I8: { int8_t v; memcpy(&v, p, 1); return v; }
+    case BW_FT_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case BW_FT_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case BW_FT_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case BW_FT_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    default: return 0;
+    }
+}
+
+void bw_field_set(void *base, const bw_field_t *f, size_t i, int64_t v)
+{
+    uint8_t *p = (uint8_t *)base + f->offset + i * bw_ftype_size((bw_ftype_t)f->type);
+    switch ((bw_ftype_t)f->type) {
+    case BW_FT_U8: *p = (uint8_t)v; break;
+    case BW_FT_I8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
+    case BW_FT_U16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+    case BW_FT_I16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); break; }
+    case BW_FT_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+    case BW_FT_I32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
+    default: break;
+    }
+}
+
+/* Raw wire word of `size` bytes in the given order. */
+static uint32_t get_word(const uint8_t *w, size_t size, uint8_t order)
+{
+    if (size == 1)
+        return w[0];
+    if (size == 2)
+        return order == BW_ORDER_BE ? bw_get_be16(w) : bw_get_le16(w);
+    return order == BW_ORDER_BE ? bw_get_be32(w) : bw_get_le32(w);
+}
+
+static void put_word(uint8_t *w, size_t size, uint8_t order, uint32_t v)
+{
+    if (size == 1)
+        w[0] = (uint8_t)v;
+    else if (size == 2)
+        order == BW_ORDER_BE ? bw_put_be16(w, (uint16_t)v) : bw_put_le16(w, (uint16_t)v);
+    else
+        order == BW_ORDER_BE ? bw_put_be32(w, v) : bw_put_le32(w, v);
+}
+
+void bw_desc_decode(const bw_msgdesc_t *desc, const uint8_t *wire, void *base)
+{
+    for (size_t k = 0; k < desc->nfields; k++) {
+        const bw_field_t *f = &desc->fields[k];
+        size_t size = bw_ftype_size((bw_ftype_t)f->type);
+        if (f->type == BW_FT_PAD) {
+            wire += f->count;
+            continue;
+        }
+        /* The struct member has exactly the wire width, so the raw word is
+         * stored with memcpy; signedness comes back from the member type. */
+        uint8_t *dst = (uint8_t *)base + f->offset;
+        for (size_t i = 0; i < f->count; i++, wire += size, dst += size) {
+            uint32_t v = get_word(wire, size, desc->order);
+            if (size == 1) {
+                *dst = (uint8_t)v;
+            } else if (size == 2) {
+                uint16_t h = (uint16_t)v;
+                memcpy(dst, &h, 2);
+            } else {
+                memcpy(dst, &v, 4);
+            }
+        }
+    }
+}
+
+void bw_desc_encode(const bw_msgdesc_t *desc, const void *base, uint8_t *wire)
+{
+    for (size_t k = 0; k < desc->nfields; k++) {
+        const bw_field_t *f = &desc->fields[k];
+        size_t size = bw_ftype_size((bw_ftype_t)f->type);
+        if (f->type == BW_FT_PAD) {
+            memset(wire, 0, f->count);
+            wire += f->count;
+            continue;
+        }
+        const uint8_t *src = (const uint8_t *)base + f->offset;
+        for (size_t i = 0; i < f->count; i++, wire += size, src += size) {
+            uint32_t v;
+            if (size == 1) {
+                v = *src;
+            } else if (size == 2) {
+                uint16_t h;
+                memcpy(&h, src, 2);
+                v = h;
+            } else {
+                memcpy(&v, src, 4);
+            }
+            put_word(wire, size, desc->order, v);
+        }
+    }
+}

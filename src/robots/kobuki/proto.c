@@ -1,0 +1,575 @@
+/* Kobuki codec: message catalogue, streaming parser, decode and encode. */
+#include "botwire/kobuki.h"
+
+#include <string.h>
+
+#define OFF(member) ((uint16_t)offsetof(bw_kobuki_msg_t, u.member))
+#define FIELD(name, type, member) { name, type, 1, OFF(member) }
+#define ARRAY(name, type, n, member) { name, type, n, OFF(member) }
+#define PAD(n) { "unused", BW_FT_PAD, n, 0 }
+#define DESC(name, fields, len) { name, fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_LE }
+
+static const bw_field_t f_base_control[] = {
+    FIELD("speed", BW_FT_I16, base_control.speed),
+    FIELD("radius", BW_FT_I16, base_control.radius),
+};
+static const bw_field_t f_sound[] = {
+    FIELD("note", BW_FT_U16, sound.note),
+    FIELD("duration", BW_FT_U8, sound.duration),
+};
+static const bw_field_t f_sound_sequence[] = {
+    FIELD("sequence", BW_FT_U8, sound_sequence.sequence),
+};
+static const bw_field_t f_request_extra[] = {
+    FIELD("flags", BW_FT_U16, request_extra.flags),
+};
+static const bw_field_t f_gp_output[] = {
+    FIELD("flags", BW_FT_U16, general_purpose_output.flags),
+};
+static const bw_field_t f_set_gain[] = {
+    FIELD("gain_type", BW_FT_U8, set_controller_gain.gain_type),
+    FIELD("p_gain", BW_FT_U32, set_controller_gain.p_gain),
+    FIELD("i_gain", BW_FT_U32, set_controller_gain.i_gain),
+    FIELD("d_gain", BW_FT_U32, set_controller_gain.d_gain),
+};
+static const bw_field_t f_get_gain[] = {
+    PAD(1),
+};
+static const bw_field_t f_basic[] = {
+    FIELD("timestamp", BW_FT_U16, basic_sensor_data.timestamp),
+    FIELD("bumper", BW_FT_U8, basic_sensor_data.bumper),
+    FIELD("wheel_drop", BW_FT_U8, basic_sensor_data.wheel_drop),
+    FIELD("cliff", BW_FT_U8, basic_sensor_data.cliff),
+    FIELD("left_encoder", BW_FT_U16, basic_sensor_data.left_encoder),
+    FIELD("right_encoder", BW_FT_U16, basic_sensor_data.right_encoder),
+    FIELD("left_pwm", BW_FT_I8, basic_sensor_data.left_pwm),
+    FIELD("right_pwm", BW_FT_I8, basic_sensor_data.right_pwm),
+    FIELD("button", BW_FT_U8, basic_sensor_data.button),
+    FIELD("charger", BW_FT_U8, basic_sensor_data.charger),
+    FIELD("battery", BW_FT_U8, basic_sensor_data.battery),
+    FIELD("overcurrent", BW_FT_U8, basic_sensor_data.overcurrent),
+};
+static const bw_field_t f_docking_ir[] = {
+    FIELD("right", BW_FT_U8, docking_ir.right),
+    FIELD("central", BW_FT_U8, docking_ir.central),
+    FIELD("left", BW_FT_U8, docking_ir.left),
+};
+static const bw_field_t f_inertial[] = {
+    FIELD("angle", BW_FT_I16, inertial_sensor.angle),
+    FIELD("angle_rate", BW_FT_I16, inertial_sensor.angle_rate),
+    PAD(3),
+};
+static const bw_field_t f_cliff[] = {
+    FIELD("right", BW_FT_U16, cliff.right),
+    FIELD("central", BW_FT_U16, cliff.central),
+    FIELD("left", BW_FT_U16, cliff.left),
+};
+static const bw_field_t f_current[] = {
+    FIELD("left", BW_FT_U8, current.left),
+    FIELD("right", BW_FT_U8, current.right),
+};
+static const bw_field_t f_gpi[] = {
+    FIELD("digital_input", BW_FT_U16, general_purpose_input.digital_input),
+    ARRAY("analog", BW_FT_U16, 4, general_purpose_input.analog),
+    PAD(6),
+};
+static const bw_field_t f_udid[] = {
+    FIELD("udid0", BW_FT_U32, unique_device_id.udid0),
+    FIELD("udid1", BW_FT_U32, unique_device_id.udid1),
+    FIELD("udid2", BW_FT_U32, unique_device_id.udid2),
+};
+static const bw_field_t f_controller_info[] = {
+    FIELD("gain_type", BW_FT_U8, controller_info.gain_type),
+    FIELD("p_gain", BW_FT_U32, controller_info.p_gain),
+    FIELD("i_gain", BW_FT_U32, controller_info.i_gain),
+    FIELD("d_gain", BW_FT_U32, controller_info.d_gain),
+};
+
+static const bw_msgdesc_t d_base_control = DESC("base_control", f_base_control, 4);
+static const bw_msgdesc_t d_sound = DESC("sound", f_sound, 3);
+static const bw_msgdesc_t d_sound_sequence = DESC("sound_sequence", f_sound_sequence, 1);
+static const bw_msgdesc_t d_request_extra = DESC("request_extra", f_request_extra, 2);
+static const bw_msgdesc_t d_gp_output = DESC("general_purpose_output", f_gp_output, 2);
+static const bw_msgdesc_t d_set_gain = DESC("set_controller_gain", f_set_gain, 13);
+static const bw_msgdesc_t d_get_gain = DESC("get_controller_gain", f_get_gain, 1);
+static const bw_msgdesc_t d_basic = DESC("basic_sensor_data", f_basic, 15);
+static const bw_msgdesc_t d_docking_ir = DESC("docking_ir", f_docking_ir, 3);
+static const bw_msgdesc_t d_inertial = DESC("inertial_sensor", f_inertial, 7);
+static const bw_msgdesc_t d_cliff = DESC("cliff", f_cliff, 6);
+static const bw_msgdesc_t d_current = DESC("current", f_current, 2);
+static const bw_msgdesc_t d_gpi = DESC("general_purpose_input", f_gpi, 16);
+static const bw_msgdesc_t d_udid = DESC("unique_device_id", f_udid, 12);
+static const bw_msgdesc_t d_controller_info = DESC("controller_info", f_controller_info, 13);
+
+typedef struct {
+    const char *name;
+    uint8_t dir;
+    uint8_t id;
+    const bw_msgdesc_t *desc; /* NULL: variable layout, coded by hand */
+} type_info_t;
+
+static const type_info_t types[BW_KOBUKI_TYPE_COUNT] = {
+    [BW_KOBUKI_UNKNOWN] = { "unknown", BW_KOBUKI_FROM_HOST, 0, NULL },
+    [BW_KOBUKI_BASE_CONTROL] = { "base_control", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_BASE_CONTROL, &d_base_control },
+    [BW_KOBUKI_SOUND] = { "sound", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SOUND, &d_sound },
+    [BW_KOBUKI_SOUND_SEQUENCE] = { "sound_sequence", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SOUND_SEQUENCE, &d_sound_sequence },
+    [BW_KOBUKI_REQUEST_EXTRA] = { "request_extra", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_REQUEST_EXTRA, &d_request_extra },
+    [BW_KOBUKI_GENERAL_PURPOSE_OUTPUT] = { "general_purpose_output", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_GENERAL_PURPOSE_OUTPUT, &d_gp_output },
+    [BW_KOBUKI_SET_CONTROLLER_GAIN] = { "set_controller_gain", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SET_CONTROLLER_GAIN, &d_set_gain },
+    [BW_KOBUKI_GET_CONTROLLER_GAIN] = { "get_controller_gain", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_GET_CONTROLLER_GAIN, &d_get_gain },
+    [BW_KOBUKI_BASIC_SENSOR_DATA] = { "basic_sensor_data", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_BASIC_SENSOR_DATA, &d_basic },
+    [BW_KOBUKI_DOCKING_IR] = { "docking_ir", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_DOCKING_IR, &d_docking_ir },
+    [BW_KOBUKI_INERTIAL_SENSOR] = { "inertial_sensor", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_INERTIAL_SENSOR, &d_inertial },
+    [BW_KOBUKI_CLIFF] = { "cliff", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CLIFF, &d_cliff },
+    [BW_KOBUKI_CURRENT] = { "current", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CURRENT, &d_current },
+    [BW_KOBUKI_HARDWARE_VERSION] = { "hardware_version", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_HARDWARE_VERSION, NULL },
+    [BW_KOBUKI_FIRMWARE_VERSION] = { "firmware_version", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_FIRMWARE_VERSION, NULL },
+    [BW_KOBUKI_RAW_GYRO] = { "raw_gyro", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_RAW_GYRO, NULL },
+    [BW_KOBUKI_GENERAL_PURPOSE_INPUT] = { "general_purpose_input", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_GENERAL_PURPOSE_INPUT, &d_gpi },
+    [BW_KOBUKI_UNIQUE_DEVICE_ID] = { "unique_device_id", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_UNIQUE_DEVICE_ID, &d_udid },
+    [BW_KOBUKI_CONTROLLER_INFO] = { "controller_info", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CONTROLLER_INFO, &d_controller_info },
+};
+
+/* Identifier -> type, per direction; 0 (BW_KOBUKI_UNKNOWN) where undefined.
+ * A unit test checks it against `types` entry by entry. */
+static const uint8_t type_by_id[2][22] = {
+    [BW_KOBUKI_FROM_HOST] = {
+        [BW_KOBUKI_CMD_BASE_CONTROL] = BW_KOBUKI_BASE_CONTROL,
+        [BW_KOBUKI_CMD_SOUND] = BW_KOBUKI_SOUND,
+        [BW_KOBUKI_CMD_SOUND_SEQUENCE] = BW_KOBUKI_SOUND_SEQUENCE,
+        [BW_KOBUKI_CMD_REQUEST_EXTRA] = BW_KOBUKI_REQUEST_EXTRA,
+        [BW_KOBUKI_CMD_GENERAL_PURPOSE_OUTPUT] = BW_KOBUKI_GENERAL_PURPOSE_OUTPUT,
+        [BW_KOBUKI_CMD_SET_CONTROLLER_GAIN] = BW_KOBUKI_SET_CONTROLLER_GAIN,
+        [BW_KOBUKI_CMD_GET_CONTROLLER_GAIN] = BW_KOBUKI_GET_CONTROLLER_GAIN,
+    },
+    [BW_KOBUKI_FROM_ROBOT] = {
+        [BW_KOBUKI_FB_BASIC_SENSOR_DATA] = BW_KOBUKI_BASIC_SENSOR_DATA,
+        [BW_KOBUKI_FB_DOCKING_IR] = BW_KOBUKI_DOCKING_IR,
+        [BW_KOBUKI_FB_INERTIAL_SENSOR] = BW_KOBUKI_INERTIAL_SENSOR,
+        [BW_KOBUKI_FB_CLIFF] = BW_KOBUKI_CLIFF,
+        [BW_KOBUKI_FB_CURRENT] = BW_KOBUKI_CURRENT,
+        [BW_KOBUKI_FB_HARDWARE_VERSION] = BW_KOBUKI_HARDWARE_VERSION,
+        [BW_KOBUKI_FB_FIRMWARE_VERSION] = BW_KOBUKI_FIRMWARE_VERSION,
+        [BW_KOBUKI_FB_RAW_GYRO] = BW_KOBUKI_RAW_GYRO,
+        [BW_KOBUKI_FB_GENERAL_PURPOSE_INPUT] = BW_KOBUKI_GENERAL_PURPOSE_INPUT,
+        [BW_KOBUKI_FB_UNIQUE_DEVICE_ID] = BW_KOBUKI_UNIQUE_DEVICE_ID,
+        [BW_KOBUKI_FB_CONTROLLER_INFO] = BW_KOBUKI_CONTROLLER_INFO,
+    },
+};
+
+static const type_info_t *info(bw_kobuki_type_t t)
+{
+    return (unsigned)t < BW_KOBUKI_TYPE_COUNT ? &types[t] : &types[BW_KOBUKI_UNKNOWN];
+}
+
+const char *bw_kobuki_type_name(bw_kobuki_type_t type) { return info(type)->name; }
+bw_kobuki_dir_t bw_kobuki_type_dir(bw_kobuki_type_t type) { return (bw_kobuki_dir_t)info(type)->dir; }
+uint8_t bw_kobuki_type_id(bw_kobuki_type_t type) { return info(type)->id; }
+const bw_msgdesc_t *bw_kobuki_desc(bw_kobuki_type_t type) { return info(type)->desc; }
+
+bw_kobuki_type_t bw_kobuki_type_from_name(const char *name)
+{
+    for (unsigned t = 1; t < BW_KOBUKI_TYPE_COUNT; t++)
+        if (strcmp(types[t].name, name) == 0)
+            return (bw_kobuki_type_t)t;
+    return BW_KOBUKI_UNKNOWN;
+}
+
+bw_kobuki_type_t bw_kobuki_type_of(bw_kobuki_dir_t dir, uint8_t id)
+{
+    if (id >= sizeof type_by_id[0] || (unsigned)dir > 1)
+        return BW_KOBUKI_UNKNOWN;
+    return (bw_kobuki_type_t)type_by_id[dir][id];
+}
+
+void bw_kobuki_msg_init(bw_kobuki_msg_t *msg, bw_kobuki_type_t type)
+{
+    memset(msg, 0, sizeof *msg);
+    msg->type = type;
+    msg->id = bw_kobuki_type_id(type);
+    int size = bw_kobuki_sub_size(msg);
+    msg->length = size > 2 ? (uint8_t)(size - 2) : 0;
+}
+
+/* ---- parser ------------------------------------------------------------- */
+
+void bw_kobuki_parser_init(bw_kobuki_parser_t *p)
+{
+    memset(&p->stats, 0, sizeof p->stats);
+    p->held = 0;
+    p->drop = 0;
+}
+
+/* Drops held bytes [0, from) and then up to the next possible frame start:
+ * an AA followed by 55, or an AA that is the last byte held. */
+static void rescan(bw_kobuki_parser_t *p, size_t from)
+{
+    size_t k = from;
+    for (; k < p->held; k++)
+        if (p->buf[k] == BW_KOBUKI_HEADER0 &&
+            (k + 1 == p->held || p->buf[k + 1] == BW_KOBUKI_HEADER1))
+            break;
+    p->stats.skipped_bytes += k;
+    memmove(p->buf, p->buf + k, p->held - k);
+    p->held = (uint16_t)(p->held - k);
+}
+
+/* Fast path: nothing held, so frames are found and verified in place in the
+ * caller's input without a copy. Only a frame cut by the end of the input is
+ * copied into the parser. */
+static int parse_direct(bw_kobuki_parser_t *p, const uint8_t **data, size_t *len,
+                        bw_kobuki_frame_t *frame)
+{
+    const uint8_t *d = *data;
+    size_t n = *len;
+    int ret = 0;
+
+    for (;;) {
+        if (n == 0)
+            goto out;
+        if (d[0] != BW_KOBUKI_HEADER0) {
+            const uint8_t *a = memchr(d, BW_KOBUKI_HEADER0, n);
+            size_t skip = a ? (size_t)(a - d) : n;
+            p->stats.skipped_bytes += skip;
+            d += skip;
+            n -= skip;
+            continue;
+        }
+        if (n >= 2 && d[1] != BW_KOBUKI_HEADER1) {
+            p->stats.skipped_bytes++;
+            d++;
+            n--;
+            continue;
+        }
+        if (n < 3)
+            break;
+        size_t plen = d[2];
+        if (plen < BW_KOBUKI_MIN_PAYLOAD) {
+            p->stats.length_errors++;
+            p->stats.skipped_bytes++;
+            d++;
+            n--;
+            ret = BW_ELENGTH;
+            goto out;
+        }
+        if (n < plen + 4)
+            break;
+        if (bw_xor8(d + 2, plen + 2) != 0) {
+            p->stats.checksum_errors++;
+            p->stats.skipped_bytes++;
+            d++;
+            n--;
+            ret = BW_ECHECKSUM;
+            goto out;
+        }
+        frame->payload = d + 3;
+        frame->len = (uint8_t)plen;
+        p->stats.frames++;
+        d += plen + 4;
+        n -= plen + 4;
+        ret = 1;
+        goto out;
+    }
+    /* A frame start cut by the end of the input (fewer than MAX_FRAME bytes). */
+    memcpy(p->buf, d, n);
+    p->held = (uint16_t)n;
+    d += n;
+    n = 0;
+out:
+    *data = d;
+    *len = n;
+    return ret;
+}
+
+int bw_kobuki_parse(bw_kobuki_parser_t *p, const uint8_t **data, size_t *len,
+                    bw_kobuki_frame_t *frame)
+{
+    if (p->drop) {
+        /* The frame returned last time from our buffer is no longer in use. */
+        memmove(p->buf, p->buf + p->drop, (size_t)(p->held - p->drop));
+        p->held = (uint16_t)(p->held - p->drop);
+        p->drop = 0;
+    }
+    for (;;) {
+        if (p->held == 0)
+            return parse_direct(p, data, len, frame);
+
+        /* Held bytes start with AA and, if two or more, AA 55 (rescan keeps
+         * that true). Check the candidate as far as the bytes allow. */
+        if (p->held >= 2 && p->buf[1] != BW_KOBUKI_HEADER1) {
+            rescan(p, 1);
+            continue;
+        }
+        if (p->held >= 3 && p->buf[2] < BW_KOBUKI_MIN_PAYLOAD) {
+            p->stats.length_errors++;
+            rescan(p, 1);
+            return BW_ELENGTH;
+        }
+        size_t need = p->held < 3 ? 3 : (size_t)p->buf[2] + 4;
+        if (p->held >= need) {
+            if (bw_xor8(p->buf + 2, need - 2) != 0) {
+                p->stats.checksum_errors++;
+                rescan(p, 1);
+                return BW_ECHECKSUM;
+            }
+            frame->payload = p->buf + 3;
+            frame->len = p->buf[2];
+            p->stats.frames++;
+            p->drop = (uint16_t)need;
+            return 1;
+        }
+        if (*len == 0)
+            return 0;
+        size_t take = need - p->held;
+        if (take > *len)
+            take = *len;
+        memcpy(p->buf + p->held, *data, take);
+        p->held = (uint16_t)(p->held + take);
+        *data += take;
+        *len -= take;
+    }
+}
+
+int bw_kobuki_parser_finish(bw_kobuki_parser_t *p, bw_kobuki_frame_t *frame)
+{
+    for (;;) {
+        const uint8_t *none = NULL;
+        size_t zero = 0;
+        int rc = bw_kobuki_parse(p, &none, &zero, frame);
+        if (rc != 0 || p->held == 0)
+            return rc;
+        p->stats.length_errors++;
+        rescan(p, 1);
+    }
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+static int decode_version(const uint8_t *data, size_t len, bw_kobuki_version_t *v)
+{
+    if (len == 4) {
+        v->patch = data[0];
+        v->minor = data[1];
+        v->major = data[2];
+        v->legacy = false;
+        return 0;
+    }
+    if (len == 2) {
+        *v = bw_kobuki_version_from_legacy(bw_get_le16(data));
+        return 0;
+    }
+    return BW_ELENGTH;
+}
+
+static int decode_gyro(const uint8_t *data, size_t len, bw_kobuki_raw_gyro_t *g)
+{
+    /* "Followed data length" counts 16-bit words (3 per sample) and must agree
+     * with the sub-payload length; it is never used to size anything. */
+    if (len < 2 || (len - 2) % 6 != 0)
+        return BW_ELENGTH;
+    size_t n = (len - 2) / 6;
+    if (n > BW_KOBUKI_GYRO_MAX_SAMPLES || data[1] != 3 * n)
+        return BW_ELENGTH;
+    g->frame_id = data[0];
+    g->count = (uint8_t)n;
+    const uint8_t *s = data + 2;
+    for (size_t i = 0; i < n; i++)
+        for (size_t a = 0; a < 3; a++, s += 2)
+            g->samples[i][a] = (int16_t)bw_get_le16(s);
+    return 0;
+}
+
+int bw_kobuki_decode(bw_kobuki_dir_t dir, uint8_t id, const uint8_t *data, size_t len,
+                     bw_kobuki_msg_t *msg)
+{
+    bw_kobuki_type_t t = bw_kobuki_type_of(dir, id);
+    msg->type = t;
+    msg->id = id;
+    msg->length = (uint8_t)len;
+    const bw_msgdesc_t *desc = types[t].desc;
+    int rc = 0;
+    if (desc) {
+        if (len != desc->wire_len)
+            rc = BW_ELENGTH;
+        else
+            bw_desc_decode(desc, data, msg);
+    } else if (t == BW_KOBUKI_HARDWARE_VERSION) {
+        rc = decode_version(data, len, &msg->u.hardware_version);
+    } else if (t == BW_KOBUKI_FIRMWARE_VERSION) {
+        rc = decode_version(data, len, &msg->u.firmware_version);
+    } else if (t == BW_KOBUKI_RAW_GYRO) {
+        rc = decode_gyro(data, len, &msg->u.raw_gyro);
+    } else {
+        msg->u.unknown.data = data;
+    }
+    if (rc < 0) {
+        /* Reported as an unknown-layout sub-payload so the caller can show it. */
+        msg->type = BW_KOBUKI_UNKNOWN;
+        msg->u.unknown.data = data;
+    }
+    return rc;
+}
+
+void bw_kobuki_iter_init(bw_kobuki_iter_t *it, const bw_kobuki_frame_t *frame,
+                         bw_kobuki_dir_t dir, bw_parse_stats_t *stats)
+{
+    it->payload = frame->payload;
+    it->len = frame->len;
+    it->off = 0;
+    it->dir = dir;
+    it->stats = stats;
+}
+
+int bw_kobuki_iter_next(bw_kobuki_iter_t *it, bw_kobuki_msg_t *msg)
+{
+    if (it->off >= it->len)
+        return 0;
+    size_t left = it->len - it->off;
+    const uint8_t *sub = it->payload + it->off;
+    if (left < 2 || (size_t)sub[1] > left - 2) {
+        it->off = it->len;
+        if (it->stats)
+            it->stats->length_errors++;
+        return BW_ETRUNC;
+    }
+    it->off += 2 + (size_t)sub[1];
+    int rc = bw_kobuki_decode(it->dir, sub[0], sub + 2, sub[1], msg);
+    if (rc < 0) {
+        if (it->stats)
+            it->stats->length_errors++;
+        return rc;
+    }
+    if (msg->type == BW_KOBUKI_UNKNOWN && it->stats)
+        it->stats->unknown++;
+    return 1;
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+static int version_data_len(const bw_kobuki_version_t *v)
+{
+    if (!v->legacy)
+        return v->major > 255 || v->minor > 255 || v->patch > 255 ? BW_ERANGE : 4;
+    return v->major > 655 || v->minor > 9 || v->patch > 9 ||
+                   v->major * 100u + v->minor * 10u + v->patch > 0xFFFFu
+               ? BW_ERANGE
+               : 2;
+}
+
+static int data_len(const bw_kobuki_msg_t *msg)
+{
+    if ((unsigned)msg->type >= BW_KOBUKI_TYPE_COUNT)
+        return BW_EINVAL;
+    const bw_msgdesc_t *desc = types[msg->type].desc;
+    if (desc)
+        return desc->wire_len;
+    switch (msg->type) {
+    case BW_KOBUKI_HARDWARE_VERSION: return version_data_len(&msg->u.hardware_version);
+    case BW_KOBUKI_FIRMWARE_VERSION: return version_data_len(&msg->u.firmware_version);
+    case BW_KOBUKI_RAW_GYRO:
+        if (msg->u.raw_gyro.count > BW_KOBUKI_GYRO_MAX_SAMPLES)
+            return BW_ERANGE;
+        return 2 + 6 * msg->u.raw_gyro.count;
+    default: return msg->length;
+    }
+}
+
+int bw_kobuki_sub_size(const bw_kobuki_msg_t *msg)
+{
+    int n = data_len(msg);
+    return n < 0 ? n : n + 2;
+}
+
+static void encode_version(uint8_t *d, const bw_kobuki_version_t *v)
+{
+    if (v->legacy) {
+        bw_put_le16(d, (uint16_t)(v->major * 100u + v->minor * 10u + v->patch));
+    } else {
+        d[0] = (uint8_t)v->patch;
+        d[1] = (uint8_t)v->minor;
+        d[2] = (uint8_t)v->major;
+        d[3] = 0;
+    }
+}
+
+int bw_kobuki_encode_sub(uint8_t *buf, size_t cap, const bw_kobuki_msg_t *msg)
+{
+    int n = data_len(msg);
+    if (n < 0)
+        return n;
+    if ((size_t)n + 2 > cap)
+        return BW_ENOSPC;
+    uint8_t *d = buf + 2;
+    buf[0] = msg->type == BW_KOBUKI_UNKNOWN ? msg->id : types[msg->type].id;
+    buf[1] = (uint8_t)n;
+    const bw_msgdesc_t *desc = types[msg->type].desc;
+    if (desc) {
+        bw_desc_encode(desc, msg, d);
+    } else if (msg->type == BW_KOBUKI_HARDWARE_VERSION) {
+        encode_version(d, &msg->u.hardware_version);
+    } else if (msg->type == BW_KOBUKI_FIRMWARE_VERSION) {
+        encode_version(d, &msg->u.firmware_version);
+    } else if (msg->type == BW_KOBUKI_RAW_GYRO) {
+        const bw_kobuki_raw_gyro_t *g = &msg->u.raw_gyro;
+        d[0] = g->frame_id;
+        d[1] = (uint8_t)(3 * g->count);
+        d += 2;
+        for (size_t i = 0; i < g->count; i++)
+            for (size_t a = 0; a < 3; a++, d += 2)
+                bw_put_le16(d, (uint16_t)g->samples[i][a]);
+    } else if (msg->u.unknown.data) {
+        memcpy(d, msg->u.unknown.data, (size_t)n);
+    } else {
+        memset(d, 0, (size_t)n);
+    }
+    return n + 2;
+}
+
+void bw_kobuki_writer_init(bw_kobuki_writer_t *w, uint8_t *buf, size_t cap)
+{
+    w->buf = buf;
+    w->cap = cap;
+    w->len = 3;
+    w->err = cap < 4 ? BW_ENOSPC : 0;
+}
+
+int bw_kobuki_writer_add(bw_kobuki_writer_t *w, const bw_kobuki_msg_t *msg)
+{
+    if (w->err)
+        return w->err;
+    int size = bw_kobuki_sub_size(msg);
+    if (size < 0)
+        return w->err = size;
+    if (w->len - 3 + (size_t)size > BW_KOBUKI_MAX_PAYLOAD)
+        return w->err = BW_ENOSPC;
+    int n = bw_kobuki_encode_sub(w->buf + w->len, w->cap - w->len, msg);
+    if (n < 0)
+        return w->err = n;
+    w->len += (size_t)n;
+    return 0;
+}
+
+int bw_kobuki_writer_finish(bw_kobuki_writer_t *w)
+{
+    if (w->err)
+        return w->err;
+    size_t plen = w->len - 3;
+    if (plen < BW_KOBUKI_MIN_PAYLOAD)
+        return w->err = BW_ELENGTH;
+    if (w->len + 1 > w->cap)
+        return w->err = BW_ENOSPC;
+    w->buf[0] = BW_KOBUKI_HEADER0;
+    w->buf[1] = BW_KOBUKI_HEADER1;
+    w->buf[2] = (uint8_t)plen;
+    w->buf[w->len] = bw_xor8(w->buf + 2, plen + 1);
+    return (int)(w->len + 1);
+}
+
+int bw_kobuki_encode_frame(uint8_t *buf, size_t cap, const bw_kobuki_msg_t *msgs, size_t n)
+{
+    bw_kobuki_writer_t w;
+    bw_kobuki_writer_init(&w, buf, cap);
+    for (size_t i = 0; i < n; i++)
+        bw_kobuki_writer_add(&w, &msgs[i]);
+    return bw_kobuki_writer_finish(&w);
+}

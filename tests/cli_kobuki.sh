@@ -1,0 +1,131 @@
+#!/bin/sh
+# The `botwire decode` / `botwire encode` contract for Kobuki, as scripts use it.
+# usage: cli_kobuki.sh BOTWIRE TESTS_DIR
+set -u
+bw=$1
+data=$2/data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+pass() { echo "ok: $*"; }
+
+# expect_error NAME STATUS PATTERN CMD...: exit status, one-line message, no stdout.
+expect_error() {
+    name=$1 want=$2 pattern=$3
+    shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        fail "$name: exit $got, wanted $want"
+    elif [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q "$pattern" "$tmp/err"; then
+        fail "$name: error message: $(cat "$tmp/err")"
+    elif [ -s "$tmp/out" ]; then
+        fail "$name: wrote output despite the error"
+    else
+        pass "$name ($(cat "$tmp/err"))"
+    fi
+}
+
+# 1. Golden vectors from PROTOCOL-NOTES.md.
+got=$(echo '{"type":"base_control","speed":100,"radius":0}' | "$bw" encode --proto kobuki --hex)
+[ "$got" = "aa 55 06 01 04 64 00 00 00 67" ] && pass "encode base_control golden" ||
+    fail "encode base_control: $got"
+got=$(echo '{"type":"request_extra","flags":11}' | "$bw" encode --proto kobuki --hex)
+[ "$got" = "aa 55 04 09 02 0b 00 04" ] && pass "encode request_extra golden" ||
+    fail "encode request_extra: $got"
+got=$(echo 'aa 55 06 01 04 64 00 00 00 67' | "$bw" decode --proto kobuki --from host --hex | head -n 1)
+[ "$got" = '{"type":"base_control","speed":100,"radius":0}' ] && pass "decode base_control golden" ||
+    fail "decode base_control: $got"
+
+# 2. encode | decode gives back every message, both directions.
+for side in host robot; do
+    n=$(wc -l <"$data/kobuki_$side.jsonl")
+    "$bw" encode --proto kobuki "$data/kobuki_$side.jsonl" >"$tmp/$side.bin" || fail "encode $side"
+    "$bw" decode --proto kobuki --from "$side" "$tmp/$side.bin" >"$tmp/$side.out" || fail "decode $side"
+    head -n "$n" "$tmp/$side.out" >"$tmp/$side.msgs"
+    if cmp -s "$tmp/$side.msgs" "$data/kobuki_$side.jsonl"; then
+        pass "round trip of every $side message ($n types)"
+    else
+        fail "round trip $side:"
+        diff "$data/kobuki_$side.jsonl" "$tmp/$side.msgs"
+    fi
+    want="{\"type\":\"stats\",\"frames\":$n,\"checksum_errors\":0,\"length_errors\":0,\"skipped_bytes\":0,\"unknown\":1}"
+    [ "$(tail -n 1 "$tmp/$side.out")" = "$want" ] && pass "stats line ($side)" ||
+        fail "stats $side: $(tail -n 1 "$tmp/$side.out")"
+done
+
+# 3. decode --frames | encode reproduces a multi-message frame byte for byte.
+grep -v '^#' "$data/kobuki_feedback.hex" >"$tmp/fb.hex"
+"$bw" decode --proto kobuki --hex --frames "$data/kobuki_feedback.hex" >"$tmp/fb.json"
+[ "$(head -c 1 "$tmp/fb.json")" = "[" ] && pass "--frames writes one array per frame" || fail "--frames"
+"$bw" encode --proto kobuki --hex "$tmp/fb.json" >"$tmp/fb2.hex"
+cmp -s "$tmp/fb.hex" "$tmp/fb2.hex" && pass "decode --frames | encode is byte-exact" ||
+    fail "frames round trip: $(cat "$tmp/fb2.hex")"
+n=$("$bw" decode --proto kobuki --hex "$data/kobuki_feedback.hex" | grep -c '"type"')
+[ "$n" = 8 ] && pass "feedback frame: 7 sub-payloads + stats" || fail "feedback frame gave $n lines"
+
+# 4. Garbage, a bad checksum and a truncated tail are counted, exactly.
+printf '00 ff aa 55 06 01 04 64 00 00 00 66 aa 55 04 09 02 0b 00 04 12 aa 55 06 01\n' >"$tmp/noisy.hex"
+got=$("$bw" decode --proto kobuki --from host --hex "$tmp/noisy.hex" | tail -n 1)
+want='{"type":"stats","frames":1,"checksum_errors":1,"length_errors":1,"skipped_bytes":17,"unknown":0}'
+[ "$got" = "$want" ] && pass "noisy stream counted" || fail "noisy stream: $got"
+"$bw" decode --proto kobuki --from host --hex --strict "$tmp/noisy.hex" >/dev/null 2>&1
+[ $? = 1 ] && pass "--strict fails on rejected bytes" || fail "--strict"
+"$bw" decode --proto kobuki --strict "$tmp/robot.bin" >/dev/null 2>&1
+[ $? = 1 ] && pass "--strict fails on unknown messages" || fail "--strict unknown"
+
+# 5. Raw bytes through a pipe, and an empty input.
+got=$(printf '\252\125\004\011\002\013\000\004' | "$bw" decode --proto kobuki --from host | head -n 1)
+[ "$got" = '{"type":"request_extra","flags":11}' ] && pass "raw bytes on stdin" || fail "stdin: $got"
+got=$("$bw" decode --proto kobuki </dev/null)
+[ "$got" = '{"type":"stats","frames":0,"checksum_errors":0,"length_errors":0,"skipped_bytes":0,"unknown":0}' ] &&
+    pass "empty input" || fail "empty input: $got"
+
+# 6. Bad input: one clear line, non-zero exit, nothing half-written.
+printf '{"type":"sound_sequence","sequence":1}\n{"type":"base_control",\n' >"$tmp/bad1"
+expect_error "malformed JSON" 1 "line 2: malformed JSON" "$bw" encode --proto kobuki "$tmp/bad1"
+echo '{"type":"warp_drive"}' >"$tmp/bad2"
+expect_error "unknown type" 1 'unknown kobuki message type "warp_drive"' "$bw" encode --proto kobuki "$tmp/bad2"
+echo '{"type":"base_control","speed":40000,"radius":0}' >"$tmp/bad3"
+expect_error "out of range" 1 'field "speed": 40000 is out of range -32768..32767' "$bw" encode --proto kobuki "$tmp/bad3"
+echo '{"type":"base_control","speed":1}' >"$tmp/bad4"
+expect_error "missing field" 1 'missing field "radius"' "$bw" encode --proto kobuki "$tmp/bad4"
+echo '{"type":"base_control","speed":1,"radius":0,"sped":3}' >"$tmp/bad5"
+expect_error "unknown field" 1 'unknown field "sped"' "$bw" encode --proto kobuki "$tmp/bad5"
+echo '{"type":"base_control","speed":1.5,"radius":0}' >"$tmp/bad6"
+expect_error "non-integer" 1 'must be an integer' "$bw" encode --proto kobuki "$tmp/bad6"
+echo '{"type":"raw_gyro","frame_id":1,"samples":[[1,2]]}' >"$tmp/bad7"
+expect_error "bad gyro sample" 1 'samples\[0\]' "$bw" encode --proto kobuki "$tmp/bad7"
+echo '{"type":"unknown","id":5,"length":3,"data":"0102"}' >"$tmp/bad8"
+expect_error "unknown data length" 1 'holds 2 bytes' "$bw" encode --proto kobuki "$tmp/bad8"
+echo '[]' >"$tmp/bad9"
+expect_error "empty frame" 1 'empty array' "$bw" encode --proto kobuki "$tmp/bad9"
+expect_error "unreadable file" 1 "cannot open" "$bw" decode --proto kobuki "$tmp/no-such-file"
+expect_error "unreadable file (encode)" 1 "cannot open" "$bw" encode --proto kobuki "$tmp/no-such-file"
+echo 'aa 5' >"$tmp/odd.hex"
+expect_error "odd hex" 1 "odd number of hex digits" "$bw" decode --proto kobuki --hex "$tmp/odd.hex"
+echo 'aa zz' >"$tmp/bad.hex"
+expect_error "bad hex" 1 "not a hex digit" "$bw" decode --proto kobuki --hex "$tmp/bad.hex"
+expect_error "unknown protocol" 2 'unknown protocol "roomba"' "$bw" decode --proto roomba
+expect_error "missing --proto" 2 "proto is required" "$bw" encode
+expect_error "bad --from" 2 "must be robot or host" "$bw" decode --proto kobuki --from side
+expect_error "unknown command" 2 'unknown command "fly"' sh -c "\"$bw\" fly 2>&1 >/dev/null | head -n 1 >&2; exit 2"
+
+# A bad line after good ones leaves no output file behind at all.
+cat "$data/kobuki_host.jsonl" "$tmp/bad3" >"$tmp/mixed"
+"$bw" encode --proto kobuki -o "$tmp/never" "$tmp/mixed" 2>/dev/null
+[ $? = 1 ] && [ ! -e "$tmp/never" ] && pass "nothing half-written with -o" || fail "-o after error"
+
+# 7. Every command has --help.
+for c in decode encode bench demo; do
+    "$bw" "$c" --help >"$tmp/help" 2>&1 && grep -q "usage: botwire $c" "$tmp/help" &&
+        pass "$c --help" || fail "$c --help"
+done
+"$bw" --help | grep -q "usage: botwire" && pass "botwire --help" || fail "botwire --help"
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all CLI checks passed"

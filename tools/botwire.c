@@ -1,0 +1,60 @@
+/* botwire: the command-line tool. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "botwire/botwire.h"
+#include "cli.h"
+#include "commands.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    { "demo", cmd_demo, "run the built-in demonstration" },
+    { "decode", cmd_decode, "protocol bytes to JSON Lines" },
+    { "encode", cmd_encode, "JSON Lines to protocol bytes" },
+    { "bench", cmd_bench, "measure codec throughput" },
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: botwire <command> [options]   (botwire <command> --help for details)\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nprotocols: %s\n", cli_codec_names());
+}
+
+int main(int argc, char **argv)
+{
+    /* A closed output pipe is reported as a write error, not a silent death. */
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        if (argc > 2) {
+            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                if (!strcmp(argv[2], commands[i].name)) {
+                    char *help[] = { argv[2], "--help", NULL };
+                    return commands[i].fn(2, help);
+                }
+        }
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("botwire %s\n", BOTWIRE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "botwire: unknown command \"%s\"\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,102 @@
+/* Shared pieces of the `botwire` command: errors, buffers, protocol codecs
+ * seen as JSON. Not part of the library's API. */
+#ifndef BOTWIRE_TOOLS_CLI_H
+#define BOTWIRE_TOOLS_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "botwire/botwire.h"
+
+/* Prints "botwire CMD: message" on one line to stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A growable byte buffer. */
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+} cli_buf_t;
+
+/* Appends n bytes; returns 0 or -1 when out of memory. */
+int cli_buf_append(cli_buf_t *b, const void *data, size_t n);
+void cli_buf_free(cli_buf_t *b);
+
+/* Reads a whole file ("-" is stdin) into b; on failure returns -1 with a
+ * message in err. */
+int cli_read_all(const char *path, cli_buf_t *b, char *err, size_t errlen);
+
+/* Hexadecimal text to bytes, fed in pieces: whitespace or commas between
+ * bytes are optional, '#' starts a comment to the end of the line. */
+typedef struct {
+    int hi;       /* pending high nibble, or -1 */
+    bool comment; /* inside a '#' comment */
+    unsigned line;
+} cli_hex_reader_t;
+
+void cli_hex_init(cli_hex_reader_t *h);
+/* Appends the bytes of text to out; -1 with a message on bad text. */
+int cli_hex_feed(cli_hex_reader_t *h, const char *text, size_t n, cli_buf_t *out, char *err,
+                 size_t errlen);
+/* End of text: -1 with a message if a byte was left half-written. */
+int cli_hex_end(const cli_hex_reader_t *h, char *err, size_t errlen);
+
+/* Writes bytes as lowercase hex pairs separated by spaces, then a newline. */
+int cli_write_hex_line(FILE *f, const uint8_t *p, size_t n);
+
+/* Takes ownership of msg, writes it as one compact JSON line. */
+typedef int (*cli_emit_fn)(json_t *msg, void *ctx);
+
+/* Error message buffer size used by codec encoders. */
+#define CLI_ERRLEN 256
+
+/* One robot protocol, seen from the command line as JSON Lines. */
+typedef struct {
+    const char *name;
+    const char *summary;
+    size_t state_size;
+    /* from_robot selects the identifier space; frames: one JSON array per
+     * frame instead of one object per message. */
+    void (*init)(void *state, bool from_robot, bool frames);
+    /* Pushes raw bytes; emits what decodes. Returns 0, or -1 if emit failed. */
+    int (*push)(void *state, const uint8_t *data, size_t n, cli_emit_fn emit, void *ctx);
+    /* End of input: emits what the held bytes still give, counts what is
+     * unfinished, reports the counters. Returns 0, or -1 if emit failed. */
+    int (*finish)(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *stats);
+    /* Encodes one JSON line into bytes appended to out. Returns 0, 1 when the
+     * line is not a message (a stats line), or -1 with a message in err. */
+    int (*encode)(json_t *line, cli_buf_t *out, char *err, size_t errlen);
+} cli_codec_t;
+
+const cli_codec_t *cli_codec_find(const char *name);
+/* Comma-separated names of every protocol, for help texts. */
+const char *cli_codec_names(void);
+
+extern const cli_codec_t cli_codec_kobuki;
+
+/* ---- JSON helpers over field descriptors ---------------------------------- */
+
+/* {"type": type} */
+json_t *jm_object(const char *type);
+/* Adds every named field of desc from the struct at base (arrays as arrays). */
+void jm_put_fields(json_t *obj, const bw_msgdesc_t *desc, const void *base);
+/* Reads every field of desc from obj into base, range-checked. */
+int jm_get_fields(json_t *obj, const bw_msgdesc_t *desc, void *base, char *err, size_t errlen);
+/* Reads an integer member within [min, max]. */
+int jm_get_int(json_t *obj, const char *key, int64_t min, int64_t max, int64_t *out, char *err,
+               size_t errlen);
+/* Fails naming the first member of obj that is neither "type", nor a field
+ * of desc (may be NULL), nor in the NULL-terminated extra list. */
+int jm_check_keys(json_t *obj, const bw_msgdesc_t *desc, const char *const *extra, char *err,
+                  size_t errlen);
+/* Lowercase hex string of n bytes. */
+json_t *jm_hex(const uint8_t *p, size_t n);
+/* Decodes a hex string member into out (at most cap bytes); -1 with err. */
+int jm_get_hex(json_t *obj, const char *key, uint8_t *out, size_t cap, size_t *n, char *err,
+               size_t errlen);
+/* {"type":"stats", frames, checksum_errors, length_errors, skipped_bytes, unknown} */
+json_t *jm_stats(const bw_parse_stats_t *s);
+
+#endif

@@ -1,0 +1,11 @@
+/* The subcommands of `botwire`; each returns the process exit status
+ * (0 ok, 1 failure, 2 usage error). */
+#ifndef BOTWIRE_TOOLS_COMMANDS_H
+#define BOTWIRE_TOOLS_COMMANDS_H
+
+int cmd_decode(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+#endif
