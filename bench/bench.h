@@ -12,10 +12,15 @@ typedef struct {
     double frames_per_s; /* frames per second, full decode */
     size_t stream_bytes; /* size of the benchmark stream */
     long heap_allocs;    /* allocations during the timed loops; -1 if not counted */
+    double sim_hour_s;   /* wall seconds for one hour of robot time; -1 if not run */
 } bench_result_t;
 
 /* Runs the Kobuki parser benchmark for about `seconds` per measurement. */
 int bench_kobuki(double seconds, bench_result_t *r);
+
+/* Runs the emulated Kobuki and its driver for robot_seconds of virtual time,
+ * driving squares; returns the wall seconds taken, or -1 on failure. */
+double bench_kobuki_hour(double robot_seconds);
 
 /* Heap allocations made so far by this process, or -1 where they cannot be
  * counted (sanitizer builds replace the allocator). */

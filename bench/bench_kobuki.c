@@ -102,5 +102,6 @@ int bench_kobuki(double seconds, bench_result_t *r)
     r->stream_bytes = len;
     r->heap_allocs = a0 < 0 ? -1 : a1 - a0;
     free(stream);
+    r->sim_hour_s = bench_kobuki_hour(3600.0);
     return 0;
 }

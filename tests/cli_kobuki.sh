@@ -21,7 +21,7 @@ expect_error() {
     got=$?
     if [ "$got" != "$want" ]; then
         fail "$name: exit $got, wanted $want"
-    elif [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q "$pattern" "$tmp/err"; then
+    elif [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q -e "$pattern" "$tmp/err"; then
         fail "$name: error message: $(cat "$tmp/err")"
     elif [ -s "$tmp/out" ]; then
         fail "$name: wrote output despite the error"

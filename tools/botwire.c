@@ -12,7 +12,10 @@ static const struct {
     int (*fn)(int, char **);
     const char *summary;
 } commands[] = {
-    { "demo", cmd_demo, "run the built-in demonstration" },
+    { "demo", cmd_demo, "an emulated robot drives a square (virtual time)" },
+    { "sim", cmd_sim, "serve an emulated robot on a pty" },
+    { "drive", cmd_drive, "drive a robot, print its state" },
+    { "record", cmd_record, "save a robot link's bytes, both ways" },
     { "decode", cmd_decode, "protocol bytes to JSON Lines" },
     { "encode", cmd_encode, "JSON Lines to protocol bytes" },
     { "bench", cmd_bench, "measure codec throughput" },

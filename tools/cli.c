@@ -2,9 +2,12 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -14,6 +17,55 @@ void cli_error(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int cli_number(const char *cmd, const char *opt, const char *text, double lo, double hi,
+               double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (!*text || *end || errno || !isfinite(v) || v < lo || v > hi) {
+        cli_error(cmd, "%s must be a number in [%g, %g], not \"%s\"", opt, lo, hi, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cli_wait(int fd, double until)
+{
+    double left = until - cli_now();
+    if (left <= 0)
+        return;
+    /* Round up so the wait never ends just short of the deadline. */
+    int ms = (int)ceil(fmin(left, 3600.0) * 1000.0);
+    struct pollfd p = { fd, POLLIN, 0 };
+    poll(&p, fd >= 0 ? 1 : 0, ms);
+}
+
+volatile sig_atomic_t cli_interrupted;
+
+static void on_signal(int sig)
+{
+    cli_interrupted = sig;
+}
+
+void cli_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 int cli_buf_append(cli_buf_t *b, const void *data, size_t n)
@@ -233,7 +285,8 @@ int jm_check_keys(json_t *obj, const bw_msgdesc_t *desc, const char *const *extr
     const char *key;
     json_t *v;
     json_object_foreach(obj, key, v) {
-        bool ok = strcmp(key, "type") == 0;
+        /* "t" and "from" annotate messages decoded from a record. */
+        bool ok = !strcmp(key, "type") || !strcmp(key, "t") || !strcmp(key, "from");
         for (size_t k = 0; !ok && desc && k < desc->nfields; k++)
             ok = desc->fields[k].type != BW_FT_PAD && strcmp(desc->fields[k].name, key) == 0;
         for (size_t k = 0; !ok && extra && extra[k]; k++)

@@ -4,6 +4,7 @@
 #define BOTWIRE_TOOLS_CLI_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,21 @@
 
 /* Prints "botwire CMD: message" on one line to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a number option; prints "botwire CMD: --OPT ..." and returns -1
+ * unless text is a finite number within [lo, hi]. */
+int cli_number(const char *cmd, const char *opt, const char *text, double lo, double hi,
+               double *out);
+
+/* Monotonic wall-clock seconds. */
+double cli_now(void);
+/* Waits until fd (if >= 0) is readable or the monotonic time `until`,
+ * whichever comes first; returns early when a signal arrives. */
+void cli_wait(int fd, double until);
+/* SIGINT and SIGTERM set cli_interrupted instead of killing the process, so
+ * commands can stop the robot and say goodbye. */
+extern volatile sig_atomic_t cli_interrupted;
+void cli_catch_signals(void);
 
 /* A growable byte buffer. */
 typedef struct {

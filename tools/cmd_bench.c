@@ -22,7 +22,9 @@ static void usage(FILE *f)
                "\n"
                "Measures parser throughput on a realistic stream of each protocol and prints\n"
                "one JSON line per protocol: framing_mb_s (framing and checksum only),\n"
-               "decode_mb_s and frames_per_s (full decode), heap_allocs during the runs.\n"
+               "decode_mb_s and frames_per_s (full decode), heap_allocs during the runs,\n"
+               "and sim_hour_s: wall seconds for one hour of robot time (emulated robot and\n"
+               "driver through the protocol, in virtual time).\n"
                "\n"
                "  --proto P        only this protocol (default: all)\n"
                "  --seconds S      time per measurement (default 1)\n"
@@ -79,6 +81,8 @@ int cmd_bench(int argc, char **argv)
         json_object_set_new(o, "frames_per_s", json_integer((json_int_t)r.frames_per_s));
         json_object_set_new(o, "stream_bytes", json_integer((json_int_t)r.stream_bytes));
         json_object_set_new(o, "heap_allocs", r.heap_allocs < 0 ? json_null() : json_integer(r.heap_allocs));
+        if (r.sim_hour_s >= 0)
+            json_object_set_new(o, "sim_hour_s", json_real((double)(long long)(r.sim_hour_s * 1000) / 1000));
         json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10));
         json_decref(o);
         putchar('\n');

@@ -7,5 +7,8 @@ int cmd_decode(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_drive(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

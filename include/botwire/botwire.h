@@ -7,5 +7,11 @@
 
 #include "botwire/wire.h"
 #include "botwire/kobuki.h"
+#include "botwire/geom.h"
+#include "botwire/sim.h"
+#include "botwire/port.h"
+#include "botwire/device.h"
+#include "botwire/base.h"
+#include "botwire/behave.h"
 
 #endif

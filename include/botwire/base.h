@@ -1,0 +1,189 @@
+/*
+ * botwire base API: one robot model over every family.
+ *
+ *     bw_base_t *b;
+ *     bw_base_open(&b, "kobuki:/dev/ttyUSB0", NULL, now, err, sizeof err);
+ *     bw_base_drive(b, 0.2, 0.0, now);          m/s, rad/s
+ *     loop:
+ *         wait for input on bw_base_fd(b) or until bw_base_next_deadline(b)
+ *         bw_base_poll(b, now);
+ *         bw_base_state(b)->pose ...; while (bw_base_next_event(b, &ev)) ...
+ *     bw_base_close(b, now);                    stops the robot
+ *
+ * URLs: `kobuki:/dev/ttyUSB0` (a serial device or a pty path, `?baud=N`),
+ * `FAMILY:tcp://HOST:PORT`, and `sim:kobuki` (the emulated robot in this
+ * process: `?world=FILE&noise=X&seed=N`).
+ *
+ * Time is a parameter: every call takes `now` in seconds on the caller's
+ * clock. Pass a monotonic wall clock to drive a real robot; pass virtual time
+ * to run an in-process emulated robot faster than real time.
+ *
+ * Supervision: the base is offline after the family's link timeout without a
+ * valid frame (Kobuki 100 ms), reopens a port that went away, stops the robot
+ * when the last drive command is older than the command timeout (default
+ * 0.5 s), and sends a stop when closed. bw_base_stop_on_exit() makes exit()
+ * and SIGINT/SIGTERM stop every open base too.
+ *
+ * Units: SI at this level (m, rad, s, V); pose from odometry, starting at
+ * (0, 0, 0) when the base is opened. Threads: single-threaded; no thread
+ * inside. Errors: 0 ok, negative BW_E*.
+ */
+#ifndef BOTWIRE_BASE_H
+#define BOTWIRE_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "botwire/device.h"
+#include "botwire/geom.h"
+#include "botwire/wire.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bw_base bw_base_t;
+
+/* What a base can do; what it cannot is reported, never faked. */
+enum {
+    BW_CAP_DRIVE = 1u << 0,
+    BW_CAP_ODOMETRY = 1u << 1,
+    BW_CAP_GYRO = 1u << 2,
+    BW_CAP_BUMPERS = 1u << 3,
+    BW_CAP_CLIFFS = 1u << 4,
+    BW_CAP_WHEEL_DROPS = 1u << 5,
+    BW_CAP_BUTTONS = 1u << 6,
+    BW_CAP_BATTERY = 1u << 7,
+    BW_CAP_CHARGING = 1u << 8,
+    BW_CAP_SONAR = 1u << 9,
+    BW_CAP_DOCK_IR = 1u << 10,
+    BW_CAP_STALL = 1u << 11,
+    BW_CAP_VERSION = 1u << 12,
+};
+
+/* Bumpers, by where they are on the robot. */
+enum {
+    BW_BUMP_FRONT_LEFT = 1u << 0,
+    BW_BUMP_FRONT = 1u << 1,
+    BW_BUMP_FRONT_RIGHT = 1u << 2,
+    BW_BUMP_REAR_LEFT = 1u << 3,
+    BW_BUMP_REAR = 1u << 4,
+    BW_BUMP_REAR_RIGHT = 1u << 5,
+};
+/* Cliff (floor) sensors. */
+enum {
+    BW_CLIFF_LEFT = 1u << 0,
+    BW_CLIFF_FRONT_LEFT = 1u << 1,
+    BW_CLIFF_FRONT = 1u << 2,
+    BW_CLIFF_FRONT_RIGHT = 1u << 3,
+    BW_CLIFF_RIGHT = 1u << 4,
+};
+/* Wheel drops. */
+enum {
+    BW_DROP_LEFT = 1u << 0,
+    BW_DROP_RIGHT = 1u << 1,
+    BW_DROP_CASTER = 1u << 2,
+};
+
+typedef enum {
+    BW_CHARGE_UNKNOWN = 0,
+    BW_CHARGE_DISCHARGING,
+    BW_CHARGE_CHARGING,
+    BW_CHARGE_CHARGED,
+} bw_charge_t;
+
+typedef struct {
+    double t;            /* caller time of the last valid frame */
+    bool online;
+    bw_pose_t pose;      /* odometry: m, m, rad */
+    double v, w;         /* measured: m/s, rad/s */
+    uint32_t bumpers;    /* BW_BUMP_* */
+    uint32_t cliffs;     /* BW_CLIFF_* */
+    uint32_t wheel_drops; /* BW_DROP_* */
+    uint32_t buttons;    /* bit i: button i */
+    bool stalled;
+    double battery;      /* V; 0 when unknown */
+    bw_charge_t charging;
+    char firmware[32];   /* "1.2.0", empty until known */
+    char hardware[32];
+    uint64_t reconnects; /* times the port was reopened */
+    bw_parse_stats_t link; /* what the parser accepted and dropped */
+    uint64_t events_dropped; /* events lost because nobody read them */
+} bw_base_state_t;
+
+typedef enum {
+    BW_EV_ONLINE = 1,
+    BW_EV_OFFLINE,
+    BW_EV_BUMP,
+    BW_EV_CLIFF,
+    BW_EV_WHEEL_DROP,
+    BW_EV_BUTTON,
+    BW_EV_POWER,   /* charging state changed */
+    BW_EV_STALL,
+} bw_event_type_t;
+
+typedef struct {
+    bw_event_type_t type;
+    double t;      /* caller time */
+    uint32_t mask; /* the bits that changed (BW_BUMP_*, BW_CLIFF_*, ...) */
+    bool on;       /* pressed / detected / online (false: released, cleared) */
+} bw_event_t;
+
+/* Name of an event type ("bump", "cliff", ...). */
+const char *bw_event_name(bw_event_type_t type);
+
+typedef struct {
+    double link_timeout;    /* s without a valid frame before offline; 0: family default */
+    double command_timeout; /* s after the last drive before stopping; 0: 0.5; <0: never */
+    double reopen_interval; /* s between attempts to reopen a lost port; 0: 0.25 */
+} bw_base_options_t;
+
+/*
+ * Opens a robot by URL at time now. For sim: URLs the emulated robot is
+ * created in this process (see bw_base_device). Returns 0, or a negative
+ * error with a one-line reason in err: BW_EINVAL (bad URL), BW_EUNKNOWN
+ * (family), BW_EIO (the port cannot be opened).
+ */
+int bw_base_open(bw_base_t **base, const char *url, const bw_base_options_t *opt, double now,
+                 char *err, size_t errlen);
+/* Stops the robot (and ends its session, for families that have one), then
+ * closes the port and frees the base. NULL is fine. */
+void bw_base_close(bw_base_t *base, double now);
+
+/* Drive at v m/s and w rad/s (CCW positive) until the next call; the robot
+ * stops by itself when no drive comes within the command timeout. */
+int bw_base_drive(bw_base_t *base, double v, double w, double now);
+int bw_base_stop(bw_base_t *base, double now);
+
+/* Does everything due at now: reads and decodes input, supervises the link,
+ * sends what the protocol needs. Call when bw_base_fd is readable or at
+ * bw_base_next_deadline, or simply often. */
+int bw_base_poll(bw_base_t *base, double now);
+/* Descriptor to wait on (-1 when there is none, e.g. sim: URLs). */
+int bw_base_fd(const bw_base_t *base);
+/* The latest time by which bw_base_poll should be called. */
+double bw_base_next_deadline(const bw_base_t *base);
+
+const bw_base_state_t *bw_base_state(const bw_base_t *base);
+/* Takes the oldest pending event: 1 with *ev filled, 0 if there is none. */
+int bw_base_next_event(bw_base_t *base, bw_event_t *ev);
+uint32_t bw_base_caps(const bw_base_t *base);
+const char *bw_base_family(const bw_base_t *base);
+/* The in-process emulated robot of a sim: URL, or NULL. */
+bw_device_t *bw_base_device(bw_base_t *base);
+
+/* Sees every byte on the link: from_robot true for bytes read from the
+ * robot, false for bytes the base sent; now as passed to the call that moved
+ * them. NULL removes the tap. */
+typedef void (*bw_tap_fn)(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now);
+void bw_base_set_tap(bw_base_t *base, bw_tap_fn fn, void *ctx);
+
+/* Makes exit() and SIGINT/SIGTERM send the stop command to every base that
+ * is still open (then the signal's default action runs). Call once. */
+void bw_base_stop_on_exit(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

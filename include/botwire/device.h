@@ -1,0 +1,96 @@
+/*
+ * botwire emulated robots: the device side of each protocol, moving in a
+ * simulated world. The same codec as the host side parses the commands and
+ * encodes the feedback, byte for byte as the robot would.
+ *
+ * A device is transport-free: bytes from the host go in with
+ * bw_device_input, feedback comes out of bw_device_output, and
+ * bw_device_step advances the robot and its world to `now`. Serving it on a
+ * pty, a TCP port or an in-memory pair is the caller's loop, e.g.:
+ *
+ *     bw_device_input(dev, bytes_from_host, n, now);
+ *     bw_device_step(dev, now);
+ *     n = bw_device_output(dev, buf, sizeof buf);   -> write to the host
+ *     sleep until bw_device_next_deadline(dev)
+ *
+ * Memory: allocated on create. Threads: one device per thread.
+ */
+#ifndef BOTWIRE_DEVICE_H
+#define BOTWIRE_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "botwire/geom.h"
+#include "botwire/kobuki.h"
+#include "botwire/sim.h"
+#include "botwire/wire.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bw_device bw_device_t;
+
+typedef struct {
+    const bw_world_t *world; /* NULL: the built-in room; must outlive the device */
+    bool has_start;          /* start here instead of the world's start */
+    bw_pose_t start;
+    double noise;            /* 0 (default): exact; 1: the family's nominal slip
+                                and encoder noise; scales linearly */
+    uint64_t seed;           /* noise seed */
+    const char *model;       /* family-specific model name; NULL: the default */
+    double command_timeout;  /* s without a motion command before the robot
+                                stops itself; 0: the family's default; <0: never */
+} bw_device_options_t;
+
+/* Zero options: built-in room, no noise, defaults. */
+void bw_device_options_init(bw_device_options_t *o);
+
+/* Creates the emulated robot of a family ("kobuki", ...) at time t0.
+ * BW_EUNKNOWN for a family or model that is not emulated. */
+int bw_device_create(bw_device_t **dev, const char *family, const bw_device_options_t *opt,
+                     double t0, char *err, size_t errlen);
+void bw_device_destroy(bw_device_t *dev);
+
+/* Bytes from the host; they take effect at `now`. */
+void bw_device_input(bw_device_t *dev, const uint8_t *data, size_t n, double now);
+/* Advances the robot and world to now, producing feedback that is due. */
+void bw_device_step(bw_device_t *dev, double now);
+/* Takes up to cap pending output bytes; returns the count. Output that the
+ * caller does not take is kept (up to an internal limit, then the oldest is
+ * dropped, as on a serial line nobody reads). */
+size_t bw_device_output(bw_device_t *dev, uint8_t *buf, size_t cap);
+/* Time at which the device next has something to do (its next feedback). */
+double bw_device_next_deadline(const bw_device_t *dev);
+/* A client connected (true) or went away (false), for transports that know
+ * (TCP, pty); families with sessions (P2OS) reset theirs. */
+void bw_device_link(bw_device_t *dev, bool connected, double now);
+
+/* The simulation inside: the true pose, the world. */
+bw_sim_t *bw_device_sim(bw_device_t *dev);
+const char *bw_device_family(const bw_device_t *dev);
+/* Command frames (or messages) accepted and rejected so far. */
+const bw_parse_stats_t *bw_device_stats(const bw_device_t *dev);
+
+/* ---- family specifics ---------------------------------------------------- */
+
+/* Kobuki: what the host has set on the emulated robot. */
+typedef struct {
+    uint16_t gp_output;      /* digital outputs, external power, LEDs (0x0100..0x0800) */
+    uint8_t sound_sequence;  /* the last sequence played */
+    uint16_t sound_note;     /* the last note played, and its duration (ms) */
+    uint8_t sound_duration;
+    uint32_t sounds;         /* sounds and sequences played */
+    bw_kobuki_gain_t gain;   /* the wheel controller's PID gains */
+    bw_kobuki_base_control_t command; /* the motion command in force */
+} bw_kobuki_device_io_t;
+
+/* NULL if dev is not a Kobuki. */
+const bw_kobuki_device_io_t *bw_kobuki_device_io(const bw_device_t *dev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * botwire simulation: a 2-D world, a differential-drive body moving in it,
+ * and the sensors computed from the two. The emulated robots of every family
+ * (robots/<X>/device.c) run on top of this.
+ *
+ * Time is a parameter: bw_sim_step_to(sim, now) integrates in fixed steps up
+ * to `now` (seconds on any clock the caller chooses), so a run goes as fast
+ * as the caller steps it, or follows the wall clock. Runs are deterministic
+ * for a given seed.
+ *
+ * Memory: fixed-size structs, no allocation (bw_world_load reads a file).
+ * Threads: no shared state; one sim per thread.
+ */
+#ifndef BOTWIRE_SIM_H
+#define BOTWIRE_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "botwire/geom.h"
+#include "botwire/wire.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- world ------------------------------------------------------------- */
+
+#define BW_WORLD_MAX_WALLS 512
+#define BW_WORLD_MAX_DROPS 32
+#define BW_WORLD_MAX_POLY 16
+
+typedef struct {
+    bw_vec2_t a, b;
+} bw_segment_t;
+
+typedef struct {
+    unsigned n; /* 3..BW_WORLD_MAX_POLY vertices */
+    bw_vec2_t v[BW_WORLD_MAX_POLY];
+} bw_polygon_t;
+
+/*
+ * Walls and obstacles are line segments (a box is four of them); drop-offs
+ * (stairs, ledges) are polygons of floor that is not there.
+ */
+typedef struct {
+    double min_x, min_y, max_x, max_y; /* extent, for drawing */
+    size_t nwalls;
+    bw_segment_t walls[BW_WORLD_MAX_WALLS];
+    size_t ndrops;
+    bw_polygon_t drops[BW_WORLD_MAX_DROPS];
+    bool has_dock;
+    bw_pose_t dock;  /* docking station: position, and the way its IR faces */
+    bw_pose_t start; /* where a robot starts */
+} bw_world_t;
+
+/* An empty world: no walls, no drops, no dock, start at the origin. */
+void bw_world_init(bw_world_t *w);
+
+/*
+ * The built-in room: 5 m x 4 m, corner at the origin, walls all round; a
+ * 0.5 m box obstacle centred at (3.25, 1.0); a stairwell drop-off over
+ * x 0..1.2, y 3.2..4.0; a dock at (4.9, 3.0) facing -x; start (1.0, 1.0, 0).
+ * Driving straight ahead from the start hits the box after 1.75 m (less the
+ * robot's radius); turning left and driving 2.2 m reaches the stairs.
+ */
+void bw_world_default(bw_world_t *w);
+
+/* Builders; each returns 0, or BW_ENOSPC when the world is full, or
+ * BW_EINVAL for a degenerate shape. Extents grow to include the shape. */
+int bw_world_add_wall(bw_world_t *w, bw_vec2_t a, bw_vec2_t b);
+int bw_world_add_box(bw_world_t *w, double x0, double y0, double x1, double y1);
+int bw_world_add_polygon(bw_world_t *w, const bw_vec2_t *v, unsigned n); /* closed outline */
+int bw_world_add_drop(bw_world_t *w, const bw_vec2_t *v, unsigned n);
+int bw_world_add_drop_box(bw_world_t *w, double x0, double y0, double x1, double y1);
+
+/*
+ * The world text format, one item a line, '#' comments, lengths in metres,
+ * angles in degrees:
+ *
+ *     size W H                       walls round the rectangle 0..W x 0..H
+ *     wall X1 Y1 X2 Y2
+ *     box X0 Y0 X1 Y1                rectangular obstacle
+ *     polygon X Y X Y X Y ...        obstacle outline (closed)
+ *     drop X0 Y0 X1 Y1               rectangular drop-off
+ *     droppoly X Y X Y X Y ...
+ *     dock X Y HEADING
+ *     start X Y HEADING
+ *
+ * Returns 0, or BW_EINVAL with "line N: what is wrong" in err.
+ */
+int bw_world_parse(bw_world_t *w, const char *text, size_t len, char *err, size_t errlen);
+/* Reads and parses a file; BW_EIO with the OS reason in err if unreadable. */
+int bw_world_load(bw_world_t *w, const char *path, char *err, size_t errlen);
+
+/* Distance from origin along heading `angle` to the first wall, or max_range
+ * if nothing is hit within it. */
+double bw_world_raycast(const bw_world_t *w, bw_vec2_t origin, double angle, double max_range);
+/* Distance from p to the nearest wall (a large value if there is none); the
+ * nearest point is stored in *closest if not NULL. */
+double bw_world_clearance(const bw_world_t *w, bw_vec2_t p, bw_vec2_t *closest);
+/* True if p is over a drop-off. */
+bool bw_world_is_drop(const bw_world_t *w, bw_vec2_t p);
+
+/* ---- the body ------------------------------------------------------------ */
+
+#define BW_BODY_MAX_CLIFF 8
+
+typedef struct {
+    double wheelbase;       /* m between the wheels' contact points */
+    double radius;          /* m, the body is a circle for collisions */
+    double max_wheel_speed; /* m/s */
+    double max_accel;       /* m/s^2, per wheel */
+    unsigned ncliff;        /* floor (cliff) sensors */
+    bw_vec2_t cliff[BW_BODY_MAX_CLIFF]; /* their positions in the robot frame */
+    /* Noise grows with distance as a random walk, whatever the step size:
+     * after a wheel has turned d metres, its ground travel (slip) and its
+     * encoder count (encoder noise) are each off by a normal error of
+     * standard deviation k * sqrt(d), k in m per sqrt(m). 0: none. */
+    double slip;
+    double encoder_noise;
+    uint64_t seed;          /* noise seed; same seed, same run */
+    double battery_full;    /* V */
+    double battery_empty;   /* V, the floor the battery drains to */
+    double drain_idle;      /* V/s with motors idle */
+    double drain_motion;    /* V/s per m/s of wheel speed */
+    double charge_rate;     /* V/s while docked */
+} bw_body_params_t;
+
+/* A generic small differential-drive base (Kobuki-sized), no noise. */
+void bw_body_params_default(bw_body_params_t *p);
+
+typedef struct {
+    bw_body_params_t prm;
+    bw_pose_t pose;            /* true pose in the world */
+    double cmd_left, cmd_right; /* commanded wheel speeds, m/s */
+    double left, right;        /* actual wheel speeds, m/s (zero while blocked) */
+    double v, w;               /* actual body twist, m/s and rad/s */
+    double odo_left, odo_right; /* wheel travel the encoders see, m (with noise) */
+    bool contact;              /* touching a wall */
+    double contact_angle;      /* where, in the robot frame (rad, 0 ahead) */
+    bool blocked;              /* the last step's motion was stopped by a wall */
+    uint32_t cliff;            /* bit i: cliff sensor i is over a drop */
+    bool drop_left, drop_right; /* a wheel is over a drop: the body is stuck */
+    double battery;            /* V */
+    bool docked;               /* on the dock (charging) */
+} bw_body_t;
+
+/* ---- the simulation ---------------------------------------------------------- */
+
+typedef struct {
+    const bw_world_t *world; /* not owned; must outlive the sim */
+    bw_body_t body;
+    double t;                /* simulated time reached, s */
+    double dt;               /* physics step, s (default 0.005) */
+    uint64_t rng;
+    double travelled;        /* m, true path length, for statistics */
+} bw_sim_t;
+
+/* Places a body with these parameters at `start` at time t0. */
+void bw_sim_init(bw_sim_t *s, const bw_world_t *world, const bw_body_params_t *prm,
+                 bw_pose_t start, double t0);
+
+/* Commands wheel speeds (m/s, clamped to max_wheel_speed); the body reaches
+ * them within the acceleration limit. */
+void bw_sim_set_wheels(bw_sim_t *s, double left, double right);
+/* Same, from a body twist (v m/s, w rad/s). */
+void bw_sim_set_twist(bw_sim_t *s, double v, double w);
+
+/*
+ * Integrates up to `now` in steps of dt (a time at or before s->t does
+ * nothing). Per step: wheel speeds move toward the command within the
+ * acceleration limit (and are zero while a wheel is dropped); the body moves
+ * on the resulting arc unless that would bring it closer to a wall than its
+ * radius, in which case it stays, `blocked` is set and the wheels stall;
+ * contact, cliff bits, wheel drops, battery and docking are updated; the
+ * encoder travel accumulates the wheels' motion (slip and encoder noise
+ * added when configured).
+ */
+void bw_sim_step_to(bw_sim_t *s, double now);
+
+/* Range from a sensor mounted on the body (its pose in the robot frame)
+ * along its heading to the first wall, or max_range. */
+double bw_sim_range(const bw_sim_t *s, bw_pose_t mount, double max_range);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

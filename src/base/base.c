@@ -1,0 +1,461 @@
+/* The unified robot API: URL dispatch, link supervision, events, stop on
+ * close and on exit. The protocols live in robots/<X>/driver.c. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base_internal.h"
+
+#define DEFAULT_COMMAND_TIMEOUT 0.5
+#define DEFAULT_REOPEN_INTERVAL 0.25
+#define TCP_CONNECT_TIMEOUT 0.5
+#define READ_BUDGET 65536 /* bytes per poll, so a flood cannot starve the caller */
+
+static const bw_driver_ops_t *const drivers[] = {
+    &bw_kobuki_driver_ops,
+};
+
+/* ---- stop on exit ------------------------------------------------------------ */
+
+/* Open bases, reachable from a signal handler: only plain data, written
+ * before `used` is set. */
+#define SLOTS 32
+static struct {
+    volatile sig_atomic_t used;
+    volatile int fd;
+    uint8_t stop[BW_BASE_STOP_MAX];
+    size_t len;
+} slots[SLOTS];
+
+static void stop_all(void)
+{
+    for (int i = 0; i < SLOTS; i++) {
+        if (!slots[i].used || slots[i].fd < 0)
+            continue;
+        ssize_t n = write(slots[i].fd, slots[i].stop, slots[i].len);
+        (void)n; /* nothing more can be done from here */
+    }
+}
+
+static void on_fatal_signal(int sig)
+{
+    stop_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void bw_base_stop_on_exit(void)
+{
+    static bool installed;
+    if (installed)
+        return;
+    installed = true;
+    atexit(stop_all);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static void slot_update(bw_base_t *b)
+{
+    if (b->slot < 0)
+        return;
+    slots[b->slot].fd = b->port ? bw_port_fd(b->port) : -1;
+}
+
+static void slot_take(bw_base_t *b)
+{
+    b->slot = -1;
+    for (int i = 0; i < SLOTS; i++) {
+        if (slots[i].used)
+            continue;
+        memcpy(slots[i].stop, b->stop, b->stop_len);
+        slots[i].len = b->stop_len;
+        slots[i].fd = -1;
+        slots[i].used = 1;
+        b->slot = i;
+        slot_update(b);
+        return;
+    }
+}
+
+static void slot_release(bw_base_t *b)
+{
+    if (b->slot >= 0)
+        slots[b->slot].used = 0;
+    b->slot = -1;
+}
+
+/* ---- events ----------------------------------------------------------------------- */
+
+const char *bw_event_name(bw_event_type_t type)
+{
+    switch (type) {
+    case BW_EV_ONLINE: return "online";
+    case BW_EV_OFFLINE: return "offline";
+    case BW_EV_BUMP: return "bump";
+    case BW_EV_CLIFF: return "cliff";
+    case BW_EV_WHEEL_DROP: return "wheel_drop";
+    case BW_EV_BUTTON: return "button";
+    case BW_EV_POWER: return "power";
+    case BW_EV_STALL: return "stall";
+    default: return "unknown";
+    }
+}
+
+static void push_event(bw_base_t *b, bw_event_type_t type, uint32_t mask, bool on, double now)
+{
+    if (b->ev_len == BW_BASE_EVENTS) {
+        b->ev_head = (b->ev_head + 1) % BW_BASE_EVENTS;
+        b->ev_len--;
+        b->st.events_dropped++;
+    }
+    b->events[(b->ev_head + b->ev_len) % BW_BASE_EVENTS] = (bw_event_t){ type, now, mask, on };
+    b->ev_len++;
+}
+
+static void diff_bits(bw_base_t *b, bw_event_type_t type, uint32_t was, uint32_t is, double now)
+{
+    if (is & ~was)
+        push_event(b, type, is & ~was, true, now);
+    if (was & ~is)
+        push_event(b, type, was & ~is, false, now);
+}
+
+/* Events are the differences between the state now and as last reported,
+ * the same for every family. */
+static void emit_events(bw_base_t *b, double now)
+{
+    bw_base_state_t *s = &b->st, *o = &b->seen;
+    if (s->online != o->online)
+        push_event(b, s->online ? BW_EV_ONLINE : BW_EV_OFFLINE, 0, s->online, now);
+    diff_bits(b, BW_EV_BUMP, o->bumpers, s->bumpers, now);
+    diff_bits(b, BW_EV_CLIFF, o->cliffs, s->cliffs, now);
+    diff_bits(b, BW_EV_WHEEL_DROP, o->wheel_drops, s->wheel_drops, now);
+    diff_bits(b, BW_EV_BUTTON, o->buttons, s->buttons, now);
+    if (s->charging != o->charging && o->charging != BW_CHARGE_UNKNOWN)
+        push_event(b, BW_EV_POWER, (uint32_t)s->charging, s->charging != BW_CHARGE_DISCHARGING, now);
+    if (s->stalled != o->stalled)
+        push_event(b, BW_EV_STALL, 0, s->stalled, now);
+    o->online = s->online;
+    o->bumpers = s->bumpers;
+    o->cliffs = s->cliffs;
+    o->wheel_drops = s->wheel_drops;
+    o->buttons = s->buttons;
+    o->charging = s->charging;
+    o->stalled = s->stalled;
+}
+
+int bw_base_next_event(bw_base_t *b, bw_event_t *ev)
+{
+    if (!b->ev_len)
+        return 0;
+    *ev = b->events[b->ev_head];
+    b->ev_head = (b->ev_head + 1) % BW_BASE_EVENTS;
+    b->ev_len--;
+    return 1;
+}
+
+/* ---- the link ------------------------------------------------------------------------ */
+
+static void link_lost(bw_base_t *b, double now)
+{
+    bw_port_close(b->port);
+    b->port = NULL;
+    b->st.online = false;
+    b->next_reopen = now + b->opt.reopen_interval;
+    slot_update(b);
+}
+
+static int open_port(bw_base_t *b, char *err, size_t errlen)
+{
+    if (b->url.kind == BW_URL_TCP)
+        return bw_port_open_tcp(&b->port, b->url.host, b->url.port, TCP_CONNECT_TIMEOUT, err,
+                                errlen);
+    return bw_port_open_serial(&b->port, b->url.path, b->baud, err, errlen);
+}
+
+static void try_reopen(bw_base_t *b, double now)
+{
+    if (open_port(b, NULL, 0) < 0) {
+        b->port = NULL;
+        b->next_reopen = now + b->opt.reopen_interval;
+        return;
+    }
+    b->st.reconnects++;
+    slot_update(b);
+    b->ops->on_open(b, now);
+}
+
+void bw_base_frame_ok(bw_base_t *b, double now)
+{
+    b->last_frame = now;
+    b->had_frame = true;
+    b->st.t = now;
+    b->st.online = true;
+}
+
+int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now)
+{
+    if (!b->port)
+        return BW_ECLOSED;
+    int rc = bw_port_write(b->port, data, n);
+    if (rc > 0 && b->tap)
+        b->tap(b->tap_ctx, false, data, (size_t)rc, now);
+    if (rc == BW_ECLOSED || rc == BW_EIO)
+        link_lost(b, now);
+    return rc;
+}
+
+/* The in-process robot: its input, its time, its output. */
+static void pump_device(bw_base_t *b, double now)
+{
+    uint8_t buf[4096];
+    int n;
+    while ((n = bw_port_read(b->dev_port, buf, sizeof buf)) > 0)
+        bw_device_input(b->device, buf, (size_t)n, now);
+    bw_device_step(b->device, now);
+    size_t out;
+    while ((out = bw_device_output(b->device, buf, sizeof buf)) > 0)
+        bw_port_write(b->dev_port, buf, out);
+}
+
+/* ---- open / close ---------------------------------------------------------------------- */
+
+static const bw_driver_ops_t *find_driver(const char *family)
+{
+    for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++)
+        if (strcmp(drivers[i]->family, family) == 0)
+            return drivers[i];
+    return NULL;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
+{
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    const char *world = bw_url_param(&b->url, "world");
+    const char *noise = bw_url_param(&b->url, "noise");
+    const char *seed = bw_url_param(&b->url, "seed");
+    o.model = bw_url_param(&b->url, "model");
+    if (world) {
+        b->world = malloc(sizeof *b->world);
+        if (!b->world)
+            return BW_ENOMEM;
+        int rc = bw_world_load(b->world, world, err, errlen);
+        if (rc < 0)
+            return rc;
+        o.world = b->world;
+    }
+    if (noise && (parse_double(noise, &o.noise) < 0 || o.noise < 0)) {
+        snprintf(err, errlen, "noise=%s: expected a number >= 0", noise);
+        return BW_EINVAL;
+    }
+    double s = 0;
+    if (seed && (parse_double(seed, &s) < 0 || s < 0 || s > 1e15 || s != floor(s))) {
+        snprintf(err, errlen, "seed=%s: expected a whole number", seed);
+        return BW_EINVAL;
+    }
+    o.seed = (uint64_t)s;
+    int rc = bw_device_create(&b->device, b->url.family, &o, now, err, errlen);
+    if (rc < 0)
+        return rc;
+    rc = bw_port_pair(&b->port, &b->dev_port, 1 << 16);
+    if (rc < 0) {
+        snprintf(err, errlen, "out of memory");
+        return rc;
+    }
+    return 0;
+}
+
+static void free_base(bw_base_t *b)
+{
+    slot_release(b);
+    bw_port_close(b->port);
+    bw_port_close(b->dev_port);
+    bw_device_destroy(b->device);
+    free(b->world);
+    free(b->drv);
+    free(b);
+}
+
+int bw_base_open(bw_base_t **out, const char *url, const bw_base_options_t *opt, double now,
+                 char *err, size_t errlen)
+{
+    char scratch[8];
+    if (!err) {
+        err = scratch;
+        errlen = sizeof scratch;
+    }
+    *out = NULL;
+    bw_base_t *b = calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(err, errlen, "out of memory");
+        return BW_ENOMEM;
+    }
+    b->slot = -1;
+    int rc = bw_url_parse(url, &b->url, err, errlen);
+    if (rc < 0) {
+        free(b);
+        return rc;
+    }
+    b->ops = find_driver(b->url.family);
+    if (!b->ops) {
+        snprintf(err, errlen, "unknown robot family \"%s\" in \"%s\"", b->url.family, url);
+        free(b);
+        return BW_EUNKNOWN;
+    }
+    if (opt)
+        b->opt = *opt;
+    if (b->opt.link_timeout <= 0)
+        b->opt.link_timeout = b->ops->link_timeout;
+    if (b->opt.command_timeout == 0)
+        b->opt.command_timeout = DEFAULT_COMMAND_TIMEOUT;
+    if (b->opt.reopen_interval <= 0)
+        b->opt.reopen_interval = DEFAULT_REOPEN_INTERVAL;
+    b->baud = b->ops->baud;
+    const char *baud = bw_url_param(&b->url, "baud");
+    double v;
+    if (baud && (parse_double(baud, &v) < 0 || v < 50 || v > 4000000 || v != floor(v))) {
+        snprintf(err, errlen, "baud=%s: expected a baud rate such as 115200", baud);
+        free(b);
+        return BW_EINVAL;
+    }
+    if (baud)
+        b->baud = (int)v;
+    b->drv = calloc(1, b->ops->size);
+    if (!b->drv) {
+        free(b);
+        snprintf(err, errlen, "out of memory");
+        return BW_ENOMEM;
+    }
+    rc = b->ops->init ? b->ops->init(b, &b->url, err, errlen) : 0;
+    if (rc == 0)
+        rc = b->url.kind == BW_URL_SIM ? open_sim(b, now, err, errlen) : open_port(b, err, errlen);
+    if (rc < 0) {
+        free_base(b);
+        return rc;
+    }
+    b->stop_len = b->ops->stop_bytes(b, b->stop, sizeof b->stop);
+    slot_take(b);
+    b->last_frame = now;
+    b->ops->on_open(b, now);
+    *out = b;
+    return 0;
+}
+
+void bw_base_close(bw_base_t *b, double now)
+{
+    if (!b)
+        return;
+    b->cmd_v = b->cmd_w = 0;
+    b->cmd_active = false;
+    if (b->port) {
+        b->ops->on_drive(b, now);
+        if (b->ops->on_close)
+            b->ops->on_close(b, now);
+    }
+    if (b->device)
+        pump_device(b, now); /* the emulated robot hears the stop */
+    free_base(b);
+}
+
+/* ---- driving and polling ------------------------------------------------------------------ */
+
+int bw_base_drive(bw_base_t *b, double v, double w, double now)
+{
+    if (!isfinite(v) || !isfinite(w))
+        return BW_EINVAL;
+    /* Repeating the same twist only keeps it alive; the protocol's own
+     * cadence carries it to the robot. */
+    bool changed = v != b->cmd_v || w != b->cmd_w;
+    b->cmd_v = v;
+    b->cmd_w = w;
+    b->cmd_t = now;
+    b->cmd_active = v != 0 || w != 0;
+    if (b->port && changed)
+        b->ops->on_drive(b, now);
+    return b->port ? 0 : BW_ECLOSED;
+}
+
+int bw_base_stop(bw_base_t *b, double now) { return bw_base_drive(b, 0, 0, now); }
+
+int bw_base_poll(bw_base_t *b, double now)
+{
+    if (b->device)
+        pump_device(b, now);
+    if (!b->port && now >= b->next_reopen)
+        try_reopen(b, now);
+    size_t budget = READ_BUDGET;
+    while (b->port && budget > 0) {
+        uint8_t buf[4096];
+        int n = bw_port_read(b->port, buf, sizeof buf);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            link_lost(b, now);
+            break;
+        }
+        if (b->tap)
+            b->tap(b->tap_ctx, true, buf, (size_t)n, now);
+        b->ops->on_input(b, buf, (size_t)n, now);
+        budget -= (size_t)n > budget ? budget : (size_t)n;
+    }
+    if (b->st.online && now - b->last_frame > b->opt.link_timeout)
+        b->st.online = false;
+    if (b->cmd_active && b->opt.command_timeout > 0 && now - b->cmd_t > b->opt.command_timeout) {
+        b->cmd_v = b->cmd_w = 0;
+        b->cmd_active = false;
+        if (b->port)
+            b->ops->on_drive(b, now);
+    }
+    if (b->port && b->ops->on_tick)
+        b->ops->on_tick(b, now);
+    emit_events(b, now);
+    return b->port ? 0 : BW_ECLOSED;
+}
+
+int bw_base_fd(const bw_base_t *b) { return b->port ? bw_port_fd(b->port) : -1; }
+
+double bw_base_next_deadline(const bw_base_t *b)
+{
+    double t = b->ops->next_deadline ? b->ops->next_deadline(b) : INFINITY;
+    if (b->device)
+        t = fmin(t, bw_device_next_deadline(b->device));
+    if (!b->port)
+        t = fmin(t, b->next_reopen);
+    if (b->st.online)
+        t = fmin(t, b->last_frame + b->opt.link_timeout + 1e-6);
+    if (b->cmd_active && b->opt.command_timeout > 0)
+        t = fmin(t, b->cmd_t + b->opt.command_timeout + 1e-6);
+    return t;
+}
+
+void bw_base_set_tap(bw_base_t *b, bw_tap_fn fn, void *ctx)
+{
+    b->tap = fn;
+    b->tap_ctx = ctx;
+}
+
+const bw_base_state_t *bw_base_state(const bw_base_t *b) { return &b->st; }
+uint32_t bw_base_caps(const bw_base_t *b) { return b->ops->caps; }
+const char *bw_base_family(const bw_base_t *b) { return b->ops->family; }
+bw_device_t *bw_base_device(bw_base_t *b) { return b->device; }

@@ -1,0 +1,80 @@
+/* The inside of a base: what each family's driver.c implements, and the
+ * services the base gives it. Private to the library. */
+#ifndef BOTWIRE_BASE_INTERNAL_H
+#define BOTWIRE_BASE_INTERNAL_H
+
+#include "botwire/base.h"
+#include "botwire/port.h"
+
+/*
+ * A family's host driver. The base owns the port, the supervision timers and
+ * the events; the driver speaks the protocol: it turns input bytes into the
+ * state (b->st) and the commanded twist (b->cmd_v, b->cmd_w) into bytes.
+ */
+typedef struct {
+    const char *family;
+    size_t size;         /* bytes of driver state (b->drv) */
+    uint32_t caps;       /* BW_CAP_* */
+    double link_timeout; /* default seconds without a valid frame before offline */
+    int baud;            /* default serial baud rate */
+    /* Reads family-specific URL parameters; 0 or BW_EINVAL with err (NULL:
+     * the family has none). */
+    int (*init)(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen);
+    /* The port was just (re)opened: start the session, forget the link's
+     * history (not the pose). */
+    void (*on_open)(bw_base_t *b, double now);
+    /* Bytes from the robot. Call bw_base_frame_ok for every valid frame. */
+    void (*on_input)(bw_base_t *b, const uint8_t *data, size_t n, double now);
+    /* Called on every poll after input and supervision (keep-alives; NULL:
+     * nothing to do). */
+    void (*on_tick)(bw_base_t *b, double now);
+    /* The commanded twist changed: send it. */
+    void (*on_drive)(bw_base_t *b, double now);
+    /* Bytes that stop the robot, written as they are from a signal handler:
+     * no state may be needed to send them. Returns the length. */
+    size_t (*stop_bytes)(const bw_base_t *b, uint8_t *buf, size_t cap);
+    /* End the session before the port closes (after the stop); NULL: none. */
+    void (*on_close)(bw_base_t *b, double now);
+    /* The driver's own next deadline, or INFINITY (NULL: none). */
+    double (*next_deadline)(const bw_base_t *b);
+} bw_driver_ops_t;
+
+#define BW_BASE_EVENTS 64
+#define BW_BASE_STOP_MAX 64
+
+struct bw_base {
+    const bw_driver_ops_t *ops;
+    void *drv;
+    bw_url_t url;
+    bw_base_options_t opt;
+    int baud;
+    bw_port_t *port;       /* NULL while the link is down */
+    double next_reopen;
+    bw_device_t *device;   /* sim: URLs: the robot, in this process */
+    bw_port_t *dev_port;   /* ...and its end of the in-memory pair */
+    bw_world_t *world;     /* sim: URLs with ?world=FILE */
+    double last_frame;
+    bool had_frame;
+    double cmd_v, cmd_w;   /* commanded twist, m/s and rad/s */
+    double cmd_t;          /* when it was commanded */
+    bool cmd_active;       /* a nonzero twist is in force */
+    bw_base_state_t st;
+    bw_base_state_t seen;  /* state as of the last events */
+    bw_event_t events[BW_BASE_EVENTS];
+    unsigned ev_head, ev_len;
+    uint8_t stop[BW_BASE_STOP_MAX];
+    size_t stop_len;
+    int slot;              /* in the stop-on-exit registry, or -1 */
+    bw_tap_fn tap;
+    void *tap_ctx;
+};
+
+/* For drivers. */
+void bw_base_frame_ok(bw_base_t *b, double now);
+/* Writes to the robot; a failed link is closed and reopened later. Returns
+ * the count written or a negative error. */
+int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now);
+
+extern const bw_driver_ops_t bw_kobuki_driver_ops;
+
+#endif

@@ -1,0 +1,42 @@
+/* Private: what every kind of port shares. Each kind embeds struct bw_port
+ * as its first member and allocates the whole (calloc); ops->close releases
+ * everything, the struct included. */
+#ifndef BOTWIRE_PORT_INTERNAL_H
+#define BOTWIRE_PORT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "botwire/port.h"
+
+struct bw_port_ops {
+    /* cap and n are 1..INT_MAX here; the dispatch checked the arguments. */
+    int (*read)(bw_port_t *port, uint8_t *buf, size_t cap);
+    int (*write)(bw_port_t *port, const uint8_t *buf, size_t n);
+    void (*close)(bw_port_t *port);
+};
+
+#define BW_PORT_NAME_MAX 300
+
+struct bw_port {
+    const struct bw_port_ops *ops;
+    int fd;       /* -1 for in-memory ports */
+    int os_error; /* errno of the last failure */
+    char name[BW_PORT_NAME_MAX];
+};
+
+void bw_io_port_init(bw_port_t *port, const struct bw_port_ops *ops, int fd, const char *name);
+
+/* One-line error text into err (which may be NULL). */
+void bw_io_errf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Remembers errno e in the port and returns code. */
+int bw_io_fail(bw_port_t *port, int e, int code);
+
+/* read()/write() on a terminal (serial device, pty master or slave), with
+ * errors mapped to BW_ECLOSED / BW_EIO. */
+int bw_io_tty_read(bw_port_t *port, uint8_t *buf, size_t cap);
+int bw_io_tty_write(bw_port_t *port, const uint8_t *buf, size_t n);
+
+#endif

@@ -1,0 +1,166 @@
+/* Server side of a pseudo-terminal: the master end, for emulators. */
+#include "port_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+struct pty_port {
+    bw_port_t base;
+    int slave_fd;      /* held open so clients never disturb the line settings */
+    char slave[128];   /* /dev/pts/N */
+    char *link;        /* NULL if none */
+};
+
+static void pty_close(bw_port_t *port)
+{
+    struct pty_port *p = (struct pty_port *)port;
+    if (p->link) {
+        /* Only our own link: another emulator may have taken the name over. */
+        char target[sizeof p->slave];
+        ssize_t n = readlink(p->link, target, sizeof target - 1);
+        if (n >= 0) {
+            target[n] = '\0';
+            if (strcmp(target, p->slave) == 0)
+                unlink(p->link);
+        }
+        free(p->link);
+    }
+    if (p->slave_fd >= 0)
+        close(p->slave_fd);
+    if (port->fd >= 0)
+        close(port->fd);
+    free(p);
+}
+
+static const struct bw_port_ops pty_ops = {
+    .read = bw_io_tty_read,
+    .write = bw_io_tty_write,
+    .close = pty_close,
+};
+
+/* Points `link` at `target`, replacing what is there in one rename, so a
+ * client opening the name never finds it missing. */
+static int make_link(const char *link, const char *target, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(link, &st) == 0 && S_ISDIR(st.st_mode)) {
+        bw_io_errf(err, errlen, "cannot create link %s: it is a directory", link);
+        return BW_EINVAL;
+    }
+    char tmp[PATH_MAX];
+    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", link, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof tmp) {
+        bw_io_errf(err, errlen, "cannot create link %s: path too long", link);
+        return BW_EINVAL;
+    }
+    (void)unlink(tmp); /* left by an earlier process with our pid */
+    if (symlink(target, tmp) != 0) {
+        bw_io_errf(err, errlen, "cannot create link %s: %s", link, strerror(errno));
+        return BW_EIO;
+    }
+    if (rename(tmp, link) != 0) {
+        int e = errno;
+        (void)unlink(tmp);
+        bw_io_errf(err, errlen, "cannot create link %s: %s", link, strerror(e));
+        return BW_EIO;
+    }
+    return 0;
+}
+
+int bw_pty_open(bw_port_t **master, char *slave_path, size_t slave_cap, const char *link,
+                char *err, size_t errlen)
+{
+    if (master)
+        *master = NULL;
+    if (!master || (link && !*link)) {
+        bw_io_errf(err, errlen, "bad arguments to bw_pty_open");
+        return BW_EINVAL;
+    }
+    struct pty_port *p = calloc(1, sizeof *p);
+    if (!p) {
+        bw_io_errf(err, errlen, "cannot create a pseudo-terminal: out of memory");
+        return BW_ENOMEM;
+    }
+    p->slave_fd = -1;
+    p->base.fd = -1;
+    int rc = BW_EIO;
+
+    int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (m < 0) {
+        bw_io_errf(err, errlen, "cannot create a pseudo-terminal: %s", strerror(errno));
+        goto fail;
+    }
+    p->base.fd = m;
+    if (grantpt(m) != 0 || unlockpt(m) != 0) {
+        bw_io_errf(err, errlen, "cannot unlock the pseudo-terminal: %s", strerror(errno));
+        goto fail;
+    }
+    int e = ptsname_r(m, p->slave, sizeof p->slave);
+    if (e != 0) {
+        bw_io_errf(err, errlen, "cannot name the pseudo-terminal: %s", strerror(e));
+        goto fail;
+    }
+    p->slave_fd = open(p->slave, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (p->slave_fd < 0) {
+        bw_io_errf(err, errlen, "cannot open %s: %s", p->slave, strerror(errno));
+        goto fail;
+    }
+    struct termios t;
+    if (tcgetattr(p->slave_fd, &t) != 0) {
+        bw_io_errf(err, errlen, "cannot read the line settings of %s: %s", p->slave,
+                   strerror(errno));
+        goto fail;
+    }
+    cfmakeraw(&t);
+    t.c_cflag |= CLOCAL | CREAD;
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    if (tcsetattr(p->slave_fd, TCSANOW, &t) != 0) {
+        bw_io_errf(err, errlen, "cannot set %s raw: %s", p->slave, strerror(errno));
+        goto fail;
+    }
+    int fl = fcntl(m, F_GETFL);
+    if (fl < 0 || fcntl(m, F_SETFL, fl | O_NONBLOCK) != 0) {
+        bw_io_errf(err, errlen, "cannot make the pseudo-terminal non-blocking: %s",
+                   strerror(errno));
+        goto fail;
+    }
+    if (slave_path && slave_cap > 0) {
+        size_t len = strlen(p->slave);
+        if (len >= slave_cap) {
+            bw_io_errf(err, errlen, "slave path %s does not fit in %zu bytes", p->slave,
+                       slave_cap);
+            rc = BW_EINVAL;
+            goto fail;
+        }
+        memcpy(slave_path, p->slave, len + 1);
+    }
+    if (link) {
+        p->link = strdup(link);
+        if (!p->link) {
+            bw_io_errf(err, errlen, "cannot create link %s: out of memory", link);
+            rc = BW_ENOMEM;
+            goto fail;
+        }
+        rc = make_link(link, p->slave, err, errlen);
+        if (rc != 0) {
+            free(p->link);
+            p->link = NULL;
+            goto fail;
+        }
+    }
+    bw_io_port_init(&p->base, &pty_ops, m, p->slave);
+    *master = &p->base;
+    return 0;
+
+fail:
+    pty_close(&p->base);
+    return rc;
+}

@@ -1,0 +1,143 @@
+/* Serial devices and pty slaves, through termios. */
+#include "port_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <termios.h>
+#include <unistd.h>
+
+struct serial_port {
+    bw_port_t base;
+    bool exclusive; /* TIOCEXCL set by us, cleared on close */
+};
+
+static const struct {
+    int rate;
+    speed_t code;
+} baud_table[] = {
+    { 50, B50 },           { 75, B75 },           { 110, B110 },         { 134, B134 },
+    { 150, B150 },         { 200, B200 },         { 300, B300 },         { 600, B600 },
+    { 1200, B1200 },       { 1800, B1800 },       { 2400, B2400 },       { 4800, B4800 },
+    { 9600, B9600 },       { 19200, B19200 },     { 38400, B38400 },     { 57600, B57600 },
+    { 115200, B115200 },   { 230400, B230400 },   { 460800, B460800 },   { 500000, B500000 },
+    { 576000, B576000 },   { 921600, B921600 },   { 1000000, B1000000 }, { 1152000, B1152000 },
+    { 1500000, B1500000 }, { 2000000, B2000000 }, { 2500000, B2500000 }, { 3000000, B3000000 },
+    { 3500000, B3500000 }, { 4000000, B4000000 },
+};
+
+static bool baud_code(int rate, speed_t *code)
+{
+    for (size_t i = 0; i < sizeof baud_table / sizeof baud_table[0]; i++) {
+        if (baud_table[i].rate == rate) {
+            *code = baud_table[i].code;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Unix98 pty slaves (/dev/pts/N) have majors 136..143. */
+static bool is_pty_slave(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode))
+        return false;
+    unsigned int maj = major(st.st_rdev);
+    return maj >= 136 && maj <= 143;
+}
+
+static void serial_close(bw_port_t *port)
+{
+    struct serial_port *s = (struct serial_port *)port;
+    if (s->exclusive)
+        (void)ioctl(port->fd, TIOCNXCL);
+    close(port->fd);
+    free(s);
+}
+
+static const struct bw_port_ops serial_ops = {
+    .read = bw_io_tty_read,
+    .write = bw_io_tty_write,
+    .close = serial_close,
+};
+
+int bw_port_open_serial(bw_port_t **port, const char *path, int baud, char *err, size_t errlen)
+{
+    if (port)
+        *port = NULL;
+    if (!port || !path || !*path) {
+        bw_io_errf(err, errlen, "no serial device given");
+        return BW_EINVAL;
+    }
+    speed_t speed;
+    if (!baud_code(baud, &speed)) {
+        bw_io_errf(err, errlen, "unsupported baud rate %d (use a standard rate such as 9600, 57600 or 115200)",
+                   baud);
+        return BW_EINVAL;
+    }
+    struct serial_port *s = calloc(1, sizeof *s);
+    if (!s) {
+        bw_io_errf(err, errlen, "cannot open %s: out of memory", path);
+        return BW_ENOMEM;
+    }
+    int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        bw_io_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        free(s);
+        return BW_EIO;
+    }
+    int rc = BW_EIO;
+    if (!isatty(fd)) {
+        bw_io_errf(err, errlen, "%s is not a serial device", path);
+        rc = BW_EINVAL;
+        goto fail;
+    }
+    /* Not on a pty slave: the emulator holds its slave open for the whole
+     * run, so the flag would outlive a client killed before its close and
+     * lock every later client out (TIOCEXCL lasts until the last close). */
+    if (!is_pty_slave(fd)) {
+        if (ioctl(fd, TIOCEXCL) != 0) {
+            bw_io_errf(err, errlen, "cannot lock %s for exclusive use: %s", path, strerror(errno));
+            goto fail;
+        }
+        s->exclusive = true;
+    }
+    struct termios t;
+    if (tcgetattr(fd, &t) != 0) {
+        bw_io_errf(err, errlen, "cannot read the line settings of %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    cfmakeraw(&t);
+    t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB | CSTOPB | CRTSCTS);
+    t.c_cflag |= CS8 | CLOCAL | CREAD;
+    t.c_iflag &= ~(tcflag_t)(IXON | IXOFF | IXANY);
+    /* VMIN=1, not 0: with O_NONBLOCK an idle line then reads EAGAIN, while
+     * VMIN=0 reads 0 there, the same as a hang-up. */
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    if (cfsetispeed(&t, speed) != 0 || cfsetospeed(&t, speed) != 0 ||
+        tcsetattr(fd, TCSANOW, &t) != 0) {
+        bw_io_errf(err, errlen, "cannot set %s to %d baud 8N1: %s", path, baud, strerror(errno));
+        goto fail;
+    }
+    if (tcflush(fd, TCIOFLUSH) != 0) {
+        bw_io_errf(err, errlen, "cannot flush %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    bw_io_port_init(&s->base, &serial_ops, fd, path);
+    *port = &s->base;
+    return 0;
+
+fail:
+    if (s->exclusive)
+        (void)ioctl(fd, TIOCNXCL);
+    close(fd);
+    free(s);
+    return rc;
+}

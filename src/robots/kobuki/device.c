@@ -1,0 +1,328 @@
+/* The emulated Kobuki: the robot side of the protocol, on the shared sim. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../sim/device_internal.h"
+#include "botwire/kobuki.h"
+
+#define FEEDBACK_PERIOD 0.020  /* 50 Hz */
+#define GYRO_RATE_HZ 108.0     /* L3G4200D output rate: 2-3 samples a frame */
+#define DEFAULT_CMD_TIMEOUT 0.5
+#define NOMINAL_SLIP 0.01
+#define NOMINAL_ENCODER_NOISE 0.002
+/* Arbitrary power-on encoder counts, so the host's 16-bit wrap handling is
+ * exercised within minutes rather than never. */
+#define ENC_LEFT_AT_BOOT 65000u
+#define ENC_RIGHT_AT_BOOT 500u
+#define PSD_FLOOR 2100   /* cliff ADC over the floor */
+#define PSD_DROP 150     /* ... and over a drop */
+#define DOCK_RANGE 2.5   /* m, IR reach */
+#define DOCK_NEAR 0.8    /* m, near field */
+
+typedef struct {
+    bw_kobuki_parser_t parser;
+    bw_parse_stats_t sub_stats; /* unknown and mis-sized sub-payloads */
+    bw_kobuki_device_io_t io;
+    double t0;
+    unsigned long frames;   /* feedback frames sent */
+    double cmd_timeout;     /* <= 0: never */
+    double last_cmd;        /* time of the last base control */
+    uint16_t pending_extra; /* request-extra flags to answer in the next frame */
+    bool pending_gain;      /* controller info to send */
+    double heading0;        /* true heading at power-on: the gyro's zero */
+    unsigned long gyro_samples; /* raw gyro samples sent */
+    uint8_t gyro_frame_id;
+    uint32_t udid[3];
+} kobuki_dev_t;
+
+static kobuki_dev_t *K(const bw_device_t *d) { return d->priv; }
+
+static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *err, size_t errlen)
+{
+    kobuki_dev_t *k = K(d);
+    if (o->model && *o->model && strcmp(o->model, "kobuki") != 0) {
+        if (err)
+            snprintf(err, errlen, "no Kobuki model \"%s\" (there is only \"kobuki\")", o->model);
+        return BW_EUNKNOWN;
+    }
+    /* The default body is Kobuki-sized; only the noise is the model's own. */
+    bw_body_params_t *p = &d->sim.body.prm;
+    p->slip = NOMINAL_SLIP * o->noise;
+    p->encoder_noise = NOMINAL_ENCODER_NOISE * o->noise;
+    p->seed = o->seed ? o->seed : 1;
+    d->sim.rng = p->seed;
+    bw_kobuki_parser_init(&k->parser);
+    k->t0 = t0;
+    k->cmd_timeout = o->command_timeout == 0 ? DEFAULT_CMD_TIMEOUT : o->command_timeout;
+    k->last_cmd = t0;
+    k->heading0 = d->sim.body.pose.theta;
+    k->io.gain = (bw_kobuki_gain_t){ 0, 100000, 100, 2000 }; /* factory default */
+    k->udid[0] = 0x4B4F4255u; /* "KOBU" */
+    k->udid[1] = (uint32_t)p->seed;
+    k->udid[2] = (uint32_t)(p->seed >> 32);
+    return 0;
+}
+
+static void set_command(bw_device_t *d, bw_kobuki_base_control_t bc)
+{
+    double l, r;
+    K(d)->io.command = bc;
+    bw_kobuki_base_control_to_wheels(bc, &l, &r);
+    bw_sim_set_wheels(&d->sim, l / 1000.0, r / 1000.0);
+}
+
+static void handle(bw_device_t *d, const bw_kobuki_msg_t *m, double now)
+{
+    kobuki_dev_t *k = K(d);
+    switch (m->type) {
+    case BW_KOBUKI_BASE_CONTROL:
+        set_command(d, m->u.base_control);
+        k->last_cmd = now;
+        break;
+    case BW_KOBUKI_SOUND:
+        k->io.sound_note = m->u.sound.note;
+        k->io.sound_duration = m->u.sound.duration;
+        k->io.sounds++;
+        break;
+    case BW_KOBUKI_SOUND_SEQUENCE:
+        k->io.sound_sequence = m->u.sound_sequence.sequence;
+        k->io.sounds++;
+        break;
+    case BW_KOBUKI_REQUEST_EXTRA: k->pending_extra |= m->u.request_extra.flags; break;
+    case BW_KOBUKI_GENERAL_PURPOSE_OUTPUT: k->io.gp_output = m->u.general_purpose_output.flags; break;
+    case BW_KOBUKI_SET_CONTROLLER_GAIN: k->io.gain = m->u.set_controller_gain; break;
+    case BW_KOBUKI_GET_CONTROLLER_GAIN: k->pending_gain = true; break;
+    default: break; /* unknown or feedback ids: counted by the iterator */
+    }
+}
+
+static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
+{
+    kobuki_dev_t *k = K(d);
+    bw_kobuki_frame_t f;
+    int rc;
+    while ((rc = bw_kobuki_parse(&k->parser, &data, &n, &f)) != 0) {
+        if (rc < 0)
+            continue;
+        bw_kobuki_iter_t it;
+        bw_kobuki_msg_t m;
+        bw_kobuki_iter_init(&it, &f, BW_KOBUKI_FROM_HOST, &k->sub_stats);
+        while ((rc = bw_kobuki_iter_next(&it, &m)) != 0)
+            if (rc > 0)
+                handle(d, &m, now);
+    }
+    d->stats = k->parser.stats;
+    bw_parse_stats_add(&d->stats, &k->sub_stats);
+}
+
+/* Stops a robot whose host has gone quiet. */
+static void watchdog(bw_device_t *d, double now)
+{
+    kobuki_dev_t *k = K(d);
+    bool moving = k->io.command.speed != 0;
+    if (k->cmd_timeout > 0 && moving && now - k->last_cmd > k->cmd_timeout)
+        set_command(d, (bw_kobuki_base_control_t){ 0, 0 });
+}
+
+static int16_t sat16(double x)
+{
+    if (x >= 32767.0)
+        return INT16_MAX;
+    if (x <= -32768.0)
+        return INT16_MIN;
+    return (int16_t)lround(x);
+}
+
+static uint8_t sat_u8(double x)
+{
+    return x <= 0 ? 0 : x >= 255 ? 255 : (uint8_t)lround(x);
+}
+
+static uint8_t bumper_bits(const bw_body_t *b)
+{
+    /* Three bumpers across the front half; contact behind touches none. */
+    const double a = b->contact_angle;
+    if (!b->contact || fabs(a) > BW_PI / 2)
+        return 0;
+    if (a > BW_PI / 6)
+        return BW_KOBUKI_BUMPER_LEFT;
+    if (a < -BW_PI / 6)
+        return BW_KOBUKI_BUMPER_RIGHT;
+    return BW_KOBUKI_BUMPER_CENTRAL;
+}
+
+/* The dock's three emitters split the space in front of it into left,
+ * central and right regions, each near or far; each of the robot's three
+ * receivers sees the dock when it lies within 60 degrees either side of it. */
+static bw_kobuki_docking_ir_t docking_ir(const bw_device_t *d)
+{
+    bw_kobuki_docking_ir_t ir = { 0, 0, 0 };
+    const bw_world_t *w = d->sim.world;
+    const bw_pose_t *pose = &d->sim.body.pose;
+    if (!w->has_dock)
+        return ir;
+    bw_vec2_t in_dock = bw_pose_to_local(w->dock, (bw_vec2_t){ pose->x, pose->y });
+    double dist = hypot(in_dock.x, in_dock.y);
+    if (in_dock.x <= 0 || dist > DOCK_RANGE)
+        return ir;
+    double a = atan2(in_dock.y, in_dock.x);
+    bool near = dist < DOCK_NEAR;
+    uint8_t sig;
+    if (fabs(a) < 0.1)
+        sig = near ? BW_KOBUKI_DOCK_NEAR_CENTER : BW_KOBUKI_DOCK_FAR_CENTER;
+    else if (a > 0)
+        sig = near ? BW_KOBUKI_DOCK_NEAR_LEFT : BW_KOBUKI_DOCK_FAR_LEFT;
+    else
+        sig = near ? BW_KOBUKI_DOCK_NEAR_RIGHT : BW_KOBUKI_DOCK_FAR_RIGHT;
+    bw_vec2_t to_dock = bw_pose_to_local(*pose, (bw_vec2_t){ w->dock.x, w->dock.y });
+    double bearing = atan2(to_dock.y, to_dock.x);
+    const double fov = BW_PI / 3;
+    if (fabs(bearing) < fov)
+        ir.central = sig;
+    if (bearing > 0 && bearing < 2 * fov)
+        ir.left = sig;
+    if (bearing < 0 && bearing > -2 * fov)
+        ir.right = sig;
+    return ir;
+}
+
+static void add(bw_kobuki_writer_t *w, const bw_kobuki_msg_t *m) { bw_kobuki_writer_add(w, m); }
+
+static void emit_feedback(bw_device_t *d, double t)
+{
+    kobuki_dev_t *k = K(d);
+    const bw_body_t *b = &d->sim.body;
+    const bw_body_params_t *p = &b->prm;
+    uint8_t frame[BW_KOBUKI_MAX_FRAME];
+    bw_kobuki_writer_t w;
+    bw_kobuki_msg_t m;
+    bw_kobuki_writer_init(&w, frame, sizeof frame);
+
+    bool moving_cmd = k->io.command.speed != 0;
+    bw_kobuki_msg_init(&m, BW_KOBUKI_BASIC_SENSOR_DATA);
+    bw_kobuki_basic_sensor_data_t *s = &m.u.basic_sensor_data;
+    s->timestamp = (uint16_t)(unsigned long)llround((t - k->t0) * 1000.0);
+    s->bumper = bumper_bits(b);
+    s->wheel_drop = (uint8_t)((b->drop_right ? BW_KOBUKI_WHEEL_DROP_RIGHT : 0) |
+                              (b->drop_left ? BW_KOBUKI_WHEEL_DROP_LEFT : 0));
+    /* Sim cliff sensors: 0 front-left, 1 front, 2 front-right. */
+    s->cliff = (uint8_t)(((b->cliff & 1u) ? BW_KOBUKI_CLIFF_LEFT : 0) |
+                         ((b->cliff & 2u) ? BW_KOBUKI_CLIFF_CENTRAL : 0) |
+                         ((b->cliff & 4u) ? BW_KOBUKI_CLIFF_RIGHT : 0));
+    s->left_encoder = (uint16_t)(ENC_LEFT_AT_BOOT + (uint64_t)(int64_t)floor(b->odo_left / BW_KOBUKI_M_PER_TICK));
+    s->right_encoder = (uint16_t)(ENC_RIGHT_AT_BOOT + (uint64_t)(int64_t)floor(b->odo_right / BW_KOBUKI_M_PER_TICK));
+    s->left_pwm = (int8_t)sat16(fmax(-127, fmin(127, 127 * b->cmd_left / p->max_wheel_speed)));
+    s->right_pwm = (int8_t)sat16(fmax(-127, fmin(127, 127 * b->cmd_right / p->max_wheel_speed)));
+    if (b->docked)
+        s->charger = b->battery >= p->battery_full - 0.05 ? BW_KOBUKI_CHARGER_DOCKING_CHARGED
+                                                          : BW_KOBUKI_CHARGER_DOCKING_CHARGING;
+    s->battery = sat_u8(b->battery * 10.0);
+    bool straining = b->blocked && moving_cmd;
+    s->overcurrent = straining ? (BW_KOBUKI_OVERCURRENT_LEFT | BW_KOBUKI_OVERCURRENT_RIGHT) : 0;
+    add(&w, &m);
+
+    bw_kobuki_msg_init(&m, BW_KOBUKI_DOCKING_IR);
+    m.u.docking_ir = docking_ir(d);
+    add(&w, &m);
+
+    bw_kobuki_msg_init(&m, BW_KOBUKI_INERTIAL_SENSOR);
+    double heading_cdeg = bw_angle_norm(b->pose.theta - k->heading0) * 18000.0 / BW_PI;
+    m.u.inertial_sensor.angle = sat16(heading_cdeg >= 17999.5 ? heading_cdeg - 36000.0 : heading_cdeg);
+    m.u.inertial_sensor.angle_rate = sat16(b->w * 18000.0 / BW_PI);
+    add(&w, &m);
+
+    bw_kobuki_msg_init(&m, BW_KOBUKI_CLIFF);
+    m.u.cliff.left = (b->cliff & 1u) ? PSD_DROP : PSD_FLOOR;
+    m.u.cliff.central = (b->cliff & 2u) ? PSD_DROP : PSD_FLOOR + 20;
+    m.u.cliff.right = (b->cliff & 4u) ? PSD_DROP : PSD_FLOOR - 15;
+    add(&w, &m);
+
+    bw_kobuki_msg_init(&m, BW_KOBUKI_CURRENT);
+    m.u.current.left = straining ? 200 : sat_u8(5 + 100 * fabs(b->left));
+    m.u.current.right = straining ? 200 : sat_u8(5 + 100 * fabs(b->right));
+    add(&w, &m);
+
+    bw_kobuki_msg_init(&m, BW_KOBUKI_RAW_GYRO);
+    unsigned long due = (unsigned long)floor((t - k->t0) * GYRO_RATE_HZ + 1e-9);
+    unsigned n = (unsigned)(due - k->gyro_samples);
+    if (n > 3)
+        n = 3;
+    k->gyro_samples = due;
+    m.u.raw_gyro.frame_id = k->gyro_frame_id;
+    m.u.raw_gyro.count = (uint8_t)n;
+    int16_t z = sat16(b->w * (180.0 / BW_PI) / BW_KOBUKI_GYRO_DPS_PER_DIGIT);
+    for (unsigned i = 0; i < n; i++) {
+        m.u.raw_gyro.samples[i][0] = 0;
+        m.u.raw_gyro.samples[i][1] = 0;
+        m.u.raw_gyro.samples[i][2] = z;
+    }
+    k->gyro_frame_id = (uint8_t)(k->gyro_frame_id + n);
+    add(&w, &m);
+
+    bw_kobuki_msg_init(&m, BW_KOBUKI_GENERAL_PURPOSE_INPUT);
+    add(&w, &m);
+
+    if (k->pending_extra & BW_KOBUKI_EXTRA_HARDWARE_VERSION) {
+        bw_kobuki_msg_init(&m, BW_KOBUKI_HARDWARE_VERSION);
+        m.u.hardware_version = (bw_kobuki_version_t){ 1, 0, 4, false };
+        add(&w, &m);
+    }
+    if (k->pending_extra & BW_KOBUKI_EXTRA_FIRMWARE_VERSION) {
+        bw_kobuki_msg_init(&m, BW_KOBUKI_FIRMWARE_VERSION);
+        m.u.firmware_version = (bw_kobuki_version_t){ 1, 2, 0, false };
+        add(&w, &m);
+    }
+    if (k->pending_extra & BW_KOBUKI_EXTRA_UDID) {
+        bw_kobuki_msg_init(&m, BW_KOBUKI_UNIQUE_DEVICE_ID);
+        m.u.unique_device_id = (bw_kobuki_unique_device_id_t){ k->udid[0], k->udid[1], k->udid[2] };
+        add(&w, &m);
+    }
+    k->pending_extra = 0;
+    if (k->pending_gain) {
+        bw_kobuki_msg_init(&m, BW_KOBUKI_CONTROLLER_INFO);
+        m.u.controller_info = k->io.gain;
+        add(&w, &m);
+        k->pending_gain = false;
+    }
+    int len = bw_kobuki_writer_finish(&w);
+    if (len > 0)
+        bw_device_emit(d, frame, (size_t)len);
+}
+
+static double frame_time(const kobuki_dev_t *k, unsigned long i)
+{
+    return k->t0 + (double)(i + 1) * FEEDBACK_PERIOD;
+}
+
+static void step(bw_device_t *d, double now)
+{
+    kobuki_dev_t *k = K(d);
+    for (double t; (t = frame_time(k, k->frames)) <= now + 1e-9; k->frames++) {
+        bw_sim_step_to(&d->sim, t);
+        watchdog(d, t);
+        emit_feedback(d, t);
+    }
+    bw_sim_step_to(&d->sim, now);
+    watchdog(d, now);
+}
+
+static double next_deadline(const bw_device_t *d)
+{
+    return frame_time(K(d), K(d)->frames);
+}
+
+const bw_kobuki_device_io_t *bw_kobuki_device_io(const bw_device_t *d)
+{
+    return d && d->ops == &bw_kobuki_device_ops ? &K(d)->io : NULL;
+}
+
+const bw_device_ops_t bw_kobuki_device_ops = {
+    .family = "kobuki",
+    .size = sizeof(kobuki_dev_t),
+    .init = init,
+    .input = input,
+    .step = step,
+    .next_deadline = next_deadline,
+    .link = NULL,
+};

@@ -1,0 +1,248 @@
+/* A differential-drive body moving in the world, and its sensors. */
+#include <math.h>
+#include <string.h>
+
+#include "botwire/sim.h"
+
+#define CONTACT_MARGIN 0.002 /* m beyond the radius that still counts as touching */
+#define DOCK_RADIUS 0.10     /* m from the dock's position that counts as docked */
+/* Steps are counted in units of dt; this much short of a whole step still
+ * counts as one, so times computed as k*dt never lose a step to rounding. */
+#define STEP_EPS 1e-9
+
+void bw_body_params_default(bw_body_params_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->wheelbase = 0.230;
+    p->radius = 0.177;
+    p->max_wheel_speed = 0.7;
+    p->max_accel = 1.0;
+    p->ncliff = 3;
+    p->cliff[0] = (bw_vec2_t){ 0.12, 0.10 };
+    p->cliff[1] = (bw_vec2_t){ 0.15, 0.0 };
+    p->cliff[2] = (bw_vec2_t){ 0.12, -0.10 };
+    p->slip = 0;
+    p->encoder_noise = 0;
+    p->seed = 1;
+    p->battery_full = 16.7;
+    p->battery_empty = 13.0;
+    p->drain_idle = 2e-5;
+    p->drain_motion = 3e-4;
+    p->charge_rate = 2e-3;
+}
+
+static const bw_world_t *world_of(const bw_sim_t *s)
+{
+    static const bw_world_t empty; /* read-only, so sharing it is safe */
+    return s->world ? s->world : &empty;
+}
+
+/* splitmix64: spreads neighbouring seeds (1, 2, ...) into unrelated states. */
+static uint64_t mix_seed(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x ? x : 0x2545F4914F6CDD1Dull; /* xorshift must never hold zero */
+}
+
+static uint64_t next_u64(uint64_t *st)
+{
+    uint64_t x = *st;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *st = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform in (0, 1): never 0, so log() below stays finite. */
+static double uniform(uint64_t *st) { return ((double)(next_u64(st) >> 11) + 0.5) * 0x1p-53; }
+
+static double gaussian(uint64_t *st, double sd)
+{
+    double u1 = uniform(st), u2 = uniform(st);
+    return sd * sqrt(-2.0 * log(u1)) * cos(2.0 * BW_PI * u2);
+}
+
+static bool over_drop(const bw_sim_t *s, bw_vec2_t local)
+{
+    return bw_world_is_drop(world_of(s), bw_pose_to_global(s->body.pose, local));
+}
+
+/* Everything the sensors report for the current pose. */
+static void sense(bw_sim_t *s)
+{
+    bw_body_t *b = &s->body;
+    const bw_world_t *w = world_of(s);
+    bw_vec2_t c = { b->pose.x, b->pose.y }, near;
+    double clear = bw_world_clearance(w, c, &near);
+    b->contact = clear <= b->prm.radius + CONTACT_MARGIN;
+    if (b->contact) {
+        bw_vec2_t l = bw_pose_to_local(b->pose, near);
+        b->contact_angle = bw_angle_norm(atan2(l.y, l.x));
+    } else {
+        b->contact_angle = 0;
+    }
+
+    uint32_t bits = 0;
+    unsigned n = b->prm.ncliff > BW_BODY_MAX_CLIFF ? BW_BODY_MAX_CLIFF : b->prm.ncliff;
+    for (unsigned i = 0; i < n; i++)
+        if (over_drop(s, b->prm.cliff[i]))
+            bits |= 1u << i;
+    b->cliff = bits;
+    bw_vec2_t lw = { 0, b->prm.wheelbase / 2 }, rw = { 0, -b->prm.wheelbase / 2 };
+    if (over_drop(s, lw))
+        b->drop_left = true;
+    if (over_drop(s, rw))
+        b->drop_right = true;
+
+    bw_vec2_t dock = { w->dock.x, w->dock.y };
+    b->docked = w->has_dock && bw_vec2_dist(c, dock) <= DOCK_RADIUS;
+}
+
+void bw_sim_init(bw_sim_t *s, const bw_world_t *world, const bw_body_params_t *prm,
+                 bw_pose_t start, double t0)
+{
+    memset(s, 0, sizeof *s);
+    s->world = world;
+    if (prm)
+        s->body.prm = *prm;
+    else
+        bw_body_params_default(&s->body.prm);
+    s->body.pose = start;
+    s->body.pose.theta = bw_angle_norm(start.theta);
+    s->body.battery = s->body.prm.battery_full;
+    s->t = t0;
+    s->dt = 0.005;
+    s->rng = mix_seed(s->body.prm.seed);
+    sense(s);
+}
+
+static double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+void bw_sim_set_wheels(bw_sim_t *s, double left, double right)
+{
+    double m = s->body.prm.max_wheel_speed;
+    s->body.cmd_left = isnan(left) ? 0 : clamp(left, -m, m);
+    s->body.cmd_right = isnan(right) ? 0 : clamp(right, -m, m);
+}
+
+void bw_sim_set_twist(bw_sim_t *s, double v, double w)
+{
+    if (isnan(v) || isnan(w) || isinf(v) || isinf(w)) {
+        bw_sim_set_wheels(s, 0, 0);
+        return;
+    }
+    double half = s->body.prm.wheelbase / 2;
+    double l = v - w * half, r = v + w * half;
+    double big = fmax(fabs(l), fabs(r)), m = s->body.prm.max_wheel_speed;
+    if (big > m) {
+        /* Scaled together so the arc keeps its curvature. */
+        l *= m / big;
+        r *= m / big;
+    }
+    bw_sim_set_wheels(s, l, r);
+}
+
+static double ramp(double cur, double cmd, double lim)
+{
+    if (!(lim > 0))
+        return cmd; /* no limit configured */
+    return cur + clamp(cmd - cur, -lim, lim);
+}
+
+/* The pose after the wheels' contact points travel gl and gr: the exact arc.
+ * The chord is written with sin(h)/h so a near-straight arc does not lose
+ * precision to a huge radius. */
+static bw_pose_t arc(bw_pose_t p, double gl, double gr, double wheelbase)
+{
+    double ds = (gl + gr) / 2, dth = (gr - gl) / wheelbase;
+    double h = dth / 2;
+    double sinc = fabs(h) < 1e-6 ? 1.0 - h * h / 6.0 : sin(h) / h;
+    double chord = ds * sinc;
+    bw_pose_t q = { p.x + chord * cos(p.theta + h), p.y + chord * sin(p.theta + h),
+                    bw_angle_norm(p.theta + dth) };
+    return q;
+}
+
+static void step(bw_sim_t *s)
+{
+    bw_body_t *b = &s->body;
+    const bw_body_params_t *prm = &b->prm;
+    double dt = s->dt;
+
+    if (b->drop_left || b->drop_right) {
+        b->left = b->right = 0;
+    } else {
+        b->left = ramp(b->left, b->cmd_left, prm->max_accel * dt);
+        b->right = ramp(b->right, b->cmd_right, prm->max_accel * dt);
+    }
+
+    double dl = b->left * dt, dr = b->right * dt;
+    double gl = dl, gr = dr;
+    /* Noise is drawn in a fixed order whatever happens next, so a run
+     * depends on its seed alone. */
+    /* Variance proportional to distance: the error of a run does not
+     * depend on how finely it is stepped. */
+    if (prm->slip > 0) {
+        gl = dl + gaussian(&s->rng, prm->slip * sqrt(fabs(dl)));
+        gr = dr + gaussian(&s->rng, prm->slip * sqrt(fabs(dr)));
+    }
+    double nl = 0, nr = 0;
+    if (prm->encoder_noise > 0) {
+        nl = gaussian(&s->rng, prm->encoder_noise * sqrt(fabs(dl)));
+        nr = gaussian(&s->rng, prm->encoder_noise * sqrt(fabs(dr)));
+    }
+
+    const bw_world_t *w = world_of(s);
+    bw_pose_t next = arc(b->pose, gl, gr, prm->wheelbase);
+    bw_vec2_t here = { b->pose.x, b->pose.y }, there = { next.x, next.y };
+    double c_next = bw_world_clearance(w, there, NULL);
+    /* Only motion that closes in on a wall is refused, so a body that ends
+     * up too close (placed there, or turning) can always back away. */
+    if (c_next < prm->radius && c_next < bw_world_clearance(w, here, NULL)) {
+        b->blocked = true;
+        b->left = b->right = 0;
+    } else {
+        b->blocked = false;
+        b->pose = next;
+        b->odo_left += dl + nl;
+        b->odo_right += dr + nr;
+        s->travelled += fabs((gl + gr) / 2);
+    }
+
+    b->v = (b->left + b->right) / 2;
+    b->w = (b->right - b->left) / prm->wheelbase;
+    sense(s);
+
+    if (b->docked) {
+        b->battery = fmin(b->battery + prm->charge_rate * dt, prm->battery_full);
+    } else {
+        double drain = prm->drain_idle + prm->drain_motion * (fabs(b->left) + fabs(b->right));
+        b->battery = fmax(b->battery - drain * dt, prm->battery_empty);
+    }
+}
+
+void bw_sim_step_to(bw_sim_t *s, double now)
+{
+    if (!(now > s->t) || !(s->dt > 0) || !isfinite(s->dt))
+        return;
+    double steps = floor((now - s->t) / s->dt + STEP_EPS);
+    if (!(steps >= 1) || !isfinite(steps))
+        return;
+    for (double k = 0; k < steps; k++)
+        step(s);
+    double t = s->t + steps * s->dt;
+    /* Land exactly on the caller's time when it is the step boundary, so
+     * rounding in t does not build up over many calls. */
+    s->t = fabs(now - t) <= STEP_EPS * s->dt ? now : t;
+}
+
+double bw_sim_range(const bw_sim_t *s, bw_pose_t mount, double max_range)
+{
+    bw_pose_t g = bw_pose_compose(s->body.pose, mount);
+    bw_vec2_t o = { g.x, g.y };
+    return bw_world_raycast(world_of(s), o, g.theta, max_range);
+}

@@ -1,0 +1,124 @@
+/* Emulated robots: the family-independent part. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_internal.h"
+
+static const bw_device_ops_t *const families[] = {
+    &bw_kobuki_device_ops,
+};
+
+void bw_device_options_init(bw_device_options_t *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+int bw_device_create(bw_device_t **dev, const char *family, const bw_device_options_t *opt,
+                     double t0, char *err, size_t errlen)
+{
+    *dev = NULL;
+    const bw_device_ops_t *ops = NULL;
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (strcmp(families[i]->family, family) == 0)
+            ops = families[i];
+    if (!ops) {
+        if (err)
+            snprintf(err, errlen, "no emulated robot for family \"%s\"", family);
+        return BW_EUNKNOWN;
+    }
+    bw_device_options_t defaults;
+    if (!opt) {
+        bw_device_options_init(&defaults);
+        opt = &defaults;
+    }
+    bw_device_t *d = calloc(1, sizeof *d);
+    void *priv = calloc(1, ops->size);
+    if (!d || !priv) {
+        free(d);
+        free(priv);
+        if (err)
+            snprintf(err, errlen, "out of memory");
+        return BW_ENOMEM;
+    }
+    d->ops = ops;
+    d->priv = priv;
+    const bw_world_t *world = opt->world;
+    if (!world) {
+        bw_world_default(&d->own_world);
+        world = &d->own_world;
+    }
+    bw_body_params_t prm;
+    bw_body_params_default(&prm);
+    bw_sim_init(&d->sim, world, &prm, opt->has_start ? opt->start : world->start, t0);
+    int rc = ops->init(d, opt, t0, err, errlen);
+    if (rc < 0) {
+        bw_device_destroy(d);
+        return rc;
+    }
+    *dev = d;
+    return 0;
+}
+
+void bw_device_destroy(bw_device_t *d)
+{
+    if (!d)
+        return;
+    free(d->priv);
+    free(d);
+}
+
+void bw_device_input(bw_device_t *d, const uint8_t *data, size_t n, double now)
+{
+    d->ops->step(d, now);
+    if (n)
+        d->ops->input(d, data, n, now);
+}
+
+void bw_device_step(bw_device_t *d, double now) { d->ops->step(d, now); }
+
+double bw_device_next_deadline(const bw_device_t *d) { return d->ops->next_deadline(d); }
+
+void bw_device_link(bw_device_t *d, bool connected, double now)
+{
+    d->ops->step(d, now);
+    if (d->ops->link)
+        d->ops->link(d, connected, now);
+}
+
+void bw_device_emit(bw_device_t *d, const uint8_t *bytes, size_t n)
+{
+    if (n > BW_DEVICE_OUT_CAP) {
+        d->out_dropped += n - BW_DEVICE_OUT_CAP;
+        bytes += n - BW_DEVICE_OUT_CAP;
+        n = BW_DEVICE_OUT_CAP;
+    }
+    size_t room = BW_DEVICE_OUT_CAP - d->out_len;
+    if (n > room) {
+        /* Nobody is reading: the oldest bytes go. */
+        size_t drop = n - room;
+        d->out_head = (d->out_head + drop) % BW_DEVICE_OUT_CAP;
+        d->out_len -= drop;
+        d->out_dropped += drop;
+    }
+    size_t tail = (d->out_head + d->out_len) % BW_DEVICE_OUT_CAP;
+    size_t first = BW_DEVICE_OUT_CAP - tail < n ? BW_DEVICE_OUT_CAP - tail : n;
+    memcpy(d->out + tail, bytes, first);
+    memcpy(d->out, bytes + first, n - first);
+    d->out_len += n;
+}
+
+size_t bw_device_output(bw_device_t *d, uint8_t *buf, size_t cap)
+{
+    size_t n = d->out_len < cap ? d->out_len : cap;
+    size_t first = BW_DEVICE_OUT_CAP - d->out_head < n ? BW_DEVICE_OUT_CAP - d->out_head : n;
+    memcpy(buf, d->out + d->out_head, first);
+    memcpy(buf + first, d->out, n - first);
+    d->out_head = (d->out_head + n) % BW_DEVICE_OUT_CAP;
+    d->out_len -= n;
+    return n;
+}
+
+bw_sim_t *bw_device_sim(bw_device_t *d) { return &d->sim; }
+const char *bw_device_family(const bw_device_t *d) { return d->ops->family; }
+const bw_parse_stats_t *bw_device_stats(const bw_device_t *d) { return &d->stats; }

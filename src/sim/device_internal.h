@@ -1,0 +1,44 @@
+/* The inside of an emulated robot: what each family's device.c implements,
+ * and the plumbing they share. Private to the library. */
+#ifndef BOTWIRE_SIM_DEVICE_INTERNAL_H
+#define BOTWIRE_SIM_DEVICE_INTERNAL_H
+
+#include "botwire/device.h"
+
+typedef struct {
+    const char *family;
+    size_t size; /* bytes of the family's own state (bw_device_t.priv) */
+    /* Sets up the body parameters and the family state; the sim is already
+     * initialised with the world. Returns 0 or BW_EUNKNOWN (model) with err. */
+    int (*init)(bw_device_t *d, const bw_device_options_t *o, double t0, char *err,
+                size_t errlen);
+    /* Host bytes that take effect at now (the sim has been stepped to now). */
+    void (*input)(bw_device_t *d, const uint8_t *data, size_t n, double now);
+    /* Advances to now, emitting the feedback that falls due on the way. */
+    void (*step)(bw_device_t *d, double now);
+    double (*next_deadline)(const bw_device_t *d);
+    /* A client came or went (NULL: nothing to do). */
+    void (*link)(bw_device_t *d, bool connected, double now);
+} bw_device_ops_t;
+
+/* Output kept for a host that does not read: about a second of feedback of
+ * any family; beyond it the oldest bytes go, as on a serial line. */
+#define BW_DEVICE_OUT_CAP 16384
+
+struct bw_device {
+    const bw_device_ops_t *ops;
+    bw_world_t own_world; /* the built-in room, when no world is given */
+    bw_sim_t sim;
+    bw_parse_stats_t stats;
+    uint8_t out[BW_DEVICE_OUT_CAP];
+    size_t out_head, out_len;
+    uint64_t out_dropped;
+    void *priv;
+};
+
+/* Queues feedback bytes for the host. */
+void bw_device_emit(bw_device_t *d, const uint8_t *bytes, size_t n);
+
+extern const bw_device_ops_t bw_kobuki_device_ops;
+
+#endif

@@ -1,0 +1,299 @@
+/* The world text format (see sim.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "botwire/sim.h"
+#include "botwire/wire.h"
+
+#define MAX_NUMS (2 * BW_WORLD_MAX_WALLS)
+#define MAX_FILE_BYTES (1024 * 1024)
+#define MAX_TOKEN 63
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* A token as it may be quoted in a message: printable, and not too long. */
+static void show(char *out, size_t outlen, const char *p, size_t n)
+{
+    size_t k = 0, lim = n > 32 ? 32 : n;
+    for (size_t i = 0; i < lim && k + 1 < outlen; i++)
+        out[k++] = (p[i] >= 0x20 && p[i] < 0x7f) ? p[i] : '?';
+    for (size_t i = 0; n > lim && i < 3 && k + 1 < outlen; i++)
+        out[k++] = '.';
+    out[k] = '\0';
+}
+
+/* strtod needs a terminated string and the line is not one; copying the
+ * token also keeps strtod from reading past it. */
+static bool parse_number(const char *p, size_t n, double *out, char *msg, size_t msglen)
+{
+    char buf[MAX_TOKEN + 1], shown[40];
+    show(shown, sizeof shown, p, n);
+    if (n > MAX_TOKEN) {
+        errf(msg, msglen, "'%s' is too long for a number", shown);
+        return false;
+    }
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    char *end = NULL;
+    double v = strtod(buf, &end);
+    if (n == 0 || end != buf + n) {
+        errf(msg, msglen, "'%s' is not a number", shown);
+        return false;
+    }
+    if (!isfinite(v)) {
+        errf(msg, msglen, "'%s' is not a finite number", shown);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Degrees, any size, to radians in (-pi, pi]; reduced in degrees first so
+ * 180 and 90 come out as exactly pi and pi/2. */
+static double heading(double deg)
+{
+    double d = fmod(deg, 360.0);
+    if (d > 180.0)
+        d -= 360.0;
+    else if (d <= -180.0)
+        d += 360.0;
+    return d / 180.0 * BW_PI;
+}
+
+static int built(int rc, const char *what, bool drop, char *msg, size_t msglen)
+{
+    if (rc == BW_ENOSPC) {
+        if (drop)
+            errf(msg, msglen, "world full (at most %d drop-offs)", BW_WORLD_MAX_DROPS);
+        else
+            errf(msg, msglen, "world full (at most %d walls)", BW_WORLD_MAX_WALLS);
+        return BW_EINVAL;
+    }
+    if (rc < 0) {
+        errf(msg, msglen, "degenerate %s", what);
+        return BW_EINVAL;
+    }
+    return 0;
+}
+
+static int need(const char *kw, size_t got, size_t want, char *msg, size_t msglen)
+{
+    if (got == want)
+        return 0;
+    errf(msg, msglen, "%s needs %zu numbers, got %zu", kw, want, got);
+    return BW_EINVAL;
+}
+
+/* Outline vertex count from the numbers, or -1 with the message set. */
+static int vertices(const char *kw, size_t got, unsigned max, char *msg, size_t msglen)
+{
+    if (got % 2 != 0) {
+        errf(msg, msglen, "%s needs x y pairs, got %zu numbers", kw, got);
+        return -1;
+    }
+    if (got / 2 < 3) {
+        errf(msg, msglen, "%s needs at least 3 vertices, got %zu", kw, got / 2);
+        return -1;
+    }
+    if (got / 2 > max) {
+        errf(msg, msglen, "%s has %zu vertices, at most %u", kw, got / 2, max);
+        return -1;
+    }
+    return (int)(got / 2);
+}
+
+static bool is_kw(const char *p, size_t n, const char *kw)
+{
+    return strlen(kw) == n && memcmp(p, kw, n) == 0;
+}
+
+/* One line, without its newline and comment. */
+static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t msglen)
+{
+    double num[MAX_NUMS];
+    size_t i = 0;
+    while (i < n && is_blank(p[i]))
+        i++;
+    if (i == n)
+        return 0;
+    const char *kwp = p + i;
+    while (i < n && !is_blank(p[i]))
+        i++;
+    size_t kwn = (size_t)(p + i - kwp);
+
+    enum { SIZE, WALL, BOX, POLYGON, DROP, DROPPOLY, DOCK, START, NKW };
+    static const char *const known[NKW] = { "size", "wall",     "box",  "polygon",
+                                            "drop", "droppoly", "dock", "start" };
+    int which = NKW;
+    for (int k = 0; k < NKW; k++)
+        if (is_kw(kwp, kwn, known[k]))
+            which = k;
+    if (which == NKW) {
+        char shown[40];
+        show(shown, sizeof shown, kwp, kwn);
+        errf(msg, msglen, "unknown keyword '%s'", shown);
+        return BW_EINVAL;
+    }
+    const char *kw = known[which];
+
+    /* Numbers beyond the buffer are still checked and counted, so an
+     * oversized outline gets its real vertex count in the message. */
+    size_t got = 0;
+    for (;;) {
+        while (i < n && is_blank(p[i]))
+            i++;
+        if (i == n)
+            break;
+        size_t t0 = i;
+        while (i < n && !is_blank(p[i]))
+            i++;
+        double v;
+        if (!parse_number(p + t0, i - t0, &v, msg, msglen))
+            return BW_EINVAL;
+        if (got < MAX_NUMS)
+            num[got] = v;
+        got++;
+    }
+
+    switch (which) {
+    case SIZE:
+        if (need(kw, got, 2, msg, msglen))
+            return BW_EINVAL;
+        if (!(num[0] > 0 && num[1] > 0)) {
+            errf(msg, msglen, "size needs a positive width and height");
+            return BW_EINVAL;
+        }
+        return built(bw_world_add_box(w, 0, 0, num[0], num[1]), "size", false, msg, msglen);
+    case WALL: {
+        if (need(kw, got, 4, msg, msglen))
+            return BW_EINVAL;
+        bw_vec2_t a = { num[0], num[1] }, b = { num[2], num[3] };
+        return built(bw_world_add_wall(w, a, b), "wall (zero length)", false, msg, msglen);
+    }
+    case BOX:
+        if (need(kw, got, 4, msg, msglen))
+            return BW_EINVAL;
+        return built(bw_world_add_box(w, num[0], num[1], num[2], num[3]),
+                     "box (zero width or height)", false, msg, msglen);
+    case DROP:
+        if (need(kw, got, 4, msg, msglen))
+            return BW_EINVAL;
+        return built(bw_world_add_drop_box(w, num[0], num[1], num[2], num[3]),
+                     "drop (zero width or height)", true, msg, msglen);
+    case POLYGON:
+    case DROPPOLY: {
+        bool drop = which == DROPPOLY;
+        int nv = vertices(kw, got, drop ? BW_WORLD_MAX_POLY : BW_WORLD_MAX_WALLS, msg, msglen);
+        if (nv < 0)
+            return BW_EINVAL;
+        bw_vec2_t v[BW_WORLD_MAX_WALLS];
+        for (size_t k = 0; k < (size_t)nv; k++)
+            v[k] = (bw_vec2_t){ num[2 * k], num[2 * k + 1] };
+        int rc = drop ? bw_world_add_drop(w, v, (unsigned)nv)
+                      : bw_world_add_polygon(w, v, (unsigned)nv);
+        return built(rc, drop ? "droppoly (repeated vertex or no area)"
+                              : "polygon (repeated vertex or no area)",
+                     drop, msg, msglen);
+    }
+    default: {
+        if (need(kw, got, 3, msg, msglen))
+            return BW_EINVAL;
+        bw_pose_t pose = { num[0], num[1], heading(num[2]) };
+        if (which == DOCK) {
+            w->has_dock = true;
+            w->dock = pose;
+        } else {
+            w->start = pose;
+        }
+        return 0;
+    }
+    }
+}
+
+int bw_world_parse(bw_world_t *w, const char *text, size_t len, char *err, size_t errlen)
+{
+    if (!w || (!text && len > 0)) {
+        errf(err, errlen, "no world or no text");
+        return BW_EINVAL;
+    }
+    /* Built aside so a failed parse leaves *w as it was. */
+    bw_world_t tmp;
+    bw_world_init(&tmp);
+    size_t line = 0, pos = 0;
+    while (pos < len) {
+        line++;
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        const char *hash = memchr(text + pos, '#', end - pos);
+        size_t stop = hash ? (size_t)(hash - text) : end;
+        char msg[160];
+        if (parse_line(&tmp, text + pos, stop - pos, msg, sizeof msg) != 0) {
+            errf(err, errlen, "line %zu: %s", line, msg);
+            return BW_EINVAL;
+        }
+        pos = end + 1;
+    }
+    *w = tmp;
+    if (err && errlen > 0)
+        err[0] = '\0';
+    return 0;
+}
+
+int bw_world_load(bw_world_t *w, const char *path, char *err, size_t errlen)
+{
+    if (!w || !path) {
+        errf(err, errlen, "no world or no path");
+        return BW_EINVAL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return BW_EIO;
+    }
+    char *buf = malloc(MAX_FILE_BYTES + 1);
+    if (!buf) {
+        fclose(f);
+        errf(err, errlen, "%s: out of memory", path);
+        return BW_ENOMEM;
+    }
+    size_t len = fread(buf, 1, MAX_FILE_BYTES + 1, f);
+    int rerr = ferror(f) ? (errno ? errno : EIO) : 0;
+    fclose(f);
+    int rc = 0;
+    if (rerr) {
+        errf(err, errlen, "cannot read %s: %s", path, strerror(rerr));
+        rc = BW_EIO;
+    } else if (len > MAX_FILE_BYTES) {
+        errf(err, errlen, "%s: file too large (more than %d bytes)", path, MAX_FILE_BYTES);
+        rc = BW_EINVAL;
+    } else {
+        char msg[200];
+        rc = bw_world_parse(w, buf, len, msg, sizeof msg);
+        if (rc != 0)
+            errf(err, errlen, "%s: %s", path, msg);
+    }
+    free(buf);
+    if (rc == 0 && err && errlen > 0)
+        err[0] = '\0';
+    return rc;
+}

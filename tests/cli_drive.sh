@@ -1,0 +1,86 @@
+#!/bin/sh
+# `botwire drive`, `sim`, `record` and `demo` on the command line, in virtual
+# time (--fast) where a robot moves.
+# usage: cli_drive.sh BOTWIRE TESTS_DIR
+set -u
+bw=$1
+data=$2/data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+pass() { echo "ok: $*"; }
+field() { echo "$2" | sed -E "s/.*\"$1\":(-?[0-9.e+-]+).*/\1/"; }
+within() { awk -v x="$1" -v want="$2" -v tol="$3" 'BEGIN { d = x - want; exit !(d <= tol && -d <= tol) }'; }
+expect_error() {
+    name=$1 want=$2 pattern=$3
+    shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        fail "$name: exit $got, wanted $want ($(cat "$tmp/err"))"
+    elif [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q -e "$pattern" "$tmp/err"; then
+        fail "$name: error message: $(cat "$tmp/err")"
+    else
+        pass "$name ($(cat "$tmp/err"))"
+    fi
+}
+
+# A 1 m square, by odometry, in virtual time: back to the start.
+"$bw" drive sim:kobuki --fast --square 1 >"$tmp/sq.out" 2>"$tmp/sq.err"
+status=$?
+last=$(tail -n 1 "$tmp/sq.out")
+x=$(field x "$last")
+y=$(field y "$last")
+th=$(field theta "$last")
+[ "$status" = 0 ] && within "$x" 0 0.02 && within "$y" 0 0.02 && within "$th" 0 0.035 &&
+    pass "square closes: x=$x y=$y theta=$th" || fail "square: status $status, $last"
+n=$(grep -c '"online":true' "$tmp/sq.out")
+[ "$n" -ge 300 ] && pass "square: $n state lines" || fail "square: $n state lines"
+
+# Straight into the box: a bump event, and the robot ends at the box.
+"$bw" drive sim:kobuki --fast --v 0.3 --for 10 >"$tmp/bump.out" 2>&1
+grep -q '"event":"bump","on":true,"mask":2' "$tmp/bump.out" && pass "bump event reported" ||
+    fail "no bump event"
+x=$(field x "$(tail -n 1 "$tmp/bump.out")")
+within "$x" 1.823 0.01 && pass "stopped at the box: x=$x" || fail "x=$x at the end"
+
+# A square too big for the room: the box stops it early, status 1.
+expect_error "square stopped by a bump" 1 "square stopped early by a bump event" \
+    "$bw" drive sim:kobuki --fast --square 3
+grep -q '"event":"bump"' "$tmp/out" && pass "the bump is in the output too" || fail "bump not in the output"
+
+# A world from a file.
+"$bw" drive "sim:kobuki?world=$data/worlds/corridor.world" --fast --v 0.2 --for 1 >"$tmp/w.out" 2>&1 &&
+    pass "drive in a world file" || fail "world file: $(tail -n 2 "$tmp/w.out")"
+
+# Bad input: one clear line and a non-zero status.
+expect_error "no URL" 2 "a robot URL is required" "$bw" drive
+expect_error "bad URL" 1 "bad robot URL" "$bw" drive nonsense --for 1
+expect_error "unknown family" 1 'unknown robot family "roomba"' "$bw" drive sim:roomba --for 1
+expect_error "not a serial device" 1 "not a serial device" "$bw" drive kobuki:/dev/null --for 1
+expect_error "--fast on a real robot" 2 "needs a sim: URL" "$bw" drive kobuki:/dev/ttyUSB0 --fast
+expect_error "bad --v" 2 "--v must be a number" "$bw" drive sim:kobuki --v fast
+expect_error "bad world in URL" 1 "no-such.world" "$bw" drive "sim:kobuki?world=/no-such.world" --fast
+expect_error "sim: unknown family" 2 'no emulated robot for family "hal9000"' "$bw" sim hal9000 --for 0
+expect_error "sim: missing world" 1 "cannot open /no-such.world" "$bw" sim kobuki --world /no-such.world
+expect_error "sim: no family" 2 "which robot" "$bw" sim
+expect_error "record: no -o" 2 "-o FILE is required" "$bw" record sim:kobuki
+expect_error "record: unwritable" 1 "cannot create" "$bw" record sim:kobuki -o /no/such/dir/rec
+expect_error "demo: bad side" 2 "--side must be a number" "$bw" demo --side 0.01
+printf 'size 4 3\nbox 1 1 2\n' >"$tmp/bad.world"
+expect_error "demo: bad world" 1 "line 2: box needs 4 numbers" "$bw" demo --world "$tmp/bad.world" --svg "$tmp/x.svg"
+
+# demo writes its picture.
+"$bw" demo --svg "$tmp/demo.svg" >"$tmp/demo.out" 2>&1 && grep -q "<svg" "$tmp/demo.svg" &&
+    pass "demo draws $tmp/demo.svg" || fail "demo: $(cat "$tmp/demo.out")"
+for c in sim drive record; do
+    "$bw" "$c" --help >"$tmp/help" 2>&1 && grep -q "usage: botwire $c" "$tmp/help" &&
+        pass "$c --help" || fail "$c --help"
+done
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all drive/sim CLI checks passed"

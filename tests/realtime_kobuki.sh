@@ -1,0 +1,97 @@
+#!/bin/sh
+# Real time, real processes, a real pseudo-terminal: `botwire sim kobuki` in
+# one process, `botwire drive` / `botwire record` in others.
+# usage: realtime_kobuki.sh BOTWIRE
+set -u
+bw=$1
+tmp=$(mktemp -d)
+sim=
+cleanup() {
+    [ -n "$sim" ] && kill "$sim" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+pass() { echo "ok: $*"; }
+# field NAME LINE: a number from a JSON line
+field() { echo "$2" | sed -E "s/.*\"$1\":(-?[0-9.e+-]+).*/\1/"; }
+within() { awk -v x="$1" -v want="$2" -v tol="$3" 'BEGIN { d = x - want; exit !(d <= tol && -d <= tol) }'; }
+
+# The emulator announces its device on its first line: wait for that line
+# (a blocking read on a fifo), never for a guessed time.
+mkfifo "$tmp/announce"
+"$bw" sim kobuki --pty "$tmp/kobuki" --for 120 >"$tmp/announce" 2>"$tmp/sim.err" &
+sim=$!
+read -r ready <"$tmp/announce"
+case $ready in
+"botwire sim: kobuki on /dev/"*) pass "emulator up: $ready" ;;
+*) fail "emulator did not announce itself: $ready"; exit 1 ;;
+esac
+[ -L "$tmp/kobuki" ] && pass "pty link created" || fail "no link at $tmp/kobuki"
+
+# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm.
+"$bw" drive "kobuki:$tmp/kobuki" --v 0.2 --for 2 >"$tmp/drive.out" 2>"$tmp/drive.err"
+status=$?
+last=$(tail -n 1 "$tmp/drive.out")
+x=$(field x "$last")
+lines=$(grep -c '"online":true' "$tmp/drive.out")
+[ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
+within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
+[ "$lines" -ge 20 ] && pass "$lines state lines (one per 100 ms)" || fail "only $lines state lines"
+v=$(field v "$last")
+within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving at the end: v = $v"
+
+# 2. Record both directions, then decode the record.
+"$bw" record "kobuki:$tmp/kobuki" -o "$tmp/rec.jsonl" --for 1 --v 0.1 2>"$tmp/rec.err"
+status=$?
+[ "$status" = 0 ] && pass "record: $(cat "$tmp/rec.err")" || fail "record exited $status: $(cat "$tmp/rec.err")"
+head -n 1 "$tmp/rec.jsonl" | grep -q '"botwire_record":1' && pass "record header" || fail "record header"
+"$bw" decode --proto kobuki "$tmp/rec.jsonl" >"$tmp/rec.dec" 2>"$tmp/dec.err" || fail "decode of a record: $(cat "$tmp/dec.err")"
+fb=$(grep -c '"type":"basic_sensor_data".*"from":"robot"' "$tmp/rec.dec")
+cmd=$(grep -c '"type":"base_control".*"from":"host"' "$tmp/rec.dec")
+[ "$fb" -ge 40 ] && [ "$fb" -le 60 ] && pass "record: $fb feedback frames in 1 s (50 Hz)" || fail "record: $fb feedback frames"
+[ "$cmd" -ge 40 ] && pass "record: $cmd base control commands from the host" || fail "record: $cmd commands"
+grep -q '"type":"base_control","speed":100,"radius":0' "$tmp/rec.dec" && pass "record: the 0.1 m/s command" ||
+    fail "record: no 0.1 m/s command"
+tail -n 1 "$tmp/rec.dec" | grep -q '"checksum_errors":0,"length_errors":0' && pass "record decodes cleanly" ||
+    fail "record stats: $(tail -n 1 "$tmp/rec.dec")"
+robot_only=$("$bw" decode --proto kobuki --from robot "$tmp/rec.jsonl" | grep -c '"from":"host"')
+[ "$robot_only" = 0 ] && pass "decode --from robot of a record" || fail "--from robot let $robot_only host lines through"
+
+# 3. SIGTERM to a driving client: it stops the robot before it goes.
+mkfifo "$tmp/lines"
+"$bw" drive "kobuki:$tmp/kobuki" --v 0.3 >"$tmp/lines" 2>/dev/null &
+drv=$!
+n=0
+while read -r line; do
+    n=$((n + 1))
+    [ "$n" = 5 ] && kill -TERM "$drv"
+    last=$line
+done <"$tmp/lines"
+wait "$drv"
+status=$?
+[ "$status" = 130 ] && pass "drive ends with status 130 on SIGTERM" || fail "drive status $status on SIGTERM"
+v=$(field v "$last")
+within "$v" 0 0.01 && pass "SIGTERM: robot stopped (final v = $v)" || fail "SIGTERM: final line $last"
+
+# 4. Ctrl-C stops the emulator cleanly and removes its link.
+kill -INT "$sim"
+wait "$sim"
+status=$?
+sim=
+[ "$status" = 0 ] && pass "emulator stops cleanly on SIGINT" || fail "emulator exit status $status"
+[ ! -e "$tmp/kobuki" ] && [ ! -L "$tmp/kobuki" ] && pass "link removed" || fail "link left behind"
+grep -q "botwire sim: stopped" "$tmp/sim.err" && pass "$(cat "$tmp/sim.err")" || fail "no summary from the emulator"
+
+# 5. A robot that is not there: a clear error, not a hang.
+"$bw" drive "kobuki:$tmp/kobuki" --v 0.1 --for 1 >/dev/null 2>"$tmp/err"
+status=$?
+[ "$status" = 1 ] && grep -q "cannot open" "$tmp/err" && pass "no robot: $(cat "$tmp/err")" ||
+    fail "no robot: status $status, $(cat "$tmp/err")"
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all real-time checks passed"

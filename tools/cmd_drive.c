@@ -1,0 +1,220 @@
+/* `botwire drive`: drive a robot and print its state as JSON Lines. */
+#include <getopt.h>
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+#define PRINT_PERIOD 0.1
+#define ONLINE_WAIT 3.0  /* s to wait for the robot to answer */
+#define SETTLE_MAX 1.0   /* s to let the robot come to rest after the stop */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: botwire drive URL [--v M/S] [--w RAD/S] [--for SECONDS] [--square SIDE] [--fast]\n"
+            "\n"
+            "Drives a robot and prints one JSON line of state every 100 ms: t (s), x, y (m),\n"
+            "theta (rad), v (m/s), w (rad/s), bumper, cliff (bit masks), battery (V), online.\n"
+            "Events (bump, cliff, wheel_drop, offline, ...) are printed as they happen as\n"
+            "{\"t\":..,\"event\":..,\"on\":..,\"mask\":..}. Then the robot is stopped; the last line\n"
+            "is the final state. Ctrl-C stops the robot and ends the run.\n"
+            "\n"
+            "URL: kobuki:/dev/ttyUSB0, kobuki:/path/to/pty, sim:kobuki (the emulated robot\n"
+            "in this process; ?world=FILE&noise=X&seed=N).\n"
+            "\n"
+            "  --v M/S          forward speed (default 0; with --square the leg speed, 0.2)\n"
+            "  --w RAD/S        turn rate, counter-clockwise positive (default 0; with\n"
+            "                   --square the turn rate, 0.8)\n"
+            "  --for SECONDS    drive this long (default: until Ctrl-C, or the square ends)\n"
+            "  --square SIDE    drive a square of SIDE metres by odometry, turning left; a\n"
+            "                   bump, cliff or wheel drop stops it early (exit status 1)\n"
+            "  --fast           sim: URLs only: run in virtual time, as fast as possible\n"
+            "  -h, --help       this help\n");
+}
+
+static void print_state(FILE *out, const bw_base_state_t *s, double t)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "t", json_real(round(t * 1000) / 1000));
+    json_object_set_new(o, "x", json_real(s->pose.x));
+    json_object_set_new(o, "y", json_real(s->pose.y));
+    json_object_set_new(o, "theta", json_real(s->pose.theta));
+    json_object_set_new(o, "v", json_real(s->v));
+    json_object_set_new(o, "w", json_real(s->w));
+    json_object_set_new(o, "bumper", json_integer(s->bumpers));
+    json_object_set_new(o, "cliff", json_integer(s->cliffs));
+    json_object_set_new(o, "battery", json_real(s->battery));
+    json_object_set_new(o, "online", json_boolean(s->online));
+    json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    fputc('\n', out);
+    json_decref(o);
+}
+
+static void print_event(FILE *out, const bw_event_t *ev, double t0)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "t", json_real(round((ev->t - t0) * 1000) / 1000));
+    json_object_set_new(o, "event", json_string(bw_event_name(ev->type)));
+    json_object_set_new(o, "on", json_boolean(ev->on));
+    json_object_set_new(o, "mask", json_integer(ev->mask));
+    json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    fputc('\n', out);
+    json_decref(o);
+}
+
+/* The clock of the run: the wall clock, or virtual time that jumps to each
+ * deadline. */
+typedef struct {
+    bool fast;
+    double now;
+} run_clock_t;
+
+static void advance(run_clock_t *c, bw_base_t *b, double until)
+{
+    double next = fmin(bw_base_next_deadline(b), until);
+    if (c->fast) {
+        c->now = fmax(c->now, next);
+    } else {
+        cli_wait(bw_base_fd(b), next);
+        c->now = cli_now();
+    }
+    bw_base_poll(b, c->now);
+}
+
+int cmd_drive(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "v", required_argument, NULL, 'v' },      { "w", required_argument, NULL, 'w' },
+        { "for", required_argument, NULL, 'f' },    { "square", required_argument, NULL, 's' },
+        { "fast", no_argument, NULL, 'F' },         { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    double v = 0, w = 0, duration = INFINITY, side = 0;
+    bool have_v = false, have_w = false, fast = false;
+    int c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'v':
+            if (cli_number("drive", "--v", optarg, -5, 5, &v) < 0)
+                return 2;
+            have_v = true;
+            break;
+        case 'w':
+            if (cli_number("drive", "--w", optarg, -20, 20, &w) < 0)
+                return 2;
+            have_w = true;
+            break;
+        case 'f':
+            if (cli_number("drive", "--for", optarg, 0, 1e6, &duration) < 0)
+                return 2;
+            break;
+        case 's':
+            if (cli_number("drive", "--square", optarg, 0.05, 100, &side) < 0)
+                return 2;
+            break;
+        case 'F': fast = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        cli_error("drive", optind == argc ? "a robot URL is required (e.g. sim:kobuki)"
+                                          : "only one robot URL, please");
+        return 2;
+    }
+    const char *url = argv[optind];
+    if (fast && strncmp(url, "sim:", 4) != 0) {
+        cli_error("drive", "--fast needs a sim: URL (a real robot runs in real time)");
+        return 2;
+    }
+    bool square = side > 0;
+    if (square) {
+        v = have_v ? fabs(v) : 0.2;
+        w = have_w ? fabs(w) : 0.8;
+        if (v < 0.02 || w < 0.05) {
+            cli_error("drive", "--square needs --v >= 0.02 and --w >= 0.05");
+            return 2;
+        }
+    }
+
+    run_clock_t clk = { fast, fast ? 0.0 : cli_now() };
+    char err[256];
+    bw_base_t *b;
+    if (bw_base_open(&b, url, NULL, clk.now, err, sizeof err) < 0) {
+        cli_error("drive", "%s", err);
+        return 1;
+    }
+    cli_catch_signals();
+    const bw_base_state_t *st = bw_base_state(b);
+
+    double give_up = clk.now + ONLINE_WAIT;
+    while (!st->online && !cli_interrupted && clk.now < give_up)
+        advance(&clk, b, give_up);
+    if (!st->online) {
+        if (!cli_interrupted)
+            cli_error("drive", "no answer from %s within %.0f s", url, ONLINE_WAIT);
+        bw_base_close(b, clk.now);
+        return cli_interrupted ? 130 : 1;
+    }
+    bw_event_t ev;
+    while (bw_base_next_event(b, &ev))
+        ; /* coming online is the start, not news */
+
+    double t0 = clk.now, next_print = t0, end = t0 + duration;
+    bw_square_t sq;
+    if (square)
+        bw_square_init(&sq, st->pose, side, v, w);
+    const char *stopped_by = NULL;
+    int status = 0;
+    for (;;) {
+        while (bw_base_next_event(b, &ev)) {
+            print_event(stdout, &ev, t0);
+            bool hazard = ev.on && (ev.type == BW_EV_BUMP || ev.type == BW_EV_CLIFF ||
+                                    ev.type == BW_EV_WHEEL_DROP);
+            if (square && hazard && !stopped_by)
+                stopped_by = bw_event_name(ev.type);
+        }
+        while (clk.now >= next_print - 1e-9) {
+            print_state(stdout, st, next_print - t0);
+            next_print += PRINT_PERIOD;
+        }
+        fflush(stdout);
+        if (cli_interrupted || stopped_by || clk.now >= end)
+            break;
+        double cv = v, cw = w;
+        if (square && !bw_square_step(&sq, st->pose, &cv, &cw))
+            break;
+        bw_base_drive(b, cv, cw, clk.now);
+        advance(&clk, b, fmin(next_print, end));
+    }
+
+    /* Stop, and let the robot come to rest before the final word; a second
+     * Ctrl-C cuts that short. */
+    int signalled = cli_interrupted;
+    cli_interrupted = 0;
+    bw_base_stop(b, clk.now);
+    double settle_end = clk.now + SETTLE_MAX;
+    do {
+        advance(&clk, b, fmin(settle_end, clk.now + PRINT_PERIOD));
+    } while (clk.now < settle_end && !cli_interrupted &&
+             (fabs(st->v) > 0.005 || fabs(st->w) > 0.01) && st->online);
+    while (bw_base_next_event(b, &ev))
+        print_event(stdout, &ev, t0);
+    print_state(stdout, st, clk.now - t0);
+    if (stopped_by) {
+        cli_error("drive", "square stopped early by a %s event at t=%.2f s", stopped_by,
+                  clk.now - t0);
+        status = 1;
+    } else if (signalled || cli_interrupted) {
+        status = 130;
+    }
+    bw_base_close(b, clk.now);
+    if (fflush(stdout) != 0) {
+        cli_error("drive", "cannot write output");
+        return 1;
+    }
+    return status;
+}
