@@ -1,4 +1,5 @@
-/* Benchmarks of the protocol codecs, run by `botwire bench` and `make bench`. */
+/* Benchmarks of the protocol codecs and the emulated robots, run by
+ * `botwire bench` and `make bench`. */
 #ifndef BOTWIRE_BENCH_H
 #define BOTWIRE_BENCH_H
 
@@ -12,15 +13,37 @@ typedef struct {
     double frames_per_s; /* frames per second, full decode */
     size_t stream_bytes; /* size of the benchmark stream */
     long heap_allocs;    /* allocations during the timed loops; -1 if not counted */
-    double sim_hour_s;   /* wall seconds for one hour of robot time; -1 if not run */
+    double sim_hour_s;   /* wall seconds for one hour of robot time; -1 on failure */
 } bench_result_t;
 
-/* Runs the Kobuki parser benchmark for about `seconds` per measurement. */
-int bench_kobuki(double seconds, bench_result_t *r);
+#include "botwire/wire.h"
 
-/* Runs the emulated Kobuki and its driver for robot_seconds of virtual time,
- * driving squares; returns the wall seconds taken, or -1 on failure. */
-double bench_kobuki_hour(double robot_seconds);
+/* A pass over a stream: returns something computed from what was parsed, so
+ * the work cannot be optimised away, and adds the frames seen to *frames.
+ * ctx is the protocol's framing (passes that need it). */
+typedef uint64_t (*bench_pass_fn)(const void *ctx, const uint8_t *stream, size_t len,
+                                  uint64_t *frames);
+
+/* One protocol: its emulated robot's URL, its framing (for the framing and
+ * checksum pass, the same for every protocol), and its full decode pass. */
+typedef struct {
+    const char *name;
+    const char *sim_url;
+    double capture_seconds; /* robot time recorded for the stream */
+    const bw_framing_t *(*framing)(void);
+    bench_pass_fn decode;
+} bench_proto_t;
+
+extern const bench_proto_t bench_kobuki;
+extern const bench_proto_t bench_p2os;
+
+/* Measures a protocol for about `seconds` per measurement. The stream is
+ * what its emulated robot sends while driving squares, recorded off the
+ * link; then one hour of robot time of robot and driver is timed. */
+int bench_run(const bench_proto_t *proto, double seconds, bench_result_t *r);
+
+/* Reads arrive in chunks of this size, as from a serial port or a file. */
+#define BENCH_CHUNK 4096
 
 /* Heap allocations made so far by this process, or -1 where they cannot be
  * counted (sanitizer builds replace the allocator). */
@@ -28,13 +51,5 @@ long bench_alloc_count(void);
 
 /* Monotonic seconds. */
 double bench_now(void);
-
-/*
- * A realistic Kobuki feedback stream: `frames` frames at 50 Hz as a robot
- * sends them (core, docking IR, inertial, cliff, current, raw gyro with 2 or
- * 3 samples, general-purpose input), the robot driving slowly forward.
- * Returns the bytes written (stops before a frame that would not fit).
- */
-size_t bench_kobuki_stream(uint8_t *buf, size_t cap, unsigned frames, uint32_t seed);
 
 #endif

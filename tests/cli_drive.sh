@@ -5,29 +5,7 @@
 set -u
 bw=$1
 data=$2/data
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-pass() { echo "ok: $*"; }
-field() { echo "$2" | sed -E "s/.*\"$1\":(-?[0-9.e+-]+).*/\1/"; }
-within() { awk -v x="$1" -v want="$2" -v tol="$3" 'BEGIN { d = x - want; exit !(d <= tol && -d <= tol) }'; }
-expect_error() {
-    name=$1 want=$2 pattern=$3
-    shift 3
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        fail "$name: exit $got, wanted $want ($(cat "$tmp/err"))"
-    elif [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q -e "$pattern" "$tmp/err"; then
-        fail "$name: error message: $(cat "$tmp/err")"
-    else
-        pass "$name ($(cat "$tmp/err"))"
-    fi
-}
+. "$(dirname "$0")/testlib.sh"
 
 # A 1 m square, by odometry, in virtual time: back to the start.
 "$bw" drive sim:kobuki --fast --square 1 >"$tmp/sq.out" 2>"$tmp/sq.err"
@@ -49,9 +27,21 @@ x=$(field x "$(tail -n 1 "$tmp/bump.out")")
 within "$x" 1.823 0.01 && pass "stopped at the box: x=$x" || fail "x=$x at the end"
 
 # A square too big for the room: the box stops it early, status 1.
-expect_error "square stopped by a bump" 1 "square stopped early by a bump event" \
+expect_failure "square stopped by a bump" 1 "square stopped early by a bump event" \
     "$bw" drive sim:kobuki --fast --square 3
 grep -q '"event":"bump"' "$tmp/out" && pass "the bump is in the output too" || fail "bump not in the output"
+
+# The same for a Pioneer, through the P2OS handshake, in virtual time.
+"$bw" drive sim:p2os --fast --square 1 >"$tmp/p2.out" 2>"$tmp/p2.err"
+status=$?
+last=$(tail -n 1 "$tmp/p2.out")
+x=$(field x "$last")
+y=$(field y "$last")
+[ "$status" = 0 ] && within "$x" 0 0.02 && within "$y" 0 0.02 &&
+    pass "p2os square closes: x=$x y=$y" || fail "p2os square: status $status, $last, $(cat "$tmp/p2.err")"
+"$bw" drive "sim:p2os?model=p2pb" --fast --v 0.3 --for 12 >"$tmp/pb.out" 2>&1
+grep -q '"event":"bump","on":true,"mask":2' "$tmp/pb.out" && pass "PeopleBot bump reported" ||
+    fail "no PeopleBot bump: $(tail -n 3 "$tmp/pb.out")"
 
 # A world from a file.
 "$bw" drive "sim:kobuki?world=$data/worlds/corridor.world" --fast --v 0.2 --for 1 >"$tmp/w.out" 2>&1 &&
@@ -68,6 +58,10 @@ expect_error "bad world in URL" 1 "no-such.world" "$bw" drive "sim:kobuki?world=
 expect_error "sim: unknown family" 2 'no emulated robot for family "hal9000"' "$bw" sim hal9000 --for 0
 expect_error "sim: missing world" 1 "cannot open /no-such.world" "$bw" sim kobuki --world /no-such.world
 expect_error "sim: no family" 2 "which robot" "$bw" sim
+expect_error "sim: unknown model" 2 'no P2OS model "p9"' "$bw" sim p2os --model p9 --for 0
+expect_error "sim: bad --tcp" 2 "--tcp wants" "$bw" sim p2os --tcp host:port
+expect_error "sim: pty and tcp" 2 "one or the other" "$bw" sim p2os --tcp 9000 --pty /tmp/x
+expect_error "drive: bad model" 1 "model=p9" "$bw" drive "sim:p2os?model=p9" --fast --for 1
 expect_error "record: no -o" 2 "-o FILE is required" "$bw" record sim:kobuki
 expect_error "record: unwritable" 1 "cannot create" "$bw" record sim:kobuki -o /no/such/dir/rec
 expect_error "demo: bad side" 2 "--side must be a number" "$bw" demo --side 0.01
@@ -82,5 +76,4 @@ for c in sim drive record; do
         pass "$c --help" || fail "$c --help"
 done
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "all drive/sim CLI checks passed"
+finish "drive/sim CLI"

@@ -4,31 +4,7 @@
 set -u
 bw=$1
 data=$2/data
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-pass() { echo "ok: $*"; }
-
-# expect_error NAME STATUS PATTERN CMD...: exit status, one-line message, no stdout.
-expect_error() {
-    name=$1 want=$2 pattern=$3
-    shift 3
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        fail "$name: exit $got, wanted $want"
-    elif [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q -e "$pattern" "$tmp/err"; then
-        fail "$name: error message: $(cat "$tmp/err")"
-    elif [ -s "$tmp/out" ]; then
-        fail "$name: wrote output despite the error"
-    else
-        pass "$name ($(cat "$tmp/err"))"
-    fi
-}
+. "$(dirname "$0")/testlib.sh"
 
 # 1. Golden vectors from PROTOCOL-NOTES.md.
 got=$(echo '{"type":"base_control","speed":100,"radius":0}' | "$bw" encode --proto kobuki --hex)
@@ -127,5 +103,4 @@ for c in decode encode bench demo; do
 done
 "$bw" --help | grep -q "usage: botwire" && pass "botwire --help" || fail "botwire --help"
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "all CLI checks passed"
+finish "Kobuki CLI"

@@ -4,22 +4,9 @@
 # usage: realtime_kobuki.sh BOTWIRE
 set -u
 bw=$1
-tmp=$(mktemp -d)
+. "$(dirname "$0")/testlib.sh"
 sim=
-cleanup() {
-    [ -n "$sim" ] && kill "$sim" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-pass() { echo "ok: $*"; }
-# field NAME LINE: a number from a JSON line
-field() { echo "$2" | sed -E "s/.*\"$1\":(-?[0-9.e+-]+).*/\1/"; }
-within() { awk -v x="$1" -v want="$2" -v tol="$3" 'BEGIN { d = x - want; exit !(d <= tol && -d <= tol) }'; }
+cleanup() { [ -n "$sim" ] && kill "$sim" 2>/dev/null; }
 
 # The emulator announces its device on its first line: wait for that line
 # (a blocking read on a fifo), never for a guessed time.
@@ -93,5 +80,4 @@ status=$?
 [ "$status" = 1 ] && grep -q "cannot open" "$tmp/err" && pass "no robot: $(cat "$tmp/err")" ||
     fail "no robot: status $status, $(cat "$tmp/err")"
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "all real-time checks passed"
+finish "Kobuki real-time"

@@ -698,6 +698,36 @@ static void test_false_len_255_swallows_good_frames(void **state)
     }
 }
 
+/* Regression: bytes held behind a frame returned from the parser's buffer
+ * were not rescanned, so a held run like 00 55 03 passed for a header when
+ * the stream came a byte at a time (found by the P2OS fuzz harness's
+ * split-against-whole check). */
+static void test_rescan_after_frame_from_buffer(void **state)
+{
+    (void)state;
+    uint8_t s[600];
+    size_t n = 0;
+    s[n++] = 0xAA;
+    s[n++] = 0x55;
+    s[n++] = 0xFF;
+    n = append(s, n, BASE_CONTROL_100, sizeof BASE_CONTROL_100);
+    static const uint8_t trap[] = { 0x00, 0x55, 0x03, 0x01, 0x01, 0x00, 0x03 };
+    n = append(s, n, trap, sizeof trap);
+    memset(s + n, 0x11, 300);
+    n += 300;
+    feeder_t whole, bytewise;
+    feeder_init(&whole);
+    feeder_init(&bytewise);
+    feed(&whole, s, n);
+    feed_bytewise(&bytewise, s, n);
+    finish(&whole);
+    finish(&bytewise);
+    assert_int_equal(whole.nframes, 1);
+    assert_int_equal(bytewise.nframes, 1);
+    assert_memory_equal(bytewise.frames[0], BASE_CONTROL_100 + 3, 6);
+    assert_memory_equal(&whole.p.stats, &bytewise.p.stats, sizeof whole.p.stats);
+}
+
 static void test_gyro_count_disagrees_with_len(void **state)
 {
     (void)state;
@@ -887,6 +917,7 @@ int main(void)
         cmocka_unit_test(test_impossible_lengths),
         cmocka_unit_test(test_len_255_frame),
         cmocka_unit_test(test_false_len_255_swallows_good_frames),
+        cmocka_unit_test(test_rescan_after_frame_from_buffer),
         cmocka_unit_test(test_gyro_count_disagrees_with_len),
         cmocka_unit_test(test_mis_sized_and_overrunning_subpayloads),
         cmocka_unit_test(test_truncated_at_end_of_stream),

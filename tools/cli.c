@@ -359,6 +359,7 @@ json_t *jm_stats(const bw_parse_stats_t *s)
 
 static const cli_codec_t *const codecs[] = {
     &cli_codec_kobuki,
+    &cli_codec_p2os,
 };
 
 const cli_codec_t *cli_codec_find(const char *name)

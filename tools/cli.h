@@ -91,6 +91,7 @@ const cli_codec_t *cli_codec_find(const char *name);
 const char *cli_codec_names(void);
 
 extern const cli_codec_t cli_codec_kobuki;
+extern const cli_codec_t cli_codec_p2os;
 
 /* ---- JSON helpers over field descriptors ---------------------------------- */
 

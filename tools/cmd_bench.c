@@ -7,20 +7,17 @@
 #include "cli.h"
 #include "commands.h"
 
-typedef int (*bench_fn)(double seconds, bench_result_t *r);
-
-static const struct {
-    const char *proto;
-    bench_fn fn;
-} benches[] = {
-    { "kobuki", bench_kobuki },
+static const bench_proto_t *const benches[] = {
+    &bench_kobuki,
+    &bench_p2os,
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: botwire bench [--proto P] [--seconds S]\n"
                "\n"
-               "Measures parser throughput on a realistic stream of each protocol and prints\n"
+               "Measures parser throughput on a stream recorded from each protocol's emulated\n"
+               "robot driving squares, and prints\n"
                "one JSON line per protocol: framing_mb_s (framing and checksum only),\n"
                "decode_mb_s and frames_per_s (full decode), heap_allocs during the runs,\n"
                "and sim_hour_s: wall seconds for one hour of robot time (emulated robot and\n"
@@ -65,13 +62,14 @@ int cmd_bench(int argc, char **argv)
     }
     bool any = false;
     for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
-        if (proto && strcmp(proto, benches[i].proto) != 0)
+        if (proto && strcmp(proto, benches[i]->name) != 0)
             continue;
         any = true;
-        fprintf(stderr, "botwire bench: %s ...\n", benches[i].proto);
+        fprintf(stderr, "botwire bench: %s ...\n", benches[i]->name);
         bench_result_t r;
-        if (benches[i].fn(seconds, &r) < 0) {
-            cli_error("bench", "%s: out of memory", benches[i].proto);
+        if (bench_run(benches[i], seconds, &r) < 0) {
+            cli_error("bench", "%s: could not record a stream from its emulated robot",
+                      benches[i]->name);
             return 1;
         }
         json_t *o = json_object();

@@ -1,40 +1,178 @@
-/* `botwire sim`: serve an emulated robot on a pseudo-terminal, in real time. */
+/* `botwire sim`: serve an emulated robot on a pseudo-terminal or TCP, in
+ * real time. */
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 
+#define P2OS_TCP_PORT 8101 /* where P2OS simulators conventionally listen */
+
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: botwire sim FAMILY [--world FILE] [--pty LINK] [--noise X] [--seed N] [--for S]\n"
+            "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
+            "                  [--noise X] [--seed N] [--for S]\n"
             "\n"
-            "Runs the emulated robot of FAMILY (kobuki) in a simulated world, in real time,\n"
-            "speaking its protocol on a pseudo-terminal that any program can open as a\n"
-            "serial port. The first line of output names the device:\n"
+            "Runs the emulated robot of FAMILY (kobuki, p2os) in a simulated world, in real\n"
+            "time, speaking its protocol where any program can connect: a pseudo-terminal\n"
+            "(opened like a serial port; the default for kobuki) or TCP (the default for\n"
+            "p2os, on 127.0.0.1:%d, one client at a time). The first line of output says\n"
+            "where, e.g.\n"
             "  botwire sim: kobuki on /dev/pts/5 (link /tmp/kobuki)\n"
+            "  botwire sim: p2os p2dx on tcp://127.0.0.1:%d\n"
             "Ctrl-C stops it (and removes the link).\n"
             "\n"
+            "  --model M        the model (p2os: p2dx, p2pb, p2at; default p2dx)\n"
             "  --world FILE     the world to move in (default: the built-in 5 m x 4 m room)\n"
-            "  --pty LINK       also make LINK a symlink to the pty (replaced if it exists)\n"
+            "  --pty LINK       serve on a pty, and make LINK a symlink to it\n"
+            "  --tcp [HOST:]PORT  serve on TCP (HOST default 127.0.0.1)\n"
             "  --noise X        wheel slip and encoder noise, 1 = nominal (default 0)\n"
             "  --seed N         noise seed (default 1)\n"
             "  --for S          stop after S seconds (default: run until stopped)\n"
-            "  -h, --help       this help\n");
+            "  -h, --help       this help\n",
+            P2OS_TCP_PORT, P2OS_TCP_PORT);
+}
+
+typedef struct {
+    bw_device_t *dev;
+    uint64_t dropped; /* output bytes nobody took */
+} server_t;
+
+/* Host bytes in, time forward, robot bytes out. Returns what the port said
+ * (0, or BW_ECLOSED when the client left). */
+static int pump(server_t *s, bw_port_t *port, double now)
+{
+    uint8_t buf[4096];
+    int n = 0;
+    while (port && (n = bw_port_read(port, buf, sizeof buf)) > 0)
+        bw_device_input(s->dev, buf, (size_t)n, now);
+    bw_device_step(s->dev, now);
+    size_t out;
+    while ((out = bw_device_output(s->dev, buf, sizeof buf)) > 0) {
+        int w = port && n >= 0 ? bw_port_write(port, buf, out) : 0;
+        /* Nobody reading: the rest is lost, as on a real line. */
+        if (w < (int)out)
+            s->dropped += out - (size_t)(w > 0 ? w : 0);
+    }
+    return n < 0 ? n : 0;
+}
+
+/* Waits for any of the descriptors (-1 entries ignored) or the deadline. */
+static void wait_any(const int *fds, int nfds, double until)
+{
+    struct pollfd p[4];
+    nfds_t k = 0;
+    for (int i = 0; i < nfds; i++)
+        if (fds[i] >= 0)
+            p[k++] = (struct pollfd){ fds[i], POLLIN, 0 };
+    double left = until - cli_now();
+    if (left > 0)
+        poll(p, k, (int)ceil(fmin(left, 3600.0) * 1000.0));
+}
+
+static int serve_pty(server_t *s, const char *family, const char *model, const char *link,
+                     double end)
+{
+    char err[512], slave[256];
+    bw_port_t *pty;
+    if (bw_pty_open(&pty, slave, sizeof slave, link, err, sizeof err) < 0) {
+        cli_error("sim", "%s", err);
+        return 1;
+    }
+    printf("botwire sim: %s%s%s on %s", family, model ? " " : "", model ? model : "", slave);
+    if (link)
+        printf(" (link %s)", link);
+    printf("\n");
+    fflush(stdout);
+    int status = 0;
+    while (!cli_interrupted && cli_now() < end) {
+        int fd = bw_port_fd(pty);
+        wait_any(&fd, 1, fmin(bw_device_next_deadline(s->dev), end));
+        int rc = pump(s, pty, cli_now());
+        if (rc < 0) {
+            cli_error("sim", "pty failed: %s", bw_strerror(rc));
+            status = 1;
+            break;
+        }
+    }
+    bw_port_close(pty);
+    return status;
+}
+
+static int serve_tcp(server_t *s, const char *family, const char *model, const char *host,
+                     int port, double end)
+{
+    char err[512];
+    bw_listener_t *l;
+    if (bw_listener_open(&l, host, port, err, sizeof err) < 0) {
+        cli_error("sim", "%s", err);
+        return 1;
+    }
+    printf("botwire sim: %s%s%s on tcp://%s:%d\n", family, model ? " " : "", model ? model : "",
+           host && *host ? host : "127.0.0.1", bw_listener_port(l));
+    fflush(stdout);
+    bw_port_t *client = NULL;
+    while (!cli_interrupted && cli_now() < end) {
+        int fds[2] = { bw_listener_fd(l), client ? bw_port_fd(client) : -1 };
+        wait_any(fds, 2, fmin(bw_device_next_deadline(s->dev), end));
+        double now = cli_now();
+        bw_port_t *c;
+        while (bw_listener_accept(l, &c) == 1) {
+            if (client) {
+                /* One client at a time: a second one is told so by a close. */
+                fprintf(stderr, "botwire sim: refused %s: a client is connected\n",
+                        bw_port_name(c));
+                bw_port_close(c);
+                continue;
+            }
+            client = c;
+            fprintf(stderr, "botwire sim: client %s connected\n", bw_port_name(client));
+            bw_device_link(s->dev, true, now);
+        }
+        if (pump(s, client, now) < 0) {
+            fprintf(stderr, "botwire sim: client %s left\n", bw_port_name(client));
+            bw_device_link(s->dev, false, now);
+            bw_port_close(client);
+            client = NULL;
+        }
+    }
+    bw_port_close(client);
+    bw_listener_close(l);
+    return 0;
+}
+
+/* "[HOST:]PORT" */
+static int parse_hostport(const char *text, char *host, size_t cap, int *port)
+{
+    const char *colon = strrchr(text, ':');
+    const char *num = colon ? colon + 1 : text;
+    char *end;
+    long p = strtol(num, &end, 10);
+    if (!*num || *end || p < 0 || p > 65535)
+        return -1;
+    size_t n = colon ? (size_t)(colon - text) : 0;
+    if (n >= cap)
+        return -1;
+    memcpy(host, text, n);
+    host[n] = 0;
+    *port = (int)p;
+    return 0;
 }
 
 int cmd_sim(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "world", required_argument, NULL, 'W' }, { "pty", required_argument, NULL, 'p' },
+        { "tcp", required_argument, NULL, 't' },   { "model", required_argument, NULL, 'm' },
         { "noise", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
         { "for", required_argument, NULL, 'f' },   { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *world_path = NULL, *link = NULL;
+    const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
     int c;
     optind = 0;
@@ -42,6 +180,8 @@ int cmd_sim(int argc, char **argv)
         switch (c) {
         case 'W': world_path = optarg; break;
         case 'p': link = optarg; break;
+        case 't': tcp = optarg; break;
+        case 'm': model = optarg; break;
         case 'n':
             if (cli_number("sim", "--noise", optarg, 0, 100, &noise) < 0)
                 return 2;
@@ -59,10 +199,22 @@ int cmd_sim(int argc, char **argv)
         }
     }
     if (optind != argc - 1) {
-        cli_error("sim", optind == argc ? "which robot? (botwire sim kobuki)" : "one robot at a time");
+        cli_error("sim", optind == argc ? "which robot? (botwire sim kobuki, botwire sim p2os)"
+                                        : "one robot at a time");
+        return 2;
+    }
+    if (link && tcp) {
+        cli_error("sim", "--pty and --tcp: one or the other");
         return 2;
     }
     const char *family = argv[optind];
+    char host[128] = "127.0.0.1";
+    int tcp_port = P2OS_TCP_PORT;
+    if (tcp && parse_hostport(tcp, host, sizeof host, &tcp_port) < 0) {
+        cli_error("sim", "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
+        return 2;
+    }
+    bool use_tcp = tcp || (!link && strcmp(family, "p2os") == 0);
 
     char err[512];
     static bw_world_t world;
@@ -77,61 +229,28 @@ int cmd_sim(int argc, char **argv)
     }
     o.noise = noise;
     o.seed = (uint64_t)seed;
+    o.model = model;
 
     double t = cli_now();
-    bw_device_t *dev;
-    if (bw_device_create(&dev, family, &o, t, err, sizeof err) < 0) {
+    server_t s = { 0 };
+    if (bw_device_create(&s.dev, family, &o, t, err, sizeof err) < 0) {
         cli_error("sim", "%s", err);
         return 2;
     }
-    bw_port_t *pty;
-    char slave[256];
-    if (bw_pty_open(&pty, slave, sizeof slave, link, err, sizeof err) < 0) {
-        cli_error("sim", "%s", err);
-        bw_device_destroy(dev);
-        return 1;
-    }
+    if (!model && strcmp(family, "p2os") == 0)
+        model = "p2dx";
     cli_catch_signals();
-    if (link)
-        printf("botwire sim: %s on %s (link %s)\n", family, slave, link);
-    else
-        printf("botwire sim: %s on %s\n", family, slave);
-    fflush(stdout);
-
-    const double end = t + duration;
-    uint64_t dropped = 0;
-    int status = 0;
-    uint8_t buf[4096];
-    while (!cli_interrupted && t < end) {
-        cli_wait(bw_port_fd(pty), fmin(bw_device_next_deadline(dev), end));
-        t = cli_now();
-        int n;
-        while ((n = bw_port_read(pty, buf, sizeof buf)) > 0)
-            bw_device_input(dev, buf, (size_t)n, t);
-        if (n < 0) {
-            cli_error("sim", "pty failed: %s", bw_strerror(n));
-            status = 1;
-            break;
-        }
-        bw_device_step(dev, t);
-        size_t out;
-        while ((out = bw_device_output(dev, buf, sizeof buf)) > 0) {
-            int w = bw_port_write(pty, buf, out);
-            /* Nobody reading: the rest is lost, as on a real line. */
-            if (w < (int)out)
-                dropped += out - (size_t)(w > 0 ? w : 0);
-        }
-    }
-    const bw_parse_stats_t *s = bw_device_stats(dev);
-    const bw_sim_t *sim = bw_device_sim(dev);
+    int status = use_tcp ? serve_tcp(&s, family, model, host, tcp_port, t + duration)
+                         : serve_pty(&s, family, model, link, t + duration);
+    const bw_parse_stats_t *st = bw_device_stats(s.dev);
+    const bw_sim_t *sim = bw_device_sim(s.dev);
     fprintf(stderr,
             "botwire sim: stopped; %llu command frames (%llu rejected), %llu output bytes "
             "unread, robot at (%.3f, %.3f, %.1f deg)\n",
-            (unsigned long long)s->frames,
-            (unsigned long long)(s->checksum_errors + s->length_errors),
-            (unsigned long long)dropped, sim->body.pose.x, sim->body.pose.y,
+            (unsigned long long)st->frames,
+            (unsigned long long)(st->checksum_errors + st->length_errors),
+            (unsigned long long)s.dropped, sim->body.pose.x, sim->body.pose.y,
             sim->body.pose.theta * 180 / BW_PI);
-    bw_port_close(pty);
-    bw_device_destroy(dev);
+    bw_device_destroy(s.dev);
     return status;
 }

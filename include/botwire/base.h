@@ -36,6 +36,7 @@
 
 #include "botwire/device.h"
 #include "botwire/geom.h"
+#include "botwire/port.h"
 #include "botwire/wire.h"
 
 #ifdef __cplusplus
@@ -92,6 +93,19 @@ typedef enum {
     BW_CHARGE_CHARGED,
 } bw_charge_t;
 
+/* One range sensor (a sonar): where it sits on the robot, and its latest
+ * reading with the robot's odometry pose when it came, so a reading can be
+ * placed in the world even after the robot has moved. */
+typedef struct {
+    bw_pose_t mount;  /* on the robot: m, m, rad (0 ahead, CCW positive) */
+    double max_range; /* m; a reading at max_range saw nothing */
+    double range;     /* m; 0 until the first reading */
+    double t;         /* caller time of the reading; 0 until the first */
+    bw_pose_t at;     /* odometry pose of the robot at that time */
+} bw_range_t;
+
+#define BW_BASE_MAX_RANGES 32
+
 typedef struct {
     double t;            /* caller time of the last valid frame */
     bool online;
@@ -105,7 +119,10 @@ typedef struct {
     double battery;      /* V; 0 when unknown */
     bw_charge_t charging;
     char firmware[32];   /* "1.2.0", empty until known */
-    char hardware[32];
+    char hardware[32];   /* "1.0.4", or a model such as "Pioneer p2dx" */
+    char name[32];       /* the robot's own name, if it has one */
+    unsigned nranges;    /* range sensors (BW_CAP_SONAR) */
+    bw_range_t ranges[BW_BASE_MAX_RANGES];
     uint64_t reconnects; /* times the port was reopened */
     bw_parse_stats_t link; /* what the parser accepted and dropped */
     uint64_t events_dropped; /* events lost because nobody read them */
@@ -146,6 +163,14 @@ typedef struct {
  */
 int bw_base_open(bw_base_t **base, const char *url, const bw_base_options_t *opt, double now,
                  char *err, size_t errlen);
+/*
+ * Opens a robot of a family on a port the caller opened (any transport the
+ * library does not know). The base takes the port in every case (closing it
+ * if the open fails) and cannot reopen it: a lost link stays offline.
+ */
+int bw_base_open_port(bw_base_t **base, const char *family, bw_port_t *port,
+                      const bw_base_options_t *opt, double now, char *err, size_t errlen);
+
 /* Stops the robot (and ends its session, for families that have one), then
  * closes the port and frees the base. NULL is fine. */
 void bw_base_close(bw_base_t *base, double now);
@@ -167,6 +192,8 @@ double bw_base_next_deadline(const bw_base_t *base);
 const bw_base_state_t *bw_base_state(const bw_base_t *base);
 /* Takes the oldest pending event: 1 with *ev filled, 0 if there is none. */
 int bw_base_next_event(bw_base_t *base, bw_event_t *ev);
+/* What this base can do (BW_CAP_*); may grow once the robot has said what
+ * model it is. */
 uint32_t bw_base_caps(const bw_base_t *base);
 const char *bw_base_family(const bw_base_t *base);
 /* The in-process emulated robot of a sim: URL, or NULL. */

@@ -17,7 +17,7 @@ extern "C" {
  * Drives a square of side `side` metres, turning left at each corner, by
  * odometry: straight legs toward each corner holding the leg's heading,
  * slowing as the corner nears, then turns in place to the next heading; it
- * ends at the start pose. Corners within 1 mm, headings within 0.1 degree.
+ * ends at the start pose. Corners within 1 mm, headings within 0.2 degree.
  */
 typedef struct {
     bw_pose_t start;

@@ -7,6 +7,7 @@
 
 #include "botwire/wire.h"
 #include "botwire/kobuki.h"
+#include "botwire/p2os.h"
 #include "botwire/geom.h"
 #include "botwire/sim.h"
 #include "botwire/port.h"

@@ -238,12 +238,11 @@ typedef struct {
     uint8_t len;
 } bw_kobuki_frame_t;
 
-typedef struct {
-    bw_parse_stats_t stats;
-    uint16_t held; /* bytes in buf: a frame candidate starting AA 55 */
-    uint16_t drop; /* leading bytes of buf returned as a frame last call */
-    uint8_t buf[BW_KOBUKI_MAX_FRAME];
-} bw_kobuki_parser_t;
+/* The shared framer (wire.h), set up for Kobuki frames. */
+typedef bw_framer_t bw_kobuki_parser_t;
+
+/* Kobuki framing: AA 55, LEN 3..255 at offset 2, LEN + 4 bytes, XOR check. */
+const bw_framing_t *bw_kobuki_framing(void);
 
 void bw_kobuki_parser_init(bw_kobuki_parser_t *p);
 

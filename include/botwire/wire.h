@@ -124,6 +124,61 @@ typedef struct {
 /* Adds every counter of src into dst. */
 void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src);
 
+/* ---- framing: header, length byte, checksum ----------------------------- */
+
+/*
+ * Frames of the shape `H0 H1 .. LEN .. CHECK`: two fixed header bytes, a
+ * length byte at a fixed place, a total size of LEN + overhead, and the
+ * protocol's own check. Kobuki, P2OS and rflex frames are of this kind, and
+ * one streaming framer serves them all.
+ */
+typedef struct {
+    uint8_t header[2];
+    uint8_t len_at;           /* index of the length byte, 2 or more */
+    uint8_t len_min, len_max; /* legal length-byte values */
+    uint8_t overhead;         /* frame size = length byte + overhead */
+    /* True if a complete frame (`size` bytes from its first header byte)
+     * passes the protocol's checksum, and any trailer it has. */
+    bool (*check)(const uint8_t *frame, size_t size);
+} bw_framing_t;
+
+/* The largest frame a framing here may describe (len_max + overhead). */
+#define BW_FRAMER_MAX 264u
+
+/* A streaming framer: caller-owned, no allocation. */
+typedef struct {
+    const bw_framing_t *fmt;
+    bw_parse_stats_t stats;
+    uint16_t held; /* bytes in buf: a frame candidate starting with the header */
+    uint16_t drop; /* leading bytes of buf returned as a frame last call */
+    uint8_t buf[BW_FRAMER_MAX];
+} bw_framer_t;
+
+void bw_framer_init(bw_framer_t *p, const bw_framing_t *fmt);
+
+/*
+ * Pushes bytes in, any split. Consumes from *data / *len (both advanced) up
+ * to and including the end of the next good frame.
+ *
+ * Returns 1 with *frame (its first header byte) and *size set when a frame is
+ * complete; 0 when all input is consumed and more bytes are needed;
+ * BW_ECHECKSUM or BW_ELENGTH when a candidate was just rejected (counted;
+ * call again). The frame points into the caller's input (no copy) or into the
+ * framer, and stays valid until the next call and while the input is
+ * unchanged. After a rejection the bytes already held are rescanned for the
+ * next header, so a good frame behind garbage or a bad frame is never lost;
+ * every byte is in a frame, counted as skipped, or held.
+ */
+int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uint8_t **frame,
+                    size_t *size);
+
+/*
+ * End of stream: the held candidate can no longer complete; it counts as one
+ * length error, its first byte is skipped and the rest rescanned. Returns as
+ * bw_framer_parse; call until 0, when the framer is empty and reusable.
+ */
+int bw_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size);
+
 /* ---- message field descriptors ---------------------------------------- */
 
 /*

@@ -13,10 +13,11 @@
 #define DEFAULT_COMMAND_TIMEOUT 0.5
 #define DEFAULT_REOPEN_INTERVAL 0.25
 #define TCP_CONNECT_TIMEOUT 0.5
-#define READ_BUDGET 65536 /* bytes per poll, so a flood cannot starve the caller */
+#define READ_BUDGET 65536 /* bytes a read, so a flood cannot starve the caller */
 
 static const bw_driver_ops_t *const drivers[] = {
     &bw_kobuki_driver_ops,
+    &bw_p2os_driver_ops,
 };
 
 /* ---- stop on exit ------------------------------------------------------------ */
@@ -184,6 +185,10 @@ static int open_port(bw_base_t *b, char *err, size_t errlen)
 
 static void try_reopen(bw_base_t *b, double now)
 {
+    if (b->fixed_port) {
+        b->next_reopen = INFINITY;
+        return;
+    }
     if (open_port(b, NULL, 0) < 0) {
         b->port = NULL;
         b->next_reopen = now + b->opt.reopen_interval;
@@ -297,6 +302,50 @@ static void free_base(bw_base_t *b)
     free(b);
 }
 
+/* What every way of opening shares: the driver, the options, the state. */
+static int base_new(bw_base_t **out, const char *family, const bw_base_options_t *opt,
+                    char *err, size_t errlen)
+{
+    *out = NULL;
+    const bw_driver_ops_t *ops = find_driver(family);
+    if (!ops) {
+        snprintf(err, errlen, "unknown robot family \"%s\"", family);
+        return BW_EUNKNOWN;
+    }
+    bw_base_t *b = calloc(1, sizeof *b);
+    void *drv = calloc(1, ops->size);
+    if (!b || !drv) {
+        free(b);
+        free(drv);
+        snprintf(err, errlen, "out of memory");
+        return BW_ENOMEM;
+    }
+    b->slot = -1;
+    b->ops = ops;
+    b->drv = drv;
+    b->caps = ops->caps;
+    if (opt)
+        b->opt = *opt;
+    if (b->opt.link_timeout <= 0)
+        b->opt.link_timeout = ops->link_timeout;
+    if (b->opt.command_timeout == 0)
+        b->opt.command_timeout = DEFAULT_COMMAND_TIMEOUT;
+    if (b->opt.reopen_interval <= 0)
+        b->opt.reopen_interval = DEFAULT_REOPEN_INTERVAL;
+    b->baud = ops->baud;
+    *out = b;
+    return 0;
+}
+
+/* The port is open: the session starts. */
+static void base_start(bw_base_t *b, double now)
+{
+    b->stop_len = b->ops->stop_bytes(b, b->stop, sizeof b->stop);
+    slot_take(b);
+    b->last_frame = now;
+    b->ops->on_open(b, now);
+}
+
 int bw_base_open(bw_base_t **out, const char *url, const bw_base_options_t *opt, double now,
                  char *err, size_t errlen)
 {
@@ -306,47 +355,27 @@ int bw_base_open(bw_base_t **out, const char *url, const bw_base_options_t *opt,
         errlen = sizeof scratch;
     }
     *out = NULL;
-    bw_base_t *b = calloc(1, sizeof *b);
-    if (!b) {
-        snprintf(err, errlen, "out of memory");
-        return BW_ENOMEM;
-    }
-    b->slot = -1;
-    int rc = bw_url_parse(url, &b->url, err, errlen);
+    bw_url_t u;
+    int rc = bw_url_parse(url, &u, err, errlen);
+    if (rc < 0)
+        return rc;
+    bw_base_t *b;
+    rc = base_new(&b, u.family, opt, err, errlen);
     if (rc < 0) {
-        free(b);
+        if (rc == BW_EUNKNOWN)
+            snprintf(err, errlen, "unknown robot family \"%s\" in \"%s\"", u.family, url);
         return rc;
     }
-    b->ops = find_driver(b->url.family);
-    if (!b->ops) {
-        snprintf(err, errlen, "unknown robot family \"%s\" in \"%s\"", b->url.family, url);
-        free(b);
-        return BW_EUNKNOWN;
-    }
-    if (opt)
-        b->opt = *opt;
-    if (b->opt.link_timeout <= 0)
-        b->opt.link_timeout = b->ops->link_timeout;
-    if (b->opt.command_timeout == 0)
-        b->opt.command_timeout = DEFAULT_COMMAND_TIMEOUT;
-    if (b->opt.reopen_interval <= 0)
-        b->opt.reopen_interval = DEFAULT_REOPEN_INTERVAL;
-    b->baud = b->ops->baud;
+    b->url = u;
     const char *baud = bw_url_param(&b->url, "baud");
     double v;
     if (baud && (parse_double(baud, &v) < 0 || v < 50 || v > 4000000 || v != floor(v))) {
         snprintf(err, errlen, "baud=%s: expected a baud rate such as 115200", baud);
-        free(b);
+        free_base(b);
         return BW_EINVAL;
     }
     if (baud)
         b->baud = (int)v;
-    b->drv = calloc(1, b->ops->size);
-    if (!b->drv) {
-        free(b);
-        snprintf(err, errlen, "out of memory");
-        return BW_ENOMEM;
-    }
     rc = b->ops->init ? b->ops->init(b, &b->url, err, errlen) : 0;
     if (rc == 0)
         rc = b->url.kind == BW_URL_SIM ? open_sim(b, now, err, errlen) : open_port(b, err, errlen);
@@ -354,10 +383,40 @@ int bw_base_open(bw_base_t **out, const char *url, const bw_base_options_t *opt,
         free_base(b);
         return rc;
     }
-    b->stop_len = b->ops->stop_bytes(b, b->stop, sizeof b->stop);
-    slot_take(b);
-    b->last_frame = now;
-    b->ops->on_open(b, now);
+    base_start(b, now);
+    *out = b;
+    return 0;
+}
+
+int bw_base_open_port(bw_base_t **out, const char *family, bw_port_t *port,
+                      const bw_base_options_t *opt, double now, char *err, size_t errlen)
+{
+    char scratch[8];
+    if (!err) {
+        err = scratch;
+        errlen = sizeof scratch;
+    }
+    *out = NULL;
+    if (!port || !family) {
+        snprintf(err, errlen, "no port or family given");
+        bw_port_close(port);
+        return BW_EINVAL;
+    }
+    bw_base_t *b;
+    int rc = base_new(&b, family, opt, err, errlen);
+    if (rc < 0) {
+        bw_port_close(port);
+        return rc;
+    }
+    snprintf(b->url.family, sizeof b->url.family, "%s", family);
+    b->fixed_port = true;
+    b->port = port;
+    rc = b->ops->init ? b->ops->init(b, &b->url, err, errlen) : 0;
+    if (rc < 0) {
+        free_base(b);
+        return rc;
+    }
+    base_start(b, now);
     *out = b;
     return 0;
 }
@@ -398,14 +457,12 @@ int bw_base_drive(bw_base_t *b, double v, double w, double now)
 
 int bw_base_stop(bw_base_t *b, double now) { return bw_base_drive(b, 0, 0, now); }
 
-int bw_base_poll(bw_base_t *b, double now)
+/* Reads what the robot sent and hands it to the driver; returns the byte
+ * count. */
+static size_t read_input(bw_base_t *b, double now)
 {
-    if (b->device)
-        pump_device(b, now);
-    if (!b->port && now >= b->next_reopen)
-        try_reopen(b, now);
-    size_t budget = READ_BUDGET;
-    while (b->port && budget > 0) {
+    size_t total = 0;
+    while (b->port && total < READ_BUDGET) {
         uint8_t buf[4096];
         int n = bw_port_read(b->port, buf, sizeof buf);
         if (n == 0)
@@ -417,7 +474,25 @@ int bw_base_poll(bw_base_t *b, double now)
         if (b->tap)
             b->tap(b->tap_ctx, true, buf, (size_t)n, now);
         b->ops->on_input(b, buf, (size_t)n, now);
-        budget -= (size_t)n > budget ? budget : (size_t)n;
+        total += (size_t)n;
+    }
+    return total;
+}
+
+/* An in-process robot answers within the same instant, as over a wire of
+ * no length: the exchange goes back and forth until it is quiet (a
+ * handshake is a few rounds). */
+#define SIM_ROUNDS 8
+
+int bw_base_poll(bw_base_t *b, double now)
+{
+    if (!b->port && now >= b->next_reopen)
+        try_reopen(b, now);
+    for (int round = 0; round < (b->device ? SIM_ROUNDS : 1); round++) {
+        if (b->device)
+            pump_device(b, now);
+        if (read_input(b, now) == 0)
+            break;
     }
     if (b->st.online && now - b->last_frame > b->opt.link_timeout)
         b->st.online = false;
@@ -456,6 +531,6 @@ void bw_base_set_tap(bw_base_t *b, bw_tap_fn fn, void *ctx)
 }
 
 const bw_base_state_t *bw_base_state(const bw_base_t *b) { return &b->st; }
-uint32_t bw_base_caps(const bw_base_t *b) { return b->ops->caps; }
+uint32_t bw_base_caps(const bw_base_t *b) { return b->caps; }
 const char *bw_base_family(const bw_base_t *b) { return b->ops->family; }
 bw_device_t *bw_base_device(bw_base_t *b) { return b->device; }

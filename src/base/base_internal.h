@@ -14,7 +14,8 @@
 typedef struct {
     const char *family;
     size_t size;         /* bytes of driver state (b->drv) */
-    uint32_t caps;       /* BW_CAP_* */
+    uint32_t caps;       /* BW_CAP_* the family always has (drivers may add
+                            to b->caps once they know the model) */
     double link_timeout; /* default seconds without a valid frame before offline */
     int baud;            /* default serial baud rate */
     /* Reads family-specific URL parameters; 0 or BW_EINVAL with err (NULL:
@@ -46,6 +47,8 @@ struct bw_base {
     const bw_driver_ops_t *ops;
     void *drv;
     bw_url_t url;
+    bool fixed_port;       /* opened on the caller's port: never reopened */
+    uint32_t caps;
     bw_base_options_t opt;
     int baud;
     bw_port_t *port;       /* NULL while the link is down */
@@ -76,5 +79,6 @@ void bw_base_frame_ok(bw_base_t *b, double now);
 int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now);
 
 extern const bw_driver_ops_t bw_kobuki_driver_ops;
+extern const bw_driver_ops_t bw_p2os_driver_ops;
 
 #endif

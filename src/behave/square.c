@@ -3,13 +3,15 @@
 
 #include "botwire/behave.h"
 
+/* Tolerances a robot with coarse units can still meet: P2OS headings come in
+ * 0.088 degree steps and its turn rates in whole degrees per second. */
 #define DIST_TOL 0.001   /* m */
-#define ANGLE_TOL 0.0015 /* rad */
+#define ANGLE_TOL 0.0035 /* rad, 0.2 degree */
 #define K_DIST 1.5       /* 1/s: speed per metre to go */
 #define K_HOLD 2.0       /* 1/s: heading correction on a leg */
 #define K_TURN 2.0       /* 1/s */
 #define V_MIN 0.02       /* creeping speeds near the goal, so it is reached */
-#define W_MIN 0.05
+#define W_MIN 0.03
 
 void bw_square_init(bw_square_t *sq, bw_pose_t start, double side, double v_max, double w_max)
 {

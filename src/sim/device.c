@@ -7,6 +7,7 @@
 
 static const bw_device_ops_t *const families[] = {
     &bw_kobuki_device_ops,
+    &bw_p2os_device_ops,
 };
 
 void bw_device_options_init(bw_device_options_t *o)

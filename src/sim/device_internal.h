@@ -40,5 +40,6 @@ struct bw_device {
 void bw_device_emit(bw_device_t *d, const uint8_t *bytes, size_t n);
 
 extern const bw_device_ops_t bw_kobuki_device_ops;
+extern const bw_device_ops_t bw_p2os_device_ops;
 
 #endif

@@ -191,156 +191,51 @@ void bw_kobuki_msg_init(bw_kobuki_msg_t *msg, bw_kobuki_type_t type)
     msg->length = size > 2 ? (uint8_t)(size - 2) : 0;
 }
 
-/* ---- parser ------------------------------------------------------------- */
+/* ---- framing -------------------------------------------------------------- */
 
-void bw_kobuki_parser_init(bw_kobuki_parser_t *p)
+/* CS is the XOR of LEN and the payload, so the XOR of LEN..CS is zero. */
+static bool kobuki_check(const uint8_t *frame, size_t size)
 {
-    memset(&p->stats, 0, sizeof p->stats);
-    p->held = 0;
-    p->drop = 0;
+    return bw_xor8(frame + 2, size - 2) == 0;
 }
 
-/* Drops held bytes [0, from) and then up to the next possible frame start:
- * an AA followed by 55, or an AA that is the last byte held. */
-static void rescan(bw_kobuki_parser_t *p, size_t from)
-{
-    size_t k = from;
-    for (; k < p->held; k++)
-        if (p->buf[k] == BW_KOBUKI_HEADER0 &&
-            (k + 1 == p->held || p->buf[k + 1] == BW_KOBUKI_HEADER1))
-            break;
-    p->stats.skipped_bytes += k;
-    memmove(p->buf, p->buf + k, p->held - k);
-    p->held = (uint16_t)(p->held - k);
-}
+static const bw_framing_t kobuki_framing = {
+    .header = { BW_KOBUKI_HEADER0, BW_KOBUKI_HEADER1 },
+    .len_at = 2,
+    .len_min = BW_KOBUKI_MIN_PAYLOAD,
+    .len_max = BW_KOBUKI_MAX_PAYLOAD,
+    .overhead = 4,
+    .check = kobuki_check,
+};
 
-/* Fast path: nothing held, so frames are found and verified in place in the
- * caller's input without a copy. Only a frame cut by the end of the input is
- * copied into the parser. */
-static int parse_direct(bw_kobuki_parser_t *p, const uint8_t **data, size_t *len,
-                        bw_kobuki_frame_t *frame)
-{
-    const uint8_t *d = *data;
-    size_t n = *len;
-    int ret = 0;
+const bw_framing_t *bw_kobuki_framing(void) { return &kobuki_framing; }
 
-    for (;;) {
-        if (n == 0)
-            goto out;
-        if (d[0] != BW_KOBUKI_HEADER0) {
-            const uint8_t *a = memchr(d, BW_KOBUKI_HEADER0, n);
-            size_t skip = a ? (size_t)(a - d) : n;
-            p->stats.skipped_bytes += skip;
-            d += skip;
-            n -= skip;
-            continue;
-        }
-        if (n >= 2 && d[1] != BW_KOBUKI_HEADER1) {
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
-            continue;
-        }
-        if (n < 3)
-            break;
-        size_t plen = d[2];
-        if (plen < BW_KOBUKI_MIN_PAYLOAD) {
-            p->stats.length_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
-            ret = BW_ELENGTH;
-            goto out;
-        }
-        if (n < plen + 4)
-            break;
-        if (bw_xor8(d + 2, plen + 2) != 0) {
-            p->stats.checksum_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
-            ret = BW_ECHECKSUM;
-            goto out;
-        }
-        frame->payload = d + 3;
-        frame->len = (uint8_t)plen;
-        p->stats.frames++;
-        d += plen + 4;
-        n -= plen + 4;
-        ret = 1;
-        goto out;
+void bw_kobuki_parser_init(bw_kobuki_parser_t *p) { bw_framer_init(p, &kobuki_framing); }
+
+static int payload_of(int rc, const uint8_t *f, size_t size, bw_kobuki_frame_t *frame)
+{
+    if (rc == 1) {
+        frame->payload = f + 3;
+        frame->len = (uint8_t)(size - 4);
     }
-    /* A frame start cut by the end of the input (fewer than MAX_FRAME bytes). */
-    memcpy(p->buf, d, n);
-    p->held = (uint16_t)n;
-    d += n;
-    n = 0;
-out:
-    *data = d;
-    *len = n;
-    return ret;
+    return rc;
 }
 
 int bw_kobuki_parse(bw_kobuki_parser_t *p, const uint8_t **data, size_t *len,
                     bw_kobuki_frame_t *frame)
 {
-    if (p->drop) {
-        /* The frame returned last time from our buffer is no longer in use. */
-        memmove(p->buf, p->buf + p->drop, (size_t)(p->held - p->drop));
-        p->held = (uint16_t)(p->held - p->drop);
-        p->drop = 0;
-    }
-    for (;;) {
-        if (p->held == 0)
-            return parse_direct(p, data, len, frame);
-
-        /* Held bytes start with AA and, if two or more, AA 55 (rescan keeps
-         * that true). Check the candidate as far as the bytes allow. */
-        if (p->held >= 2 && p->buf[1] != BW_KOBUKI_HEADER1) {
-            rescan(p, 1);
-            continue;
-        }
-        if (p->held >= 3 && p->buf[2] < BW_KOBUKI_MIN_PAYLOAD) {
-            p->stats.length_errors++;
-            rescan(p, 1);
-            return BW_ELENGTH;
-        }
-        size_t need = p->held < 3 ? 3 : (size_t)p->buf[2] + 4;
-        if (p->held >= need) {
-            if (bw_xor8(p->buf + 2, need - 2) != 0) {
-                p->stats.checksum_errors++;
-                rescan(p, 1);
-                return BW_ECHECKSUM;
-            }
-            frame->payload = p->buf + 3;
-            frame->len = p->buf[2];
-            p->stats.frames++;
-            p->drop = (uint16_t)need;
-            return 1;
-        }
-        if (*len == 0)
-            return 0;
-        size_t take = need - p->held;
-        if (take > *len)
-            take = *len;
-        memcpy(p->buf + p->held, *data, take);
-        p->held = (uint16_t)(p->held + take);
-        *data += take;
-        *len -= take;
-    }
+    const uint8_t *f = NULL;
+    size_t size = 0;
+    int rc = bw_framer_parse(p, data, len, &f, &size);
+    return payload_of(rc, f, size, frame);
 }
 
 int bw_kobuki_parser_finish(bw_kobuki_parser_t *p, bw_kobuki_frame_t *frame)
 {
-    for (;;) {
-        const uint8_t *none = NULL;
-        size_t zero = 0;
-        int rc = bw_kobuki_parse(p, &none, &zero, frame);
-        if (rc != 0 || p->held == 0)
-            return rc;
-        p->stats.length_errors++;
-        rescan(p, 1);
-    }
+    const uint8_t *f = NULL;
+    size_t size = 0;
+    int rc = bw_framer_finish(p, &f, &size);
+    return payload_of(rc, f, size, frame);
 }
 
 /* ---- decoding ------------------------------------------------------------ */

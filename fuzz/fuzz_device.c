@@ -1,6 +1,7 @@
-/* libFuzzer harness for the emulated Kobuki: arbitrary host bytes, in
- * arbitrary pieces, between steps of virtual time. The robot never crashes,
- * stays inside its world, and everything it says parses as good frames. */
+/* libFuzzer harness for the emulated robots: arbitrary host bytes, in
+ * arbitrary pieces, between steps of virtual time. The first byte picks the
+ * family. The robot never crashes, stays inside its world, and everything it
+ * says parses as good frames of its protocol. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -14,13 +15,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
             abort(); \
     } while (0)
 
+static const struct {
+    const char *family;
+    const bw_framing_t *(*framing)(void);
+} families[] = {
+    { "kobuki", bw_kobuki_framing },
+    { "p2os", bw_p2os_framing },
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (size < 1)
+        return 0;
+    size_t which = data[0] % (sizeof families / sizeof families[0]);
+    data++;
+    size--;
     bw_device_t *dev;
-    if (bw_device_create(&dev, "kobuki", NULL, 0.0, NULL, 0) < 0)
+    if (bw_device_create(&dev, families[which].family, NULL, 0.0, NULL, 0) < 0)
         abort();
-    bw_kobuki_parser_t out;
-    bw_kobuki_parser_init(&out);
+    bw_framer_t out;
+    bw_framer_init(&out, families[which].framing());
     double now = 0;
     size_t off = 0;
     while (off < size) {
@@ -36,10 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t buf[4096];
         size_t got;
         while ((got = bw_device_output(dev, buf, sizeof buf)) > 0) {
-            const uint8_t *d = buf;
-            bw_kobuki_frame_t f;
+            const uint8_t *d = buf, *f;
+            size_t fs;
             int rc;
-            while ((rc = bw_kobuki_parse(&out, &d, &got, &f)) != 0)
+            while ((rc = bw_framer_parse(&out, &d, &got, &f, &fs)) != 0)
                 CHECK(rc == 1);
         }
         const bw_body_t *b = &bw_device_sim(dev)->body;

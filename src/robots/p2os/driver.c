@@ -1,0 +1,299 @@
+/* The P2OS host driver: handshake, SIPs to the robot model, twist to VEL
+ * and RVEL. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../base/base_internal.h"
+#include "botwire/p2os.h"
+
+#define SYNC_TIMEOUT 1.0   /* s for the server to echo a SYNC */
+#define CLOSE_SETTLE 0.3   /* s after closing a stale session before syncing */
+#define PULSE_IDLE 0.5     /* s without a command before a PULSE */
+#define SONAR_MAX 5.0      /* m */
+
+typedef enum { H_SYNC0, H_SYNC1, H_SYNC2, H_CLOSING, H_READY } handshake_t;
+
+typedef struct {
+    bw_p2os_parser_t parser;
+    bw_parse_stats_t sub_stats;
+    handshake_t hs;
+    double hs_deadline;
+    double last_send, last_sip;
+    const bw_p2os_model_t *model;
+    bool model_forced; /* ?model= in the URL */
+    bool have_last;
+    uint16_t last_x, last_y;
+    double rot; /* odometry heading minus the robot's own heading */
+} p2os_drv_t;
+
+static p2os_drv_t *D(const bw_base_t *b) { return b->drv; }
+
+static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
+{
+    const char *model = bw_url_param(url, "model");
+    if (model) {
+        D(b)->model = bw_p2os_model(model);
+        if (!D(b)->model) {
+            snprintf(err, errlen, "model=%s: not a P2OS model (p2dx, p2pb or p2at)", model);
+            return BW_EINVAL;
+        }
+        D(b)->model_forced = true;
+    }
+    return 0;
+}
+
+static void send_frame(bw_base_t *b, const uint8_t *frame, int n, double now)
+{
+    if (n > 0)
+        bw_base_send(b, frame, (size_t)n, now);
+    D(b)->last_send = now;
+}
+
+static void send_cmd(bw_base_t *b, uint8_t cmd, double now)
+{
+    uint8_t f[8];
+    send_frame(b, f, bw_p2os_encode_cmd(f, sizeof f, cmd), now);
+}
+
+static void send_int(bw_base_t *b, uint8_t cmd, int32_t value, double now)
+{
+    uint8_t f[16];
+    send_frame(b, f, bw_p2os_encode_cmd_int(f, sizeof f, cmd, value), now);
+}
+
+static void start_sync(bw_base_t *b, double now)
+{
+    p2os_drv_t *p = D(b);
+    p->hs = H_SYNC0;
+    p->hs_deadline = now + SYNC_TIMEOUT;
+    p->have_last = false;
+    send_cmd(b, 0, now); /* SYNC0 */
+}
+
+static void on_open(bw_base_t *b, double now)
+{
+    bw_p2os_parser_init(&D(b)->parser);
+    memset(&D(b)->sub_stats, 0, sizeof D(b)->sub_stats);
+    start_sync(b, now);
+}
+
+static void send_twist(bw_base_t *b, double now)
+{
+    send_int(b, BW_P2OS_VEL, (int32_t)lround(fmax(-32767, fmin(32767, b->cmd_v * 1000))), now);
+    send_int(b, BW_P2OS_RVEL, (int32_t)lround(fmax(-32767, fmin(32767, b->cmd_w * 180 / BW_PI))),
+             now);
+}
+
+static void on_drive(bw_base_t *b, double now)
+{
+    if (D(b)->hs == H_READY)
+        send_twist(b, now);
+}
+
+/* The model is known: sonar mounts, bumpers, names. */
+static void adopt_model(bw_base_t *b, const bw_p2os_sync_t *s)
+{
+    p2os_drv_t *p = D(b);
+    bw_base_state_t *st = &b->st;
+    if (!p->model_forced) {
+        /* A subclass we have no factors for gets the P2-DX's: say so by
+         * naming it in `hardware`, and pass ?model= to choose. */
+        p->model = s->has_info ? bw_p2os_model(s->subclass) : NULL;
+        if (!p->model)
+            p->model = bw_p2os_model("p2dx");
+    }
+    if (s->has_info) {
+        snprintf(st->hardware, sizeof st->hardware, "%.15s %.15s", s->cls, s->subclass);
+        snprintf(st->name, sizeof st->name, "%.31s", s->name);
+    }
+    const bw_p2os_model_t *m = p->model;
+    st->nranges = m->nsonar < BW_BASE_MAX_RANGES ? m->nsonar : BW_BASE_MAX_RANGES;
+    for (unsigned i = 0; i < st->nranges; i++) {
+        st->ranges[i] = (bw_range_t){
+            { m->sonar[i].x / 1000.0, m->sonar[i].y / 1000.0, m->sonar[i].heading * BW_PI / 180 },
+            SONAR_MAX, 0, 0, { 0, 0, 0 },
+        };
+    }
+    b->caps = b->ops->caps | (m->front_bumpers || m->rear_bumpers ? BW_CAP_BUMPERS : 0u);
+}
+
+/* Bumper switches counted from the robot's left: the left ones, the middle
+ * one of an odd ring, the right ones. */
+static uint32_t ring(unsigned bits, unsigned n, uint32_t left, uint32_t mid, uint32_t right)
+{
+    uint32_t out = 0;
+    for (unsigned i = 0; i < n && i < 7; i++) {
+        if (!(bits & (1u << i)))
+            continue;
+        if (2 * i + 1 < n)
+            out |= left;
+        else if (2 * i + 1 == n)
+            out |= mid;
+        else
+            out |= right;
+    }
+    return out;
+}
+
+static void on_sip(bw_base_t *b, const bw_p2os_sip_t *s, double now)
+{
+    p2os_drv_t *p = D(b);
+    bw_base_state_t *st = &b->st;
+    const bw_p2os_model_t *m = p->model;
+    bw_pose_t *pose = &st->pose;
+    double th = bw_angle_norm(s->thpos * m->angle_conv);
+    if (!p->have_last) {
+        /* The robot keeps its own odometry; ours carries on from where it
+         * was, whatever the robot's says. */
+        p->rot = bw_angle_diff(pose->theta, th);
+    } else {
+        double dx = bw_p2os_wrap15_delta(s->xpos, p->last_x) * m->dist_conv / 1000;
+        double dy = bw_p2os_wrap15_delta(s->ypos, p->last_y) * m->dist_conv / 1000;
+        pose->x += dx * cos(p->rot) - dy * sin(p->rot);
+        pose->y += dx * sin(p->rot) + dy * cos(p->rot);
+    }
+    pose->theta = bw_angle_norm(th + p->rot);
+    p->last_x = s->xpos;
+    p->last_y = s->ypos;
+    p->have_last = true;
+
+    st->v = (s->lvel + s->rvel) / 2.0 * m->vel_conv / 1000;
+    st->w = (s->rvel - s->lvel) / 2.0 * m->vel_conv * m->diff_conv;
+    st->battery = s->battery / 10.0;
+    st->stalled = (s->stall_bump & (BW_P2OS_STALL_LEFT | BW_P2OS_STALL_RIGHT)) != 0;
+    st->bumpers = ring((s->stall_bump >> 9) & 0x7Fu, m->front_bumpers, BW_BUMP_FRONT_LEFT,
+                       BW_BUMP_FRONT, BW_BUMP_FRONT_RIGHT) |
+                  ring((s->stall_bump >> 1) & 0x7Fu, m->rear_bumpers, BW_BUMP_REAR_LEFT,
+                       BW_BUMP_REAR, BW_BUMP_REAR_RIGHT);
+    for (unsigned i = 0; i < s->nsonar; i++) {
+        unsigned n = s->sonar[i].number;
+        if (n >= st->nranges)
+            continue;
+        bw_range_t *r = &st->ranges[n];
+        r->range = fmin(s->sonar[i].range * m->range_conv / 1000, r->max_range);
+        r->t = now;
+        r->at = *pose;
+    }
+    p->last_sip = now;
+    bw_base_frame_ok(b, now);
+}
+
+static void on_body(bw_base_t *b, const bw_p2os_frame_t *f, double now)
+{
+    p2os_drv_t *p = D(b);
+    bw_p2os_msg_t m;
+    if (bw_p2os_decode(BW_P2OS_FROM_ROBOT, f->body, f->len, &m) < 0) {
+        p->sub_stats.length_errors++;
+        return;
+    }
+    if (m.type == BW_P2OS_UNKNOWN)
+        p->sub_stats.unknown++;
+    if (p->hs == H_READY) {
+        if (m.type == BW_P2OS_SIP)
+            on_sip(b, &m.u.sip, now);
+        return;
+    }
+    if (m.type == BW_P2OS_SIP) {
+        /* SIPs during the handshake: a session left open by an earlier
+         * client. Close it, let the SIPs stop, start again. */
+        if (p->hs != H_CLOSING) {
+            send_cmd(b, BW_P2OS_CLOSE, now);
+            p->hs = H_CLOSING;
+            p->hs_deadline = now + CLOSE_SETTLE;
+        }
+        return;
+    }
+    if (m.type != BW_P2OS_SYNC || m.u.sync.n != (unsigned)p->hs)
+        return;
+    if (p->hs == H_SYNC0 || p->hs == H_SYNC1) {
+        p->hs = p->hs == H_SYNC0 ? H_SYNC1 : H_SYNC2;
+        p->hs_deadline = now + SYNC_TIMEOUT;
+        send_cmd(b, p->hs == H_SYNC1 ? 1 : 2, now);
+        return;
+    }
+    adopt_model(b, &m.u.sync);
+    p->hs = H_READY;
+    p->last_sip = now;
+    send_cmd(b, BW_P2OS_OPEN, now);
+    send_int(b, BW_P2OS_ENABLE, 1, now);
+    send_int(b, BW_P2OS_SONAR, 1, now);
+    send_twist(b, now);
+}
+
+static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
+{
+    p2os_drv_t *p = D(b);
+    bw_p2os_frame_t f;
+    int rc;
+    while (b->port && (rc = bw_p2os_parse(&p->parser, &data, &n, &f)) != 0)
+        if (rc > 0)
+            on_body(b, &f, now);
+    b->st.link = p->parser.stats;
+    bw_parse_stats_add(&b->st.link, &p->sub_stats);
+}
+
+static void on_tick(bw_base_t *b, double now)
+{
+    p2os_drv_t *p = D(b);
+    if (p->hs != H_READY) {
+        if (now >= p->hs_deadline)
+            start_sync(b, now); /* no echo in time, or done closing */
+        return;
+    }
+    if (now - p->last_sip > b->opt.link_timeout) {
+        start_sync(b, now); /* the robot went quiet: connect again */
+        return;
+    }
+    /* Written as the deadline is, so the call at that deadline sends it. */
+    if (now >= p->last_send + PULSE_IDLE)
+        send_cmd(b, BW_P2OS_PULSE, now);
+}
+
+static double next_deadline(const bw_base_t *b)
+{
+    const p2os_drv_t *p = D(b);
+    if (p->hs != H_READY)
+        return p->hs_deadline;
+    return fmin(p->last_send + PULSE_IDLE, p->last_sip + b->opt.link_timeout + 1e-6);
+}
+
+static size_t stop_bytes(const bw_base_t *b, uint8_t *buf, size_t cap)
+{
+    (void)b;
+    size_t n = 0;
+    int k;
+    if ((k = bw_p2os_encode_cmd_int(buf + n, cap - n, BW_P2OS_VEL, 0)) > 0)
+        n += (size_t)k;
+    if ((k = bw_p2os_encode_cmd_int(buf + n, cap - n, BW_P2OS_RVEL, 0)) > 0)
+        n += (size_t)k;
+    if ((k = bw_p2os_encode_cmd_int(buf + n, cap - n, BW_P2OS_ENABLE, 0)) > 0)
+        n += (size_t)k;
+    if ((k = bw_p2os_encode_cmd(buf + n, cap - n, BW_P2OS_CLOSE)) > 0)
+        n += (size_t)k;
+    return n;
+}
+
+static void on_close(bw_base_t *b, double now)
+{
+    if (D(b)->hs != H_READY)
+        return;
+    send_int(b, BW_P2OS_ENABLE, 0, now);
+    send_cmd(b, BW_P2OS_CLOSE, now);
+}
+
+const bw_driver_ops_t bw_p2os_driver_ops = {
+    .family = "p2os",
+    .size = sizeof(p2os_drv_t),
+    .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BATTERY | BW_CAP_SONAR | BW_CAP_STALL,
+    .link_timeout = 2.0,
+    .baud = 9600,
+    .init = init,
+    .on_open = on_open,
+    .on_input = on_input,
+    .on_tick = on_tick,
+    .on_drive = on_drive,
+    .stop_bytes = stop_bytes,
+    .on_close = on_close,
+    .next_deadline = next_deadline,
+};

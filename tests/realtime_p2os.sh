@@ -1,0 +1,60 @@
+#!/bin/sh
+# Real time, real processes, TCP: `botwire sim p2os` on its default port and
+# `botwire drive p2os:tcp://127.0.0.1:8101`, as P2OS clients connect to a
+# simulator.
+# usage: realtime_p2os.sh BOTWIRE
+set -u
+bw=$1
+. "$(dirname "$0")/testlib.sh"
+sim=
+cleanup() { [ -n "$sim" ] && kill "$sim" 2>/dev/null; }
+
+mkfifo "$tmp/announce"
+"$bw" sim p2os --for 120 >"$tmp/announce" 2>"$tmp/sim.err" &
+sim=$!
+read -r ready <"$tmp/announce"
+case $ready in
+"botwire sim: p2os p2dx on tcp://127.0.0.1:8101") pass "emulator up: $ready" ;;
+*) fail "emulator did not announce itself: $ready ($(cat "$tmp/sim.err"))"; exit 1 ;;
+esac
+url=p2os:tcp://127.0.0.1:8101
+
+# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm.
+"$bw" drive "$url" --v 0.2 --for 2 >"$tmp/drive.out" 2>"$tmp/drive.err"
+status=$?
+last=$(tail -n 1 "$tmp/drive.out")
+x=$(field x "$last")
+[ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
+within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over TCP: x = $x m" || fail "x = $x (last: $last)"
+v=$(field v "$last")
+within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving: v = $v"
+
+# 2. The emulator takes the next client when one leaves.
+"$bw" drive "$url" --w 0.5 --for 1 >"$tmp/turn.out" 2>"$tmp/turn.err"
+th=$(field theta "$(tail -n 1 "$tmp/turn.out")")
+awk -v t="$th" 'BEGIN { exit !(t > 0.3 && t < 0.7) }' && pass "second client turns: theta = $th" ||
+    fail "second client: theta = $th ($(cat "$tmp/turn.err"))"
+
+# 3. One client at a time: a second one while the first is on is turned away.
+mkfifo "$tmp/lines"
+"$bw" drive "$url" --for 8 >"$tmp/lines" 2>/dev/null &
+first=$!
+read -r line <"$tmp/lines"
+"$bw" drive "$url" --for 1 >/dev/null 2>"$tmp/second.err"
+status=$?
+[ "$status" = 1 ] && grep -q "no answer" "$tmp/second.err" &&
+    pass "a second client is refused: $(cat "$tmp/second.err")" ||
+    fail "second client: status $status, $(cat "$tmp/second.err")"
+kill -INT "$first"
+cat "$tmp/lines" >/dev/null
+wait "$first"
+grep -q "refused" "$tmp/sim.err" && pass "the emulator says it refused one" || fail "no refusal logged"
+
+kill -INT "$sim"
+wait "$sim"
+status=$?
+sim=
+[ "$status" = 0 ] && pass "emulator stops cleanly on SIGINT" || fail "emulator exit status $status"
+grep -q "botwire sim: stopped" "$tmp/sim.err" && pass "$(tail -n 1 "$tmp/sim.err")" || fail "no summary"
+
+finish "P2OS real-time"

@@ -1,0 +1,434 @@
+/* The emulated Pioneer, driven the way P2OS clients written elsewhere drive
+ * one: raw frames, OPEN and CLOSE with an int argument, CONFIG expected back
+ * within a second, PULSE to keep the session alive. Virtual time. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+
+typedef struct {
+    bw_device_t *dev;
+    double now;
+    bw_p2os_parser_t parser;
+    bw_p2os_msg_t got[64]; /* the latest of what the robot said since take() */
+    size_t ngot;
+} client_t;
+
+static void open_client(client_t *c, const char *model)
+{
+    memset(c, 0, sizeof *c);
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.model = model;
+    char err[128];
+    assert_int_equal(bw_device_create(&c->dev, "p2os", &o, 0.0, err, sizeof err), 0);
+    bw_p2os_parser_init(&c->parser);
+}
+
+static void collect(client_t *c)
+{
+    uint8_t buf[8192];
+    size_t n = bw_device_output(c->dev, buf, sizeof buf);
+    const uint8_t *d = buf;
+    bw_p2os_frame_t f;
+    int rc;
+    while ((rc = bw_p2os_parse(&c->parser, &d, &n, &f)) != 0) {
+        assert_int_equal(rc, 1); /* the robot only ever sends good frames */
+        if (c->ngot == 64) { /* keep the latest */
+            memmove(c->got, c->got + 1, 63 * sizeof c->got[0]);
+            c->ngot--;
+        }
+        {
+            bw_p2os_msg_t *m = &c->got[c->ngot++];
+            assert_int_equal(bw_p2os_decode(BW_P2OS_FROM_ROBOT, f.body, f.len, m), 0);
+            /* Pointers into buf would dangle. */
+            if (m->type == BW_P2OS_SIP)
+                m->u.sip.extra = NULL;
+            else if (m->type == BW_P2OS_CONFIG_PAC)
+                m->u.config.extra = NULL;
+            else if (m->type == BW_P2OS_UNKNOWN)
+                m->u.unknown.data = NULL;
+        }
+    }
+}
+
+static void send_raw(client_t *c, const uint8_t *frame, size_t n)
+{
+    bw_device_input(c->dev, frame, n, c->now);
+    collect(c);
+}
+
+static void cmd(client_t *c, uint8_t number)
+{
+    uint8_t f[8];
+    int n = bw_p2os_encode_cmd(f, sizeof f, number);
+    send_raw(c, f, (size_t)n);
+}
+
+static void cmd_int(client_t *c, uint8_t number, int32_t v)
+{
+    uint8_t f[16];
+    int n = bw_p2os_encode_cmd_int(f, sizeof f, number, v);
+    send_raw(c, f, (size_t)n);
+}
+
+static void advance(client_t *c, double seconds)
+{
+    double end = c->now + seconds;
+    while (c->now < end - 1e-9) {
+        c->now = fmin(end, c->now + 0.01);
+        bw_device_step(c->dev, c->now);
+        collect(c);
+    }
+}
+
+/* Time passes with a PULSE every half second, as a live client sends. */
+static void keep_alive(client_t *c, double seconds)
+{
+    for (double end = c->now + seconds; c->now < end - 1e-9;) {
+        advance(c, fmin(0.5, end - c->now));
+        cmd(c, BW_P2OS_PULSE);
+    }
+}
+
+static const bw_p2os_msg_t *last_of(const client_t *c, bw_p2os_type_t t)
+{
+    for (size_t i = c->ngot; i-- > 0;)
+        if (c->got[i].type == t)
+            return &c->got[i];
+    return NULL;
+}
+
+static size_t count_of(const client_t *c, bw_p2os_type_t t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->ngot; i++)
+        n += c->got[i].type == t;
+    return n;
+}
+
+static void take(client_t *c) { c->ngot = 0; }
+
+/* SYNC0, SYNC1, SYNC2, each echoed; then OPEN with an int argument. */
+static void connect(client_t *c)
+{
+    static const uint8_t sync0[] = { 0xFA, 0xFB, 0x03, 0x00, 0x00, 0x00 };
+    static const uint8_t sync1[] = { 0xFA, 0xFB, 0x03, 0x01, 0x00, 0x01 };
+    static const uint8_t sync2[] = { 0xFA, 0xFB, 0x03, 0x02, 0x00, 0x02 };
+    static const uint8_t open1[] = { 0xFA, 0xFB, 0x06, 0x01, 0x3B, 0x01, 0x00, 0x02, 0x3B };
+    take(c);
+    send_raw(c, sync0, sizeof sync0);
+    assert_int_equal(c->ngot, 1);
+    assert_int_equal(c->got[0].type, BW_P2OS_SYNC);
+    assert_int_equal(c->got[0].u.sync.n, 0);
+    send_raw(c, sync1, sizeof sync1);
+    assert_int_equal(c->got[1].u.sync.n, 1);
+    send_raw(c, sync2, sizeof sync2);
+    assert_int_equal(c->got[2].u.sync.n, 2);
+    assert_true(c->got[2].u.sync.has_info);
+    assert_string_equal(c->got[2].u.sync.cls, "Pioneer");
+    advance(c, 0.5);
+    assert_int_equal(count_of(c, BW_P2OS_SIP), 0); /* nothing before OPEN */
+    send_raw(c, open1, sizeof open1);
+    take(c);
+}
+
+static void test_handshake_and_sips(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    /* Out of order: SYNC1 first gets no echo. */
+    cmd(&c, 1);
+    assert_int_equal(c.ngot, 0);
+    connect(&c);
+    advance(&c, 1.0);
+    /* A SIP every 100 ms, standing still, motors off, sonar off. */
+    assert_int_equal(count_of(&c, BW_P2OS_SIP), 10);
+    const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_false(s->moving);
+    assert_int_equal(s->flags & BW_P2OS_FLAG_MOTORS, 0);
+    assert_int_equal(s->nsonar, 0);
+    assert_int_equal(s->battery, 130);
+    assert_int_equal(s->ntrailing, 4);
+    bw_device_destroy(c.dev);
+}
+
+static void test_config_within_a_second(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, "p2pb");
+    connect(&c);
+    cmd_int(&c, BW_P2OS_CONFIG, 1);
+    advance(&c, 1.0);
+    const bw_p2os_msg_t *m = last_of(&c, BW_P2OS_CONFIG_PAC);
+    assert_non_null(m);
+    assert_string_equal(m->u.config.robot_type, "Pioneer");
+    assert_string_equal(m->u.config.subtype, "p2pb");
+    assert_int_equal(m->u.config.nfields, BW_P2OS_CONFIG_FIELDS);
+    assert_int_equal(m->u.config.front_bumps, 5);
+    assert_int_equal(m->u.config.watchdog, 2000);
+    bw_device_destroy(c.dev);
+}
+
+static void test_vel_pulse_and_watchdog(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    cmd_int(&c, BW_P2OS_VEL, 200);
+    keep_alive(&c, 4.0);
+    const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_true(s->moving);
+    assert_int_equal(s->lvel, 200);
+    assert_int_equal(s->rvel, 200);
+    assert_true(s->flags & BW_P2OS_FLAG_MOTORS);
+    /* ~ 0.2 m/s for 4 s less the 300 mm/s^2 ramp: about 733 mm. */
+    double x_mm = s->xpos * 0.84;
+    assert_true(fabs(x_mm - (800 - 200.0 * 200 / 600)) < 10);
+    /* The client falls silent: 2 s later the robot stops by itself. */
+    take(&c);
+    advance(&c, 1.9);
+    assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.lvel, 200);
+    advance(&c, 1.0);
+    s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->lvel, 0);
+    assert_false(s->moving);
+    bw_device_destroy(c.dev);
+}
+
+static void test_close_with_int_argument(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    cmd_int(&c, BW_P2OS_VEL, 300);
+    advance(&c, 1.0);
+    cmd_int(&c, BW_P2OS_CLOSE, 1);
+    take(&c);
+    advance(&c, 1.0);
+    assert_int_equal(count_of(&c, BW_P2OS_SIP), 0); /* session over */
+    assert_true(fabs(bw_device_sim(c.dev)->body.v) < 1e-9);
+    connect(&c); /* and a new one can start */
+    advance(&c, 0.3);
+    assert_int_equal(count_of(&c, BW_P2OS_SIP), 3);
+    bw_device_destroy(c.dev);
+}
+
+static void test_motion_commands(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    const bw_sim_t *sim = bw_device_sim(c.dev);
+    cmd_int(&c, BW_P2OS_VEL, 200); /* motors off: nothing moves */
+    advance(&c, 1.0);
+    assert_true(fabs(sim->body.v) < 1e-9);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    cmd_int(&c, BW_P2OS_STOP, 0);
+
+    /* HEAD 90: turn to 90 degrees and hold. */
+    cmd_int(&c, BW_P2OS_HEAD, 90);
+    advance(&c, 4.0);
+    const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_true(abs(s->thpos - 1024) <= 12); /* 90 deg = 1024 units, +-1 deg */
+    assert_int_equal(s->control, 1024);
+    /* DHEAD -45 */
+    cmd_int(&c, BW_P2OS_DHEAD, -45);
+    advance(&c, 3.0);
+    s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_true(abs(s->thpos - 512) <= 12);
+    /* MOVE 500 mm (from wherever it is), then stop by itself. */
+    double x0 = sim->body.pose.x, y0 = sim->body.pose.y;
+    cmd_int(&c, BW_P2OS_MOVE, 500);
+    keep_alive(&c, 5.0);
+    assert_true(fabs(hypot(sim->body.pose.x - x0, sim->body.pose.y - y0) - 0.5) < 0.005);
+    assert_true(fabs(sim->body.v) < 1e-9);
+    /* SETV caps VEL; RVEL turns; ESTOP stops at once. */
+    cmd_int(&c, BW_P2OS_SETV, 100);
+    cmd_int(&c, BW_P2OS_VEL, -500);
+    advance(&c, 1.5);
+    assert_true(fabs(sim->body.v + 0.1) < 1e-9);
+    cmd_int(&c, BW_P2OS_RVEL, 30);
+    advance(&c, 1.0);
+    assert_true(fabs(sim->body.w - 30 * BW_PI / 180) < 1e-6);
+    cmd(&c, BW_P2OS_ESTOP);
+    advance(&c, 0.02);
+    assert_true(fabs(sim->body.v) < 1e-9 && fabs(sim->body.w) < 1e-9);
+    /* VEL2: left 10 x 20 mm/s forward, right 10 x 20 back: turning right. */
+    cmd_int(&c, BW_P2OS_VEL2, (int32_t)(int16_t)0x0AF6);
+    advance(&c, 2.0);
+    assert_true(fabs(sim->body.left - 0.2) < 1e-9 && fabs(sim->body.right + 0.2) < 1e-9);
+    /* SETO: the robot's odometry starts again at zero. */
+    cmd(&c, BW_P2OS_STOP);
+    advance(&c, 2.0);
+    cmd(&c, BW_P2OS_SETO);
+    advance(&c, 0.2);
+    s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->xpos, 0);
+    assert_int_equal(s->ypos, 0);
+    assert_int_equal(s->thpos, 0);
+    bw_device_destroy(c.dev);
+}
+
+static void test_sonar_cycles_and_ranges(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    cmd_int(&c, BW_P2OS_SONAR, 1);
+    advance(&c, 0.4);
+    /* Every transducer in turn, four a SIP: 16 readings in 0.4 s. */
+    unsigned seen = 0;
+    double r0 = -1, r7 = -1;
+    for (size_t i = 0; i < c.ngot; i++) {
+        const bw_p2os_sip_t *s = &c.got[i].u.sip;
+        if (c.got[i].type != BW_P2OS_SIP)
+            continue;
+        assert_true(s->flags & BW_P2OS_FLAG_SONAR);
+        for (unsigned k = 0; k < s->nsonar; k++) {
+            seen |= 1u << s->sonar[k].number;
+            if (s->sonar[k].number == 0)
+                r0 = s->sonar[k].range * 0.268;
+            if (s->sonar[k].number == 7)
+                r7 = s->sonar[k].range * 0.268;
+        }
+    }
+    assert_int_equal(seen, 0xFFFF);
+    /* At (1, 1) facing +x, sonar 0 sits at (69, 136) mm facing +y: the wall
+     * at y = 4 m is 2864 mm away; sonar 7 faces the wall at y = 0: 864 mm. */
+    assert_true(fabs(r0 - 2864) < 1);
+    assert_true(fabs(r7 - 864) < 1);
+    cmd_int(&c, BW_P2OS_SONAR, 0);
+    take(&c);
+    advance(&c, 0.3);
+    assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.nsonar, 0);
+    bw_device_destroy(c.dev);
+}
+
+static void test_peoplebot_bumpers_and_stall(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, "p2pb");
+    connect(&c);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    cmd_int(&c, BW_P2OS_VEL, 300); /* straight at the box */
+    keep_alive(&c, 8.0);
+    const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->stall_bump & BW_P2OS_BUMP_FRONT_MASK, 0x0800); /* the middle switch */
+    assert_int_equal(s->stall_bump & (BW_P2OS_STALL_LEFT | BW_P2OS_STALL_RIGHT),
+                     BW_P2OS_STALL_LEFT | BW_P2OS_STALL_RIGHT);
+    assert_true(fabs(bw_device_sim(c.dev)->body.pose.x - (3.0 - 0.26)) < 0.005);
+    /* Back away, turn round and back into the box: the rear ring. */
+    cmd_int(&c, BW_P2OS_VEL, -200);
+    advance(&c, 1.0);
+    cmd_int(&c, BW_P2OS_VEL, 0);
+    cmd_int(&c, BW_P2OS_HEAD, 180);
+    keep_alive(&c, 4.0);
+    cmd_int(&c, BW_P2OS_VEL, -200);
+    keep_alive(&c, 4.0);
+    s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->stall_bump & BW_P2OS_BUMP_REAR_MASK, 0x0008); /* the middle one */
+    assert_int_equal(s->stall_bump & BW_P2OS_BUMP_FRONT_MASK, 0);
+    bw_device_destroy(c.dev);
+}
+
+static void test_encoder_packets(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    cmd_int(&c, BW_P2OS_ENCODER, 1);
+    advance(&c, 0.5);
+    assert_int_equal(count_of(&c, BW_P2OS_ENCODER_PAC), 1); /* one, as asked */
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    cmd_int(&c, BW_P2OS_VEL, 100);
+    cmd_int(&c, BW_P2OS_ENCODER, 2);
+    take(&c);
+    advance(&c, 1.0);
+    assert_int_equal(count_of(&c, BW_P2OS_ENCODER_PAC), 10); /* with every SIP */
+    const bw_p2os_encoder_t *e = &last_of(&c, BW_P2OS_ENCODER_PAC)->u.encoder;
+    assert_true(e->left > 0 && e->left == e->right);
+    cmd_int(&c, BW_P2OS_ENCODER, 0);
+    take(&c);
+    advance(&c, 0.5);
+    assert_int_equal(count_of(&c, BW_P2OS_ENCODER_PAC), 0);
+    bw_device_destroy(c.dev);
+}
+
+static void test_client_gone_and_back(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    cmd_int(&c, BW_P2OS_VEL, 200);
+    advance(&c, 1.0);
+    /* Over TCP the server sees the client go: the session ends at once. */
+    bw_device_link(c.dev, false, c.now);
+    take(&c);
+    advance(&c, 0.5);
+    assert_int_equal(count_of(&c, BW_P2OS_SIP), 0);
+    assert_true(fabs(bw_device_sim(c.dev)->body.v) < 1e-9);
+    connect(&c);
+    advance(&c, 0.2);
+    assert_int_equal(count_of(&c, BW_P2OS_SIP), 2);
+    /* Over a serial line it cannot know: a new client's SYNC0 is a PULSE to
+     * the open session, and SIPs keep coming (the client must CLOSE). */
+    cmd(&c, 0);
+    take(&c);
+    advance(&c, 0.3);
+    assert_int_equal(count_of(&c, BW_P2OS_SIP), 3);
+    assert_int_equal(count_of(&c, BW_P2OS_SYNC), 0);
+    bw_device_destroy(c.dev);
+}
+
+static void test_models(void **state)
+{
+    (void)state;
+    bw_device_t *d;
+    char err[128];
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.model = "p2at";
+    assert_int_equal(bw_device_create(&d, "p2os", &o, 0, err, sizeof err), 0);
+    assert_true(fabs(bw_device_sim(d)->body.prm.radius - 0.40) < 1e-9);
+    bw_device_destroy(d);
+    o.model = "p3dx";
+    assert_int_equal(bw_device_create(&d, "p2os", &o, 0, err, sizeof err), BW_EUNKNOWN);
+    assert_non_null(strstr(err, "p3dx"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_handshake_and_sips),
+        cmocka_unit_test(test_config_within_a_second),
+        cmocka_unit_test(test_vel_pulse_and_watchdog),
+        cmocka_unit_test(test_close_with_int_argument),
+        cmocka_unit_test(test_motion_commands),
+        cmocka_unit_test(test_sonar_cycles_and_ranges),
+        cmocka_unit_test(test_peoplebot_bumpers_and_stall),
+        cmocka_unit_test(test_encoder_packets),
+        cmocka_unit_test(test_client_gone_and_back),
+        cmocka_unit_test(test_models),
+    };
+    return cmocka_run_group_tests_name("emulated pioneer", tests, NULL, NULL);
+}

@@ -1,0 +1,45 @@
+# Shared by the shell tests: `. testlib.sh` after setting nothing; gives $tmp
+# (removed on exit, after the optional `cleanup` hook), and:
+#   pass MSG / fail MSG          report a check (failures are counted)
+#   field NAME JSON              a number from a JSON line
+#   within X WANT TOL            true if |X - WANT| <= TOL
+#   expect_error NAME STATUS PATTERN CMD...
+#                                CMD exits STATUS with one stderr line matching
+#                                PATTERN and writes nothing to stdout
+#   expect_failure NAME STATUS PATTERN CMD...   the same, stdout allowed
+#   finish                       exits 1 if anything failed
+tmp=$(mktemp -d)
+cleanup() { :; }
+trap 'cleanup; rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+pass() { echo "ok: $*"; }
+field() { echo "$2" | sed -E "s/.*\"$1\":(-?[0-9.e+-]+).*/\1/"; }
+within() { awk -v x="$1" -v want="$2" -v tol="$3" 'BEGIN { d = x - want; exit !(d <= tol && -d <= tol) }'; }
+
+run_expecting() {
+    quiet=$1 name=$2 want=$3 pattern=$4
+    shift 4
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        fail "$name: exit $got, wanted $want ($(cat "$tmp/err"))"
+    elif [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q -e "$pattern" "$tmp/err"; then
+        fail "$name: error message: $(cat "$tmp/err")"
+    elif [ "$quiet" = 1 ] && [ -s "$tmp/out" ]; then
+        fail "$name: wrote output despite the error"
+    else
+        pass "$name ($(cat "$tmp/err"))"
+    fi
+}
+expect_error() { run_expecting 1 "$@"; }
+expect_failure() { run_expecting 0 "$@"; }
+
+finish() {
+    [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+    echo "all $1 checks passed"
+}
