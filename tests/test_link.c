@@ -1,0 +1,294 @@
+/* Link supervision in real time, with real processes: an emulator
+ * (`botwire sim kobuki --pty LINK`, `botwire sim p2os --tcp PORT`) is killed
+ * and restarted under a connected driver; and a driving program that dies
+ * stops its robot on the way out.
+ * usage: test_link BOTWIRE */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+
+static const char *botwire;
+static char dir[64];
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Starts an emulator and returns once it has said it is serving (its first
+ * line, copied to `said`), not after a guessed delay. */
+static pid_t start_sim(const char *family, const char *opt, const char *where, char *said,
+                       size_t cap)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl(botwire, botwire, "sim", family, opt, where, "--for", "60", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char line[256];
+    size_t n = 0;
+    while (n < sizeof line - 1) {
+        ssize_t r = read(fds[0], line + n, 1);
+        if (r <= 0 || line[n] == '\n')
+            break;
+        n++;
+    }
+    line[n] = 0;
+    close(fds[0]);
+    assert_non_null(strstr(line, "botwire sim: "));
+    snprintf(said, cap, "%s", line);
+    return pid;
+}
+
+static bool happened(double t) { return t == t; }
+
+/* Polls the base in real time until the event comes or the time is up;
+ * returns the event's time or NAN. */
+static double wait_event(bw_base_t *b, bw_event_type_t type, double limit)
+{
+    double end = now_s() + limit;
+    for (;;) {
+        double t = now_s();
+        if (t > end)
+            return NAN;
+        double next = fmin(bw_base_next_deadline(b), end);
+        struct pollfd p = { bw_base_fd(b), POLLIN, 0 };
+        int ms = (int)ceil(fmax(0, next - t) * 1000);
+        poll(&p, p.fd >= 0 ? 1 : 0, ms);
+        t = now_s();
+        bw_base_poll(b, t);
+        bw_event_t ev;
+        while (bw_base_next_event(b, &ev))
+            if (ev.type == type)
+                return ev.t;
+    }
+}
+
+/* Kills the emulator under a connected base and starts it again the same
+ * way: the base sees it go within 200 ms and comes back by itself. */
+static void die_and_return(const char *url, const char *family, const char *opt,
+                           const char *where)
+{
+    char said[256], err[256];
+    pid_t sim = start_sim(family, opt, where, said, sizeof said);
+    bw_base_t *b;
+    assert_int_equal(bw_base_open(&b, url, NULL, now_s(), err, sizeof err), 0);
+    assert_true(happened(wait_event(b, BW_EV_ONLINE, 3.0)));
+
+    kill(sim, SIGKILL);
+    double killed = now_s();
+    waitpid(sim, NULL, 0);
+    double off = wait_event(b, BW_EV_OFFLINE, 3.0);
+    assert_true(happened(off));
+    printf("%s: offline %.0f ms after the emulator was killed\n", family, (off - killed) * 1000);
+    assert_true(off - killed <= 0.200);
+    assert_false(bw_base_state(b)->online);
+
+    /* Back at the same place: the driver reopens it by itself. */
+    sim = start_sim(family, opt, where, said, sizeof said);
+    double back = now_s();
+    double on = wait_event(b, BW_EV_ONLINE, 4.0);
+    assert_true(happened(on));
+    printf("%s: online again %.0f ms after the emulator came back\n", family, (on - back) * 1000);
+    assert_true(bw_base_state(b)->reconnects >= 1);
+    /* ...and it drives. */
+    bw_base_drive(b, 0.2, 0, now_s());
+    double x0 = bw_base_state(b)->pose.x, end = now_s() + 1.0;
+    while (now_s() < end) {
+        bw_base_drive(b, 0.2, 0, now_s());
+        assert_false(happened(wait_event(b, BW_EV_OFFLINE, 0.1)));
+    }
+    assert_true(bw_base_state(b)->pose.x - x0 > 0.05);
+    bw_base_close(b, now_s());
+    kill(sim, SIGTERM);
+    waitpid(sim, NULL, 0);
+}
+
+static void test_kobuki_pty_dies_and_returns(void **state)
+{
+    (void)state;
+    char link[128], url[160];
+    snprintf(link, sizeof link, "%s/kobuki", dir);
+    snprintf(url, sizeof url, "kobuki:%s", link);
+    die_and_return(url, "kobuki", "--pty", link);
+}
+
+static void test_p2os_tcp_dies_and_returns(void **state)
+{
+    (void)state;
+    /* A free port: let a listener pick one, then give it back. */
+    bw_listener_t *l;
+    assert_int_equal(bw_listener_open(&l, NULL, 0, NULL, 0), 0);
+    int port = bw_listener_port(l);
+    bw_listener_close(l);
+    char where[32], url[64];
+    snprintf(where, sizeof where, "127.0.0.1:%d", port);
+    snprintf(url, sizeof url, "p2os:tcp://127.0.0.1:%d", port);
+    die_and_return(url, "p2os", "--tcp", where);
+}
+
+/* Decodes every Base Control the server received. */
+static size_t kobuki_commands(const uint8_t *bytes, size_t len, bw_kobuki_base_control_t *out,
+                              size_t cap)
+{
+    bw_kobuki_parser_t p;
+    bw_kobuki_parser_init(&p);
+    size_t n = 0;
+    bw_kobuki_frame_t f;
+    int rc;
+    while ((rc = bw_kobuki_parse(&p, &bytes, &len, &f)) != 0) {
+        bw_kobuki_iter_t it;
+        bw_kobuki_msg_t m;
+        bw_kobuki_iter_init(&it, &f, BW_KOBUKI_FROM_HOST, NULL);
+        while (rc > 0 && bw_kobuki_iter_next(&it, &m) > 0)
+            if (m.type == BW_KOBUKI_BASE_CONTROL && n < cap)
+                out[n++] = m.u.base_control;
+    }
+    return n;
+}
+
+/* Decodes every P2OS command the server received. */
+static size_t p2os_commands(const uint8_t *bytes, size_t len, bw_p2os_command_t *out, size_t cap)
+{
+    bw_p2os_parser_t p;
+    bw_p2os_parser_init(&p);
+    size_t n = 0;
+    bw_p2os_frame_t f;
+    bw_p2os_msg_t m;
+    int rc;
+    while ((rc = bw_p2os_parse(&p, &bytes, &len, &f)) != 0)
+        if (rc > 0 && n < cap && bw_p2os_decode(BW_P2OS_FROM_HOST, f.body, f.len, &m) == 0)
+            out[n++] = m.u.command;
+    return n;
+}
+
+/* A child opens a base on the pty, drives, then dies by signal (how 0) or
+ * exit() (how 1) without closing it. Returns what the server got. */
+static size_t child_dies(const char *family, int how, uint8_t *got, size_t cap)
+{
+    char link[128], url[160], err[256], slave[64];
+    snprintf(link, sizeof link, "%s/%s%d", dir, family, how);
+    snprintf(url, sizeof url, "%s:%s", family, link);
+    bw_port_t *server;
+    assert_int_equal(bw_pty_open(&server, slave, sizeof slave, link, err, sizeof err), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        bw_base_t *b;
+        if (bw_base_open(&b, url, NULL, now_s(), err, sizeof err) < 0)
+            _exit(3);
+        bw_base_stop_on_exit();
+        bw_base_drive(b, 0.2, 0, now_s());
+        if (how == 0)
+            raise(SIGTERM);
+        exit(0); /* never closed: the exit handler has to stop it */
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    if (how == 0)
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    else
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* Everything the child wrote is in the pty by now. */
+    struct pollfd p = { bw_port_fd(server), POLLIN, 0 };
+    assert_int_equal(poll(&p, 1, 2000), 1);
+    size_t n = 0;
+    int r;
+    while (n < cap && (r = bw_port_read(server, got + n, cap - n)) > 0)
+        n += (size_t)r;
+    bw_port_close(server);
+    return n;
+}
+
+static void kobuki_stops(int how)
+{
+    uint8_t got[1024];
+    size_t n = child_dies("kobuki", how, got, sizeof got);
+    bw_kobuki_base_control_t cmds[8];
+    size_t k = kobuki_commands(got, n, cmds, 8);
+    assert_int_equal(k, 2);
+    assert_int_equal(cmds[0].speed, 200);
+    assert_int_equal(cmds[1].speed, 0); /* the last word was "stop" */
+    assert_int_equal(cmds[1].radius, 0);
+}
+
+static void p2os_stops(int how)
+{
+    /* No robot answers here, so the driver never got past SYNC0: what it
+     * says last is the stop all the same. */
+    uint8_t got[1024];
+    size_t n = child_dies("p2os", how, got, sizeof got);
+    bw_p2os_command_t c[16];
+    size_t k = p2os_commands(got, n, c, 16);
+    assert_true(k >= 4);
+    const bw_p2os_command_t *last = c + k - 4;
+    assert_int_equal(last[0].cmd, BW_P2OS_VEL);
+    assert_int_equal(last[0].value, 0);
+    assert_int_equal(last[1].cmd, BW_P2OS_RVEL);
+    assert_int_equal(last[1].value, 0);
+    assert_int_equal(last[2].cmd, BW_P2OS_ENABLE);
+    assert_int_equal(last[2].value, 0);
+    assert_int_equal(last[3].cmd, BW_P2OS_CLOSE);
+}
+
+static void test_sigterm_stops_the_robot(void **state)
+{
+    (void)state;
+    kobuki_stops(0);
+    p2os_stops(0);
+}
+
+static void test_exit_stops_the_robot(void **state)
+{
+    (void)state;
+    kobuki_stops(1);
+    p2os_stops(1);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s BOTWIRE\n", argv[0]);
+        return 2;
+    }
+    botwire = argv[1];
+    snprintf(dir, sizeof dir, "/tmp/bw-link-XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kobuki_pty_dies_and_returns),
+        cmocka_unit_test(test_p2os_tcp_dies_and_returns),
+        cmocka_unit_test(test_sigterm_stops_the_robot),
+        cmocka_unit_test(test_exit_stops_the_robot),
+    };
+    int rc = cmocka_run_group_tests_name("links, real time", tests, NULL, NULL);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        rc = 1;
+    return rc;
+}
