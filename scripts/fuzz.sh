@@ -20,11 +20,10 @@ cmake --build build-check -j "$jobs" -- --no-print-directory >build-check/build.
 
 echo "== fuzzing every parser for ${fuzz_seconds}s each (ASan + UBSan)"
 found=0
-for fuzzer in build-check/fuzz_*; do
-    case $fuzzer in *_replay) continue ;; esac
-    [ -x "$fuzzer" ] && [ -f "$fuzzer" ] || continue
+for name in $(cat build-check/fuzzers.txt); do
+    fuzzer=build-check/fuzz_$name
+    [ -x "$fuzzer" ] || { echo "fuzz $name: not built" >&2; exit 1; }
     found=1
-    name=${fuzzer##*/fuzz_}
     work=build-check/fuzz-work/$name
     rm -rf "$work"
     mkdir -p "$work"
