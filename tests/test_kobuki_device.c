@@ -113,6 +113,13 @@ static void test_feedback_layout_and_rate(void **state)
     }
     assert_int_equal(r.frames, 50);
     assert_int_equal(gyro_samples, 108); /* one second at 108 Hz */
+    assert_int_equal(bw_device_dropped(r.dev), 0);
+    /* Nobody reading for a minute: the oldest output goes, and is counted. */
+    for (int i = 0; i < 3000; i++)
+        bw_device_step(r.dev, r.now += 0.02);
+    assert_true(bw_device_dropped(r.dev) > 3000 * 77 - 16384);
+    uint8_t buf[20000];
+    assert_int_equal(bw_device_output(r.dev, buf, sizeof buf), 16384);
     bw_device_destroy(r.dev);
 }
 

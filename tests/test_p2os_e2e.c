@@ -64,6 +64,22 @@ static void run_for(run_t *r, double s)
         step(r);
 }
 
+/* Keeps driving at (v, w) for n steps of the run. */
+static void drive_steps(run_t *r, double v, double w, int n)
+{
+    for (int i = 0; i < n; i++) {
+        bw_base_drive(r->b, v, w, r->now);
+        step(r);
+    }
+}
+
+/* The base and its end of the relay go; the robot stays. */
+static void close_relay(run_t *r)
+{
+    bw_base_close(r->b, r->now);
+    bw_port_close(r->far);
+}
+
 static size_t find_event(const run_t *r, bw_event_type_t type, bool on, size_t from)
 {
     for (size_t i = from; i < r->nevents; i++)
@@ -183,10 +199,7 @@ static void test_peoplebot_bump(void **state)
     size_t bump = find_event(&r, BW_EV_BUMP, true, 0);
     assert_true(bump != SIZE_MAX);
     assert_int_equal(r.events[bump].mask, BW_BUMP_FRONT);
-    for (int i = 0; i < 20; i++) {
-        bw_base_drive(r.b, 0.3, 0, r.now);
-        step(&r);
-    }
+    drive_steps(&r, 0.3, 0, 20);
     assert_true(r.st->stalled);
     assert_true(fabs(r.st->v) < 1e-3);
     bw_base_close(r.b, r.now);
@@ -218,8 +231,7 @@ static void test_watchdog_stops_a_silent_client(void **state)
         step(&r);
     }
     assert_true(fabs(bw_device_sim(dev)->body.v) < 1e-9); /* 2 s watchdog */
-    bw_base_close(r.b, r.now);
-    bw_port_close(r.far);
+    close_relay(&r);
     bw_device_destroy(dev);
 }
 
@@ -242,8 +254,7 @@ static void test_offline_when_the_robot_falls_silent(void **state)
      * SYNC: CLOSE, then the handshake) and is online again. */
     r.cut_down = false;
     wait_online(&r, 4.0);
-    bw_base_close(r.b, r.now);
-    bw_port_close(r.far);
+    close_relay(&r);
     bw_device_destroy(dev);
 }
 
@@ -255,10 +266,7 @@ static void test_reconnect_without_close(void **state)
     run_t a;
     open_relay(&a, dev, 0.0);
     wait_online(&a, 3.0);
-    for (int i = 0; i < 10; i++) {
-        bw_base_drive(a.b, 0.2, 0, a.now);
-        step(&a);
-    }
+    drive_steps(&a, 0.2, 0, 10);
     /* Client A dies: nothing it says any more reaches the robot, so no
      * CLOSE; on a serial line the robot cannot tell. */
     a.cut_up = a.cut_down = true;
@@ -275,21 +283,16 @@ static void test_reconnect_without_close(void **state)
     printf("reconnected without CLOSE in %.2f s\n", b.now - now);
     /* And it drives. */
     double x0 = b.st->pose.x;
-    for (int i = 0; i < 30; i++) {
-        bw_base_drive(b.b, 0.2, 0, b.now);
-        step(&b);
-    }
+    drive_steps(&b, 0.2, 0, 30);
     assert_true(b.st->pose.x - x0 > 0.1);
-    bw_base_close(b.b, b.now);
-    bw_port_close(b.far);
+    close_relay(&b);
 
     /* Over TCP the robot sees the client go, and the next one needs no CLOSE. */
     bw_device_link(dev, false, b.now);
     run_t c;
     open_relay(&c, dev, b.now);
     wait_online(&c, 2.0);
-    bw_base_close(c.b, c.now);
-    bw_port_close(c.far);
+    close_relay(&c);
     bw_device_destroy(dev);
 }
 
@@ -301,10 +304,7 @@ static void test_close_ends_the_session(void **state)
     run_t r;
     open_relay(&r, dev, 0.0);
     wait_online(&r, 3.0);
-    for (int i = 0; i < 10; i++) {
-        bw_base_drive(r.b, 0.3, 0, r.now);
-        step(&r);
-    }
+    drive_steps(&r, 0.3, 0, 10);
     bw_base_close(r.b, r.now); /* VEL 0, RVEL 0, ENABLE 0, CLOSE */
     relay(&r);
     uint8_t buf[256];

@@ -104,8 +104,9 @@ int jm_get_fields(json_t *obj, const bw_msgdesc_t *desc, void *base, char *err, 
 /* Reads an integer member within [min, max]. */
 int jm_get_int(json_t *obj, const char *key, int64_t min, int64_t max, int64_t *out, char *err,
                size_t errlen);
-/* Fails naming the first member of obj that is neither "type", nor a field
- * of desc (may be NULL), nor in the NULL-terminated extra list. */
+/* Fails naming the first member of obj that is neither "type", nor "t" or
+ * "from" (the annotations of a decoded record), nor a field of desc (may be
+ * NULL), nor in the NULL-terminated extra list. */
 int jm_check_keys(json_t *obj, const bw_msgdesc_t *desc, const char *const *extra, char *err,
                   size_t errlen);
 /* Lowercase hex string of n bytes. */

@@ -249,7 +249,8 @@ int cmd_sim(int argc, char **argv)
             "unread, robot at (%.3f, %.3f, %.1f deg)\n",
             (unsigned long long)st->frames,
             (unsigned long long)(st->checksum_errors + st->length_errors),
-            (unsigned long long)s.dropped, sim->body.pose.x, sim->body.pose.y,
+            (unsigned long long)(s.dropped + bw_device_dropped(s.dev)), sim->body.pose.x,
+            sim->body.pose.y,
             sim->body.pose.theta * 180 / BW_PI);
     bw_device_destroy(s.dev);
     return status;

@@ -72,6 +72,8 @@ bw_sim_t *bw_device_sim(bw_device_t *dev);
 const char *bw_device_family(const bw_device_t *dev);
 /* Command frames (or messages) accepted and rejected so far. */
 const bw_parse_stats_t *bw_device_stats(const bw_device_t *dev);
+/* Output bytes lost because nobody took them in time (see bw_device_output). */
+uint64_t bw_device_dropped(const bw_device_t *dev);
 
 /* ---- family specifics ---------------------------------------------------- */
 

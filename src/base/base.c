@@ -202,7 +202,6 @@ static void try_reopen(bw_base_t *b, double now)
 void bw_base_frame_ok(bw_base_t *b, double now)
 {
     b->last_frame = now;
-    b->had_frame = true;
     b->st.t = now;
     b->st.online = true;
 }

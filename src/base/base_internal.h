@@ -57,7 +57,6 @@ struct bw_base {
     bw_port_t *dev_port;   /* ...and its end of the in-memory pair */
     bw_world_t *world;     /* sim: URLs with ?world=FILE */
     double last_frame;
-    bool had_frame;
     double cmd_v, cmd_w;   /* commanded twist, m/s and rad/s */
     double cmd_t;          /* when it was commanded */
     bool cmd_active;       /* a nonzero twist is in force */

@@ -123,3 +123,4 @@ size_t bw_device_output(bw_device_t *d, uint8_t *buf, size_t cap)
 bw_sim_t *bw_device_sim(bw_device_t *d) { return &d->sim; }
 const char *bw_device_family(const bw_device_t *d) { return d->ops->family; }
 const bw_parse_stats_t *bw_device_stats(const bw_device_t *d) { return &d->stats; }
+uint64_t bw_device_dropped(const bw_device_t *d) { return d->out_dropped; }
