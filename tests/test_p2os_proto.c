@@ -1414,44 +1414,33 @@ static void test_models(void **state)
         { -144, -136, -90 }, { -189, -119, -130 }, { -223, -79, -150 }, { -241, -27, -170 },
         { -241, 27, 170 },   { -223, 79, 150 },   { -189, 119, 130 },  { -144, 136, 90 },
     };
-    const bw_p2os_model_t *m = bw_p2os_model("p2dx");
-    assert_non_null(m);
-    assert_string_equal(m->subclass, "p2dx");
-    assert_string_equal(m->cls, "Pioneer");
-    assert_true(m->dist_conv == 0.84);
-    assert_true(m->angle_conv == 0.001534);
-    assert_true(m->vel_conv == 1.0);
-    assert_true(m->range_conv == 0.268);
-    assert_true(m->diff_conv == 0.0056);
-    assert_true(m->radius == 0.26);
-    assert_int_equal(m->front_bumpers, 0);
-    assert_int_equal(m->rear_bumpers, 0);
-    check_ring(m, p2dx, 16);
-
-    m = bw_p2os_model("p2pb");
-    assert_non_null(m);
-    assert_string_equal(m->cls, "Pioneer");
-    assert_true(m->dist_conv == 0.424);
-    assert_true(m->angle_conv == 0.001534);
-    assert_true(m->vel_conv == 1.0);
-    assert_true(m->range_conv == 0.268);
-    assert_true(m->diff_conv == 0.0056);
-    assert_true(m->radius == 0.26);
-    assert_int_equal(m->front_bumpers, 5);
-    assert_int_equal(m->rear_bumpers, 5);
-    check_ring(m, p2pb, 24);
-
-    m = bw_p2os_model("p2at");
-    assert_non_null(m);
-    assert_string_equal(m->cls, "Pioneer");
-    assert_true(m->dist_conv == 1.32);
-    assert_true(m->angle_conv == 0.001534);
-    assert_true(m->range_conv == 0.268);
-    assert_true(m->diff_conv == 0.0034);
-    assert_true(m->radius == 0.40);
-    assert_int_equal(m->front_bumpers, 0);
-    assert_int_equal(m->rear_bumpers, 0);
-    check_ring(m, p2at, 16);
+    /* The notes' factors (p2dx) and the public parameter files (p2pb, p2at). */
+    const struct {
+        const char *name;
+        double dist, diff, radius;
+        uint8_t front, rear;
+        const int16_t (*ring)[3];
+        unsigned nsonar;
+    } want[] = {
+        { "p2dx", 0.84, 0.0056, 0.26, 0, 0, p2dx, 16 },
+        { "p2pb", 0.424, 0.0056, 0.26, 5, 5, p2pb, 24 },
+        { "p2at", 1.32, 0.0034, 0.40, 0, 0, p2at, 16 },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const bw_p2os_model_t *m = bw_p2os_model(want[i].name);
+        assert_non_null(m);
+        assert_string_equal(m->subclass, want[i].name);
+        assert_string_equal(m->cls, "Pioneer");
+        assert_true(m->dist_conv == want[i].dist);
+        assert_true(m->angle_conv == 0.001534);
+        assert_true(m->vel_conv == 1.0);
+        assert_true(m->range_conv == 0.268);
+        assert_true(m->diff_conv == want[i].diff);
+        assert_true(m->radius == want[i].radius);
+        assert_int_equal(m->front_bumpers, want[i].front);
+        assert_int_equal(m->rear_bumpers, want[i].rear);
+        check_ring(m, want[i].ring, want[i].nsonar);
+    }
 
     assert_null(bw_p2os_model("p3dx"));
     assert_null(bw_p2os_model("P2DX"));
