@@ -45,12 +45,24 @@ static void check_body(const uint8_t *body, size_t len, bw_p2os_dir_t dir)
             CHECK(m.u.config.extra + m.u.config.nextra == body + len &&
                   inside(m.u.config.extra, m.u.config.nextra, body, len));
         break;
+    case BW_P2OS_SIMSTAT_PAC:
+        CHECK(m.u.simstat.nfields <= BW_P2OS_SIMSTAT_FIELDS);
+        if (m.u.simstat.nextra)
+            CHECK(m.u.simstat.extra + m.u.simstat.nextra == body + len &&
+                  inside(m.u.simstat.extra, m.u.simstat.nextra, body, len));
+        break;
+    case BW_P2OS_COMMAND:
+        CHECK(m.u.command.argkind <= BW_P2OS_RAWARG);
+        if (m.u.command.nextra)
+            CHECK(m.u.command.extra + m.u.command.nextra == body + len &&
+                  inside(m.u.command.extra, m.u.command.nextra, body, len));
+        break;
     default: break;
     }
 
     uint8_t a[BW_P2OS_MAX_FRAME], b[BW_P2OS_MAX_FRAME];
     int na = bw_p2os_encode_body(a, sizeof a, &m);
-    bool negzero = dir == BW_P2OS_FROM_HOST && rc == 0 && len == 4 &&
+    bool negzero = dir == BW_P2OS_FROM_HOST && rc == 0 && len >= 4 &&
                    body[1] == BW_P2OS_ARG_NEGINT && body[2] == 0 && body[3] == 0;
     if (!negzero)
         CHECK(na == (int)len && memcmp(a, body, len) == 0);

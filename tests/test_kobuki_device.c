@@ -329,10 +329,12 @@ static void test_garbage_in_is_counted(void **state)
     static const uint8_t junk[] = { 0x00, 0xAA, 0x55, 0x06, 0x01, 0x04, 0x64, 0x00, 0x00, 0x00, 0x66,
                                     0xFF, 0xAA, 0x55, 0x04, 0x63, 0x02, 0x01, 0x02, 0x66 };
     bw_device_input(r.dev, junk, sizeof junk, r.now);
-    const bw_parse_stats_t *s = bw_device_stats(r.dev);
+    const bw_device_stats_t *ds = bw_device_stats(r.dev);
+    const bw_parse_stats_t *s = &ds->link;
     assert_int_equal(s->checksum_errors, 1);
     assert_int_equal(s->frames, 1);
     assert_int_equal(s->unknown, 1); /* id 0x63 */
+    assert_int_equal(ds->unknown_by_id[0x63], 1);
     assert_int_equal(s->skipped_bytes, 12);
     tick(&r);
     assert_int_equal(r.nmsgs, 7); /* the robot carries on */

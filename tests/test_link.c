@@ -33,9 +33,10 @@ static double now_s(void)
 }
 
 /* Starts an emulator and returns once it has said it is serving (its first
- * line, copied to `said`), not after a guessed delay. */
-static pid_t start_sim(const char *family, const char *opt, const char *where, char *said,
-                       size_t cap)
+ * line, copied to `said`), not after a guessed delay. Its stderr goes to
+ * errfile when one is given. */
+static pid_t start_sim_log(const char *family, const char *opt, const char *where, char *said,
+                           size_t cap, const char *errfile)
 {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -45,6 +46,8 @@ static pid_t start_sim(const char *family, const char *opt, const char *where, c
         dup2(fds[1], STDOUT_FILENO);
         close(fds[0]);
         close(fds[1]);
+        if (errfile && !freopen(errfile, "w", stderr))
+            _exit(126);
         execl(botwire, botwire, "sim", family, opt, where, "--for", "60", (char *)NULL);
         _exit(127);
     }
@@ -62,6 +65,12 @@ static pid_t start_sim(const char *family, const char *opt, const char *where, c
     assert_non_null(strstr(line, "botwire sim: "));
     snprintf(said, cap, "%s", line);
     return pid;
+}
+
+static pid_t start_sim(const char *family, const char *opt, const char *where, char *said,
+                       size_t cap)
+{
+    return start_sim_log(family, opt, where, said, cap, NULL);
 }
 
 static bool happened(double t) { return t == t; }
@@ -149,6 +158,197 @@ static void test_p2os_tcp_dies_and_returns(void **state)
     snprintf(where, sizeof where, "127.0.0.1:%d", port);
     snprintf(url, sizeof url, "p2os:tcp://127.0.0.1:%d", port);
     die_and_return(url, "p2os", "--tcp", where);
+}
+
+/* A child drives the robot at 250 mm/s through the driver until it is
+ * killed; returns once it is moving. */
+static pid_t child_driving(const char *url)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        char err[256];
+        bw_base_t *b;
+        if (bw_base_open(&b, url, NULL, now_s(), err, sizeof err) < 0)
+            _exit(3);
+        bool told = false;
+        for (;;) {
+            double t = now_s();
+            bw_base_drive(b, 0.25, 0, t);
+            struct pollfd p = { bw_base_fd(b), POLLIN, 0 };
+            poll(&p, p.fd >= 0 ? 1 : 0, 20);
+            bw_base_poll(b, now_s());
+            if (!told && bw_base_state(b)->v > 0.2) {
+                told = write(fds[1], "m", 1) == 1;
+            }
+        }
+    }
+    close(fds[1]);
+    char c;
+    struct pollfd p = { fds[0], POLLIN, 0 };
+    assert_int_equal(poll(&p, 1, 5000), 1);
+    assert_int_equal(read(fds[0], &c, 1), 1);
+    close(fds[0]);
+    return pid;
+}
+
+/* Sends one command with no argument, or with an int. */
+static void send_cmd(bw_port_t *port, uint8_t cmd, bool with_int, int32_t v)
+{
+    uint8_t f[16];
+    int n = with_int ? bw_p2os_encode_cmd_int(f, sizeof f, cmd, v) : bw_p2os_encode_cmd(f, sizeof f, cmd);
+    assert_int_equal(bw_port_write(port, f, (size_t)n), n);
+}
+
+/* The next packet from the robot within `wait` seconds: its body in m, its
+ * time returned (NAN if none). */
+static double next_packet(bw_port_t *port, bw_p2os_parser_t *parser, bw_p2os_msg_t *m,
+                          uint8_t *held, size_t *nheld, double wait)
+{
+    double end = now_s() + wait;
+    for (;;) {
+        const uint8_t *d = held;
+        size_t n = *nheld;
+        bw_p2os_frame_t f;
+        int rc;
+        while ((rc = bw_p2os_parse(parser, &d, &n, &f)) != 0) {
+            if (rc > 0 && bw_p2os_decode(BW_P2OS_FROM_ROBOT, f.body, f.len, m) == 0) {
+                memmove(held, d, n);
+                *nheld = n;
+                return now_s();
+            }
+        }
+        *nheld = 0;
+        double left = end - now_s();
+        if (left <= 0)
+            return NAN;
+        struct pollfd p = { bw_port_fd(port), POLLIN, 0 };
+        poll(&p, 1, (int)ceil(left * 1000));
+        int r = bw_port_read(port, held, 4096);
+        if (r > 0)
+            *nheld = (size_t)r;
+    }
+}
+
+/* Connects as ARIA's robot connector does: SYNC0, SYNC1, SYNC2, each
+ * answered within a second or start over; a stopped SIP (0x32) means a
+ * session left open: CLOSE it and start over; a moving one (0x33) is just
+ * the wrong answer. Returns the time the session is open (NAN after 5 s),
+ * with the first sign that the robot had stopped in *stopped. */
+static double aria_like_connect(bw_port_t *port, double *stopped)
+{
+    bw_p2os_parser_t parser;
+    bw_p2os_parser_init(&parser);
+    uint8_t held[4096];
+    size_t nheld = 0;
+    double give_up = now_s() + 5.0;
+    int state = 0;
+    *stopped = NAN;
+    while (now_s() < give_up) {
+        send_cmd(port, (uint8_t)state, false, 0);
+        bw_p2os_msg_t m;
+        double t = next_packet(port, &parser, &m, held, &nheld, 1.0);
+        if (!happened(t)) {
+            state = 0;
+            continue;
+        }
+        if (m.type == BW_P2OS_SIP && !m.u.sip.moving) {
+            if (!happened(*stopped))
+                *stopped = t;
+            send_cmd(port, BW_P2OS_CLOSE, true, 1);
+            state = 0;
+            continue;
+        }
+        if (m.type != BW_P2OS_SYNC || m.u.sync.n != state) {
+            state = 0;
+            continue;
+        }
+        if (!happened(*stopped))
+            *stopped = t; /* an echo: no session, so no motion */
+        if (state++ < 2)
+            continue;
+        send_cmd(port, BW_P2OS_OPEN, true, 1);
+        t = next_packet(port, &parser, &m, held, &nheld, 1.0);
+        assert_true(happened(t));
+        assert_int_equal(m.type, BW_P2OS_SIP);
+        assert_false(m.u.sip.moving);
+        assert_int_equal(m.u.sip.lvel, 0);
+        assert_int_equal(m.u.sip.rvel, 0);
+        /* What ARIA and its examples send next, and a number nobody uses:
+         * the emulator lists them as it stops. */
+        send_cmd(port, BW_P2OS_BATTERYINFO, true, 1);
+        send_cmd(port, BW_P2OS_SOUNDTOG, true, 0);
+        send_cmd(port, 199, true, 1);
+        send_cmd(port, BW_P2OS_CLOSE, true, 1);
+        /* Heard: the SIPs stop. */
+        while (happened(next_packet(port, &parser, &m, held, &nheld, 0.3)))
+            ;
+        return t;
+    }
+    return NAN;
+}
+
+/* A client is killed while the robot drives at 250 mm/s; a fresh one that
+ * connects the way ARIA does gets the robot, stopped, within 5 s. */
+static void killed_while_driving(const char *opt, const char *where, const char *url,
+                                 bool tcp, int tcp_port)
+{
+    char said[256], err[256], log[128];
+    snprintf(log, sizeof log, "%s/sim%s.err", dir, opt);
+    pid_t sim = start_sim_log("p2os", opt, where, said, sizeof said, log);
+    pid_t client = child_driving(url);
+    kill(client, SIGKILL);
+    double killed = now_s();
+    waitpid(client, NULL, 0);
+    bw_port_t *port;
+    if (tcp)
+        assert_int_equal(bw_port_open_tcp(&port, "127.0.0.1", tcp_port, 1.0, err, sizeof err), 0);
+    else
+        assert_int_equal(bw_port_open_serial(&port, where, 9600, err, sizeof err), 0);
+    double stopped;
+    double open = aria_like_connect(port, &stopped);
+    assert_true(happened(open));
+    printf("p2os %s: client killed while driving; the next sees the robot stopped after "
+           "%.0f ms, connected after %.0f ms\n",
+           opt, (stopped - killed) * 1000, (open - killed) * 1000);
+    assert_true(open - killed < 5.0);
+    assert_true(stopped - killed <= 2.0);
+    bw_port_close(port);
+    kill(sim, SIGTERM);
+    waitpid(sim, NULL, 0);
+    FILE *f = fopen(log, "r");
+    assert_non_null(f);
+    char line[512], last[512] = "";
+    while (fgets(line, sizeof line, f))
+        snprintf(last, sizeof last, "%s", line);
+    fclose(f);
+    printf("%s", last);
+    assert_non_null(strstr(last, "; ignored: 62 batteryinfo x1, 92 soundtog x1; unknown: 199 x1"));
+}
+
+static void test_p2os_client_killed_while_driving_pty(void **state)
+{
+    (void)state;
+    char link[128], url[160];
+    snprintf(link, sizeof link, "%s/p2os-killed", dir);
+    snprintf(url, sizeof url, "p2os:%s", link);
+    killed_while_driving("--pty", link, url, false, 0);
+}
+
+static void test_p2os_client_killed_while_driving_tcp(void **state)
+{
+    (void)state;
+    bw_listener_t *l;
+    assert_int_equal(bw_listener_open(&l, NULL, 0, NULL, 0), 0);
+    int port = bw_listener_port(l);
+    bw_listener_close(l);
+    char where[32], url[64];
+    snprintf(where, sizeof where, "127.0.0.1:%d", port);
+    snprintf(url, sizeof url, "p2os:tcp://127.0.0.1:%d", port);
+    killed_while_driving("--tcp", where, url, true, port);
 }
 
 /* Decodes every Base Control the server received. */
@@ -282,6 +482,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kobuki_pty_dies_and_returns),
         cmocka_unit_test(test_p2os_tcp_dies_and_returns),
+        cmocka_unit_test(test_p2os_client_killed_while_driving_pty),
+        cmocka_unit_test(test_p2os_client_killed_while_driving_tcp),
         cmocka_unit_test(test_sigterm_stops_the_robot),
         cmocka_unit_test(test_exit_stops_the_robot),
     };

@@ -98,6 +98,16 @@ static void keep_alive(client_t *c, double seconds)
     }
 }
 
+/* Time passes with the motion command renewed every half second, as ARIA
+ * and the other stock clients drive. */
+static void drive_on(client_t *c, double seconds, uint8_t number, int32_t v)
+{
+    for (double end = c->now + seconds; c->now < end - 1e-9;) {
+        advance(c, fmin(0.5, end - c->now));
+        cmd_int(c, number, v);
+    }
+}
+
 static const bw_p2os_msg_t *last_of(const client_t *c, bw_p2os_type_t t)
 {
     for (size_t i = c->ngot; i-- > 0;)
@@ -150,12 +160,14 @@ static void test_handshake_and_sips(void **state)
     assert_int_equal(c.ngot, 0);
     connect(&c);
     advance(&c, 1.0);
-    /* A SIP every 100 ms, standing still, motors off, sonar off. */
+    /* A SIP every 100 ms, standing still, motors off, sonar on (the
+     * client sent no SONAR: OPEN starts the sonar, as on the robot). */
     assert_int_equal(count_of(&c, BW_P2OS_SIP), 10);
     const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
     assert_false(s->moving);
     assert_int_equal(s->flags & BW_P2OS_FLAG_MOTORS, 0);
-    assert_int_equal(s->nsonar, 0);
+    assert_int_equal(s->flags & BW_P2OS_FLAG_SONAR, BW_P2OS_FLAG_SONAR);
+    assert_int_equal(s->nsonar, 4);
     assert_int_equal(s->battery, 130);
     assert_int_equal(s->ntrailing, 4);
     bw_device_destroy(c.dev);
@@ -187,7 +199,7 @@ static void test_vel_pulse_and_watchdog(void **state)
     connect(&c);
     cmd_int(&c, BW_P2OS_ENABLE, 1);
     cmd_int(&c, BW_P2OS_VEL, 200);
-    keep_alive(&c, 4.0);
+    drive_on(&c, 4.0, BW_P2OS_VEL, 200);
     const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
     assert_true(s->moving);
     assert_int_equal(s->lvel, 200);
@@ -327,8 +339,7 @@ static void test_peoplebot_bumpers_and_stall(void **state)
     open_client(&c, "p2pb");
     connect(&c);
     cmd_int(&c, BW_P2OS_ENABLE, 1);
-    cmd_int(&c, BW_P2OS_VEL, 300); /* straight at the box */
-    keep_alive(&c, 8.0);
+    drive_on(&c, 8.0, BW_P2OS_VEL, 300); /* straight at the box */
     const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
     assert_int_equal(s->stall_bump & BW_P2OS_BUMP_FRONT_MASK, 0x0800); /* the middle switch */
     assert_int_equal(s->stall_bump & (BW_P2OS_STALL_LEFT | BW_P2OS_STALL_RIGHT),
@@ -340,8 +351,7 @@ static void test_peoplebot_bumpers_and_stall(void **state)
     cmd_int(&c, BW_P2OS_VEL, 0);
     cmd_int(&c, BW_P2OS_HEAD, 180);
     keep_alive(&c, 4.0);
-    cmd_int(&c, BW_P2OS_VEL, -200);
-    keep_alive(&c, 4.0);
+    drive_on(&c, 4.0, BW_P2OS_VEL, -200);
     s = &last_of(&c, BW_P2OS_SIP)->u.sip;
     assert_int_equal(s->stall_bump & BW_P2OS_BUMP_REAR_MASK, 0x0008); /* the middle one */
     assert_int_equal(s->stall_bump & BW_P2OS_BUMP_FRONT_MASK, 0);
@@ -400,6 +410,277 @@ static void test_client_gone_and_back(void **state)
     bw_device_destroy(c.dev);
 }
 
+/* What ARIA does on connect, byte for byte: the handshake, OPEN 1,
+ * CONFIG 1 (and waits up to a second for it), BATTERYINFO 1; its examples
+ * then send ENABLE 1 and SOUNDTOG 0, and never SONAR. The robot answers as a
+ * P2OS robot does: sonar on from OPEN, motors off until ENABLE, CONFIG with
+ * its 2 s watchdog; what it does not act on is counted by number. */
+static void test_aria_session_start(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    cmd_int(&c, BW_P2OS_CONFIG, 1);
+    const bw_p2os_msg_t *cfg = last_of(&c, BW_P2OS_CONFIG_PAC);
+    assert_non_null(cfg);
+    assert_int_equal(cfg->u.config.watchdog, 2000);
+    assert_int_equal(cfg->u.config.sip_cycle, 100);
+    cmd_int(&c, BW_P2OS_BATTERYINFO, 1);
+    advance(&c, 0.5);
+    const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->flags & BW_P2OS_FLAG_MOTORS, 0);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    cmd_int(&c, BW_P2OS_SOUNDTOG, 0);
+    cmd_int(&c, BW_P2OS_JOYINFO, 2);
+    cmd_int(&c, 199, 1); /* a number nobody defined */
+    take(&c);
+    advance(&c, 0.4);
+    /* Four readings a SIP, every transducer in 0.4 s, each a real range. */
+    unsigned seen = 0;
+    for (size_t i = 0; i < c.ngot; i++) {
+        if (c.got[i].type != BW_P2OS_SIP)
+            continue;
+        s = &c.got[i].u.sip;
+        assert_int_equal(s->flags & BW_P2OS_FLAG_MOTORS, BW_P2OS_FLAG_MOTORS);
+        assert_int_equal(s->flags & BW_P2OS_FLAG_SONAR, BW_P2OS_FLAG_SONAR);
+        assert_int_equal(s->nsonar, 4);
+        for (unsigned k = 0; k < s->nsonar; k++) {
+            seen |= 1u << s->sonar[k].number;
+            assert_true(s->sonar[k].range * 0.268 > 100 && s->sonar[k].range * 0.268 < 5000);
+        }
+    }
+    assert_int_equal(seen, 0xFFFF);
+    /* SONAR 0 still turns the ring off. */
+    cmd_int(&c, BW_P2OS_SONAR, 0);
+    take(&c);
+    advance(&c, 0.2);
+    assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.nsonar, 0);
+    assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.flags & BW_P2OS_FLAG_SONAR, 0);
+    const bw_device_stats_t *st = bw_device_stats(c.dev);
+    assert_int_equal(st->ignored, 3);
+    assert_int_equal(st->ignored_by_id[BW_P2OS_BATTERYINFO], 1);
+    assert_int_equal(st->ignored_by_id[BW_P2OS_SOUNDTOG], 1);
+    assert_int_equal(st->ignored_by_id[BW_P2OS_JOYINFO], 1);
+    assert_int_equal(st->link.unknown, 1);
+    assert_int_equal(st->unknown_by_id[199], 1);
+    assert_string_equal(bw_device_command_name(c.dev, BW_P2OS_SOUNDTOG), "soundtog");
+    assert_null(bw_device_command_name(c.dev, 199));
+    /* A new session starts the same way, whatever the last one left. */
+    cmd_int(&c, BW_P2OS_CLOSE, 1);
+    connect(&c);
+    advance(&c, 0.2);
+    s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->flags & (BW_P2OS_FLAG_MOTORS | BW_P2OS_FLAG_SONAR), BW_P2OS_FLAG_SONAR);
+    assert_int_equal(s->nsonar, 4);
+    bw_device_destroy(c.dev);
+}
+
+/* Velocity commands last while they are renewed: PULSE alone does not keep
+ * a robot driving. */
+static void test_keepalives_alone_stop_the_robot(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    cmd_int(&c, BW_P2OS_VEL, 200);
+    keep_alive(&c, 1.9);
+    assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.lvel, 200);
+    keep_alive(&c, 1.1); /* 2 s after the VEL: stopping at 300 mm/s^2 */
+    keep_alive(&c, 1.0);
+    const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->lvel, 0);
+    assert_false(s->moving);
+    /* The session is still open, and the next VEL drives again. */
+    cmd_int(&c, BW_P2OS_VEL, 200);
+    advance(&c, 1.0);
+    assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.lvel, 200);
+    /* Position commands finish by themselves: no lease. */
+    cmd_int(&c, BW_P2OS_VEL, 0);
+    advance(&c, 1.0);
+    double x0 = bw_device_sim(c.dev)->body.pose.x;
+    cmd_int(&c, BW_P2OS_MOVE, 1000);
+    keep_alive(&c, 6.0);
+    assert_true(fabs(bw_device_sim(c.dev)->body.pose.x - x0 - 1.0) < 0.01);
+    char line[200];
+    assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
+    assert_non_null(strstr(line, "only keep-alives"));
+    assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 0);
+    bw_device_destroy(c.dev);
+}
+
+/* A client dies while the robot drives at 250 mm/s, on a line where the
+ * emulator cannot see it go (a serial cable); a fresh client syncs as ARIA
+ * does: SYNC0 (the same bytes as PULSE) until a stopped SIP, then CLOSE, then
+ * the handshake. The keep-alives do not keep the robot driving: it is
+ * stopping within the watchdog time and the client connects within 5 s. */
+static void test_stale_session_after_a_client_died(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    drive_on(&c, 3.0, BW_P2OS_VEL, 250);
+    assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.lvel, 250);
+    double died = c.now, stopping = NAN, stopped = NAN, connected = NAN;
+    const bw_sim_t *sim = bw_device_sim(c.dev);
+    int state_ = 0;
+    while (c.now - died < 5.0 && isnan(connected)) {
+        take(&c);
+        cmd(&c, (uint8_t)state_);
+        advance(&c, 0.1);
+        if (isnan(stopping) && sim->body.cmd_left < 0.25)
+            stopping = c.now;
+        if (isnan(stopped) && fabs(sim->body.v) < 1e-9)
+            stopped = c.now;
+        const bw_p2os_msg_t *m = c.ngot ? &c.got[0] : NULL;
+        if (m && m->type == BW_P2OS_SIP && !m->u.sip.moving) {
+            cmd_int(&c, BW_P2OS_CLOSE, 1);
+            state_ = 0;
+        } else if (m && m->type == BW_P2OS_SYNC && m->u.sync.n == state_) {
+            if (++state_ == 3) {
+                cmd_int(&c, BW_P2OS_OPEN, 1);
+                connected = c.now;
+            }
+        } else {
+            state_ = 0;
+        }
+    }
+    print_message("stale session: stopping after %.1f s, stopped after %.1f s, connected "
+                  "after %.1f s\n",
+                  stopping - died, stopped - died, connected - died);
+    assert_true(stopping - died <= 2.0 + 0.1);
+    assert_true(stopped - died <= 2.0 + 0.25 / 0.3 + 0.1);
+    assert_true(connected - died < 5.0);
+    bw_device_destroy(c.dev);
+}
+
+/* Half a frame from a client that went away is not the next client's
+ * business. */
+static void test_link_change_cleans_the_line(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    static const uint8_t half[] = { 0xFA, 0xFB, 0xC8, 0x0B, 0x3B };
+    send_raw(&c, half, sizeof half);
+    bw_device_link(c.dev, false, c.now);
+    bw_device_link(c.dev, true, c.now);
+    connect(&c); /* asserts every echo at once */
+    assert_int_equal(bw_device_stats(c.dev)->link.skipped_bytes, sizeof half);
+    bw_device_destroy(c.dev);
+}
+
+/* The simulator's commands, from the packet layouts of MobileSim/AMRISim
+ * and ARIA's ArSimUtil. */
+static void test_simulator_commands(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    const bw_sim_t *sim = bw_device_sim(c.dev);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    drive_on(&c, 1.0, BW_P2OS_VEL, 200);
+    /* SIM_SET_POSE (2500, 2000) mm, 90 degrees, as ARIA sends it: the true
+     * pose moves, the robot's odometry does not. */
+    static const uint8_t set_pose[] = { 0xFA, 0xFB, 0x10, 0xE0, 0x00, 0xC4, 0x09, 0x00, 0x00, 0xD0,
+                                        0x07, 0x00, 0x00, 0x5A, 0x00, 0x00, 0x00, 0xCE, 0x10 };
+    uint8_t frame[32];
+    assert_int_equal(bw_p2os_encode_sim_set_pose(frame, sizeof frame, 2500, 2000, 90),
+                     sizeof set_pose);
+    assert_memory_equal(frame, set_pose, sizeof set_pose);
+    take(&c);
+    advance(&c, 0.1);
+    uint16_t x_before = last_of(&c, BW_P2OS_SIP)->u.sip.xpos;
+    send_raw(&c, set_pose, sizeof set_pose);
+    assert_true(fabs(sim->body.pose.x - 2.5) < 1e-9 && fabs(sim->body.pose.y - 2.0) < 1e-9);
+    assert_true(fabs(sim->body.pose.theta - BW_PI / 2) < 1e-9);
+    assert_true(fabs(sim->body.v) < 1e-9); /* lifted: the wheels stop */
+    take(&c);
+    advance(&c, 0.1);
+    assert_true(abs((int)last_of(&c, BW_P2OS_SIP)->u.sip.xpos - (int)x_before) < 30);
+    char line[200];
+    assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
+    assert_string_equal(line, "client moved the robot to (2500 mm, 2000 mm, 90 deg)");
+
+    /* Into a wall, or out of the world: not moved, said, counted. */
+    uint8_t bad[32];
+    int nb = bw_p2os_encode_sim_set_pose(bad, sizeof bad, 3250, 1000, 0); /* the box */
+    send_raw(&c, bad, (size_t)nb);
+    nb = bw_p2os_encode_sim_set_pose(bad, sizeof bad, -2000000000, 1000, 0);
+    send_raw(&c, bad, (size_t)nb);
+    assert_true(fabs(sim->body.pose.x - 2.5) < 1e-9 && fabs(sim->body.pose.y - 2.0) < 1e-9);
+    assert_int_equal(bw_device_stats(c.dev)->ignored_by_id[BW_P2OS_SIM_SET_POSE], 2);
+    assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
+    assert_non_null(strstr(line, "not moved"));
+    assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
+
+    /* SIM_STAT 1: one SIMSTAT with the true pose. */
+    take(&c);
+    cmd_int(&c, BW_P2OS_SIM_STAT, 1);
+    assert_int_equal(count_of(&c, BW_P2OS_SIMSTAT_PAC), 1);
+    const bw_p2os_simstat_t *st = &last_of(&c, BW_P2OS_SIMSTAT_PAC)->u.simstat;
+    assert_int_equal(st->nfields, BW_P2OS_SIMSTAT_FIELDS);
+    assert_int_equal(st->true_x, 2500);
+    assert_int_equal(st->true_y, 2000);
+    assert_int_equal(st->true_th, 90);
+    assert_int_equal(st->gps_dop, -1);
+    assert_int_equal(st->sim_interval, 10);
+    /* With no argument, one too (the simulator's documentation). */
+    take(&c);
+    cmd(&c, BW_P2OS_SIM_STAT);
+    assert_int_equal(count_of(&c, BW_P2OS_SIMSTAT_PAC), 1);
+    /* SIM_STAT 2: one before every SIP, as ARIA's ArSimUtil asks; 0 stops. */
+    cmd_int(&c, BW_P2OS_SIM_STAT, 2);
+    take(&c);
+    advance(&c, 0.5);
+    assert_int_equal(count_of(&c, BW_P2OS_SIMSTAT_PAC), 5);
+    for (size_t i = 0; i + 1 < c.ngot; i += 2) {
+        assert_int_equal(c.got[i].type, BW_P2OS_SIMSTAT_PAC);
+        assert_int_equal(c.got[i + 1].type, BW_P2OS_SIP);
+    }
+    cmd_int(&c, BW_P2OS_SIM_STAT, 0);
+    take(&c);
+    advance(&c, 0.5);
+    assert_int_equal(count_of(&c, BW_P2OS_SIMSTAT_PAC), 0);
+
+    /* SIM_RESET: back to the start, odometry at zero. */
+    cmd(&c, BW_P2OS_SIM_RESET);
+    assert_true(fabs(sim->body.pose.x - 1.0) < 1e-9 && fabs(sim->body.pose.y - 1.0) < 1e-9);
+    take(&c);
+    advance(&c, 0.1);
+    assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.xpos, 0);
+    assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
+
+    /* SIM_MESSAGE as ARIA's comStr sends it (a NUL after the counted text). */
+    static const uint8_t msg[] = { 0xEE, 0x2B, 0x05, 'h', 'e', 'l', 'l', 'o', 0x00 };
+    uint8_t f2[32];
+    int n = bw_p2os_frame_body(f2, sizeof f2, msg, sizeof msg);
+    send_raw(&c, f2, (size_t)n);
+    assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
+    assert_string_equal(line, "message from client: hello");
+
+    /* SIM_EXIT 3: the session ends and the emulator is asked to exit. */
+    int status = -1;
+    assert_false(bw_device_exit_requested(c.dev, &status));
+    cmd_int(&c, BW_P2OS_SIM_EXIT, 3);
+    assert_true(bw_device_exit_requested(c.dev, &status));
+    assert_int_equal(status, 3);
+    take(&c);
+    advance(&c, 0.3);
+    assert_int_equal(count_of(&c, BW_P2OS_SIP), 0);
+    /* Nothing else was ignored or unknown. */
+    assert_int_equal(bw_device_stats(c.dev)->ignored, 2);
+    assert_int_equal(bw_device_stats(c.dev)->link.unknown, 0);
+    assert_int_equal(bw_device_stats(c.dev)->link.length_errors, 0);
+    bw_device_destroy(c.dev);
+}
+
 static void test_models(void **state)
 {
     (void)state;
@@ -428,6 +709,11 @@ int main(void)
         cmocka_unit_test(test_peoplebot_bumpers_and_stall),
         cmocka_unit_test(test_encoder_packets),
         cmocka_unit_test(test_client_gone_and_back),
+        cmocka_unit_test(test_aria_session_start),
+        cmocka_unit_test(test_keepalives_alone_stop_the_robot),
+        cmocka_unit_test(test_stale_session_after_a_client_died),
+        cmocka_unit_test(test_link_change_cleans_the_line),
+        cmocka_unit_test(test_simulator_commands),
         cmocka_unit_test(test_models),
     };
     return cmocka_run_group_tests_name("emulated pioneer", tests, NULL, NULL);

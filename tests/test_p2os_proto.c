@@ -333,11 +333,19 @@ static void test_catalogue(void **state)
         { "pulse", 0 },      { "open", 1 },       { "close", 2 },     { "polling", 3 },
         { "enable", 4 },     { "seta", 5 },       { "setv", 6 },      { "seto", 7 },
         { "move", 8 },       { "rotate", 9 },     { "setrv", 10 },    { "vel", 11 },
-        { "head", 12 },      { "dhead", 13 },     { "say", 15 },      { "config", 18 },
-        { "encoder", 19 },   { "rvel", 21 },      { "dchead", 22 },   { "setra", 23 },
-        { "sonar", 28 },     { "stop", 29 },      { "digout", 30 },   { "vel2", 32 },
-        { "gripper", 33 },   { "iorequest", 40 }, { "bumpstall", 44 }, { "joydrive", 47 },
-        { "hostbaud", 50 },  { "estop", 55 },
+        { "head", 12 },      { "dhead", 13 },     { "say", 15 },      { "joyinfo", 17 },
+        { "config", 18 },    { "encoder", 19 },   { "rvel", 21 },     { "dchead", 22 },
+        { "setra", 23 },     { "sonar", 28 },     { "stop", 29 },     { "digout", 30 },
+        { "vel2", 32 },      { "gripper", 33 },   { "adsel", 35 },    { "gripperval", 36 },
+        { "griprequest", 37 }, { "iorequest", 40 }, { "ptupos", 41 }, { "tty2", 42 },
+        { "getaux", 43 },    { "bumpstall", 44 }, { "tcm2", 45 },     { "joydrive", 47 },
+        { "movingblink", 49 }, { "hostbaud", 50 }, { "aux1baud", 51 }, { "aux2baud", 52 },
+        { "estop", 55 },     { "estall", 56 },    { "gyro", 58 },     { "batteryinfo", 62 },
+        { "sound", 90 },     { "playlist", 91 },  { "soundtog", 92 },
+        { "sim_set_pose", 224 }, { "sim_reset", 225 }, { "sim_lrf_enable", 230 },
+        { "sim_lrf_set_fov_start", 231 }, { "sim_lrf_set_fov_end", 232 },
+        { "sim_lrf_set_res", 233 }, { "sim_ctrl", 236 }, { "sim_stat", 237 },
+        { "sim_message", 238 }, { "sim_exit", 239 },
     };
     size_t named = 0;
     for (unsigned c = 0; c < 256; c++)
@@ -347,10 +355,18 @@ static void test_catalogue(void **state)
         assert_string_equal(bw_p2os_command_name((uint8_t)cmds[i].num), cmds[i].name);
         assert_int_equal(bw_p2os_command_number(cmds[i].name), cmds[i].num);
     }
+    /* The listing is the catalogue in number order. */
+    for (unsigned i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        assert_int_equal(bw_p2os_command_at(i), cmds[i].num);
+    assert_int_equal(bw_p2os_command_at(sizeof cmds / sizeof cmds[0]), -1);
     assert_null(bw_p2os_command_name(14));
-    assert_null(bw_p2os_command_name(56));
+    assert_null(bw_p2os_command_name(57));
     assert_null(bw_p2os_command_name(255));
-    assert_int_equal(bw_p2os_command_number("VEL"), -1);
+    /* The manuals write names in capitals. */
+    assert_int_equal(bw_p2os_command_number("VEL"), 11);
+    assert_int_equal(bw_p2os_command_number("Sim_Set_Pose"), 224);
+    assert_int_equal(bw_p2os_command_number("VELX"), -1);
+    assert_int_equal(bw_p2os_command_number("VE"), -1);
     assert_int_equal(bw_p2os_command_number(""), -1);
     assert_int_equal(bw_p2os_command_number("warp"), -1);
 
@@ -481,7 +497,7 @@ static void test_roundtrip_every_command(void **state)
             assert_memory_equal(a, b, (size_t)n);
         }
     }
-    assert_int_equal(seen, 30);
+    assert_int_equal(seen, 57);
 
     /* A 0x1B with magnitude 0 reads as 0 (the header's contract) and goes
      * back out as 0x3B: the one body that does not re-encode byte for byte. */
@@ -774,6 +790,158 @@ static void test_roundtrip_encoder(void **state)
     }
 }
 
+/* Bytes after an int or a string are kept, as ARIA and the simulator's
+ * laser commands send them; any other type byte is a raw argument. Each
+ * re-encodes byte for byte. */
+static void test_command_extra_and_raw(void **state)
+{
+    (void)state;
+    static const struct {
+        uint8_t body[20];
+        size_t len;
+        uint8_t argkind, nextra, len_or_type;
+    } cases[] = {
+        /* VEL 200 with a surplus byte. */
+        { { 0x0B, 0x3B, 0xC8, 0x00, 0x07 }, 5, BW_P2OS_INTARG, 1, 0 },
+        /* SIM_LRF_ENABLE 1 for laser 0: an int and an index byte. */
+        { { 0xE6, 0x3B, 0x01, 0x00, 0x00 }, 5, BW_P2OS_INTARG, 1, 0 },
+        /* ARIA's comStr: the length counts the characters, a NUL follows. */
+        { { 0xEE, 0x2B, 0x05, 'h', 'e', 'l', 'l', 'o', 0x00 }, 9, BW_P2OS_STRARG, 1, 5 },
+        /* A string whose length byte is short of the body. */
+        { { 0x0F, 0x2B, 0x01, 'a', 'b' }, 5, BW_P2OS_STRARG, 1, 1 },
+        /* Type bytes nobody defined: raw, with what follows. */
+        { { 0x0B, 0x4B, 0xC8, 0x00 }, 4, BW_P2OS_RAWARG, 0, 0x4B },
+        { { 0x0B, 0x00 }, 2, BW_P2OS_RAWARG, 0, 0x00 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bw_p2os_msg_t m;
+        assert_int_equal(bw_p2os_decode(BW_P2OS_FROM_HOST, cases[i].body, cases[i].len, &m), 0);
+        assert_int_equal(m.type, BW_P2OS_COMMAND);
+        assert_int_equal(m.u.command.argkind, cases[i].argkind);
+        if (cases[i].argkind == BW_P2OS_RAWARG) {
+            assert_int_equal(m.u.command.argtype, cases[i].len_or_type);
+            assert_int_equal(m.u.command.len, cases[i].len - 2);
+            assert_memory_equal(m.u.command.str, cases[i].body + 2, cases[i].len - 2);
+        } else {
+            assert_int_equal(m.u.command.nextra, cases[i].nextra);
+            assert_ptr_equal(m.u.command.extra, cases[i].body + cases[i].len - cases[i].nextra);
+        }
+        if (cases[i].argkind == BW_P2OS_STRARG)
+            assert_int_equal(m.u.command.len, cases[i].len_or_type);
+        uint8_t out[BW_P2OS_MAX_BODY];
+        assert_int_equal(bw_p2os_encode_body(out, sizeof out, &m), cases[i].len);
+        assert_memory_equal(out, cases[i].body, cases[i].len);
+        /* Without the bytes, zeros go in their place. */
+        if (m.u.command.nextra) {
+            m.u.command.extra = NULL;
+            assert_int_equal(bw_p2os_encode_body(out, sizeof out, &m), cases[i].len);
+            assert_int_equal(out[cases[i].len - 1], 0);
+        }
+    }
+}
+
+/* The simulator's commands and its SIMSTAT packet, from the layouts in the
+ * MobileSim/AMRISim documentation and ARIA's ArSimUtil. */
+static void test_golden_simulator(void **state)
+{
+    (void)state;
+    /* SIM_SET_POSE x 1000 mm, y -2000 mm, heading 90 degrees. */
+    static const uint8_t set_pose[] = { 0xFA, 0xFB, 0x10, 0xE0, 0x00, 0xE8, 0x03, 0x00, 0x00, 0x30,
+                                        0xF8, 0xFF, 0xFF, 0x5A, 0x00, 0x00, 0x00, 0x52, 0xFA };
+    uint8_t buf[BW_P2OS_MAX_FRAME];
+    assert_int_equal(bw_p2os_encode_sim_set_pose(buf, sizeof buf, 1000, -2000, 90), sizeof set_pose);
+    assert_memory_equal(buf, set_pose, sizeof set_pose);
+    assert_int_equal(bw_p2os_encode_sim_set_pose(buf, 18, 1000, -2000, 90), BW_ENOSPC);
+    int32_t x, y, th;
+    assert_int_equal(bw_p2os_sim_set_pose_of(set_pose + 3, 14, &x, &y, &th), 0);
+    assert_int_equal(x, 1000);
+    assert_int_equal(y, -2000);
+    assert_int_equal(th, 90);
+    assert_int_equal(bw_p2os_sim_set_pose_of(set_pose + 3, 13, &x, &y, &th), BW_ELENGTH);
+    assert_int_equal(bw_p2os_sim_set_pose_of(VEL_200 + 3, 4, &x, &y, &th), BW_ELENGTH);
+    /* Framed and decoded, it is a raw argument of type 0. */
+    bw_p2os_parser_t p;
+    bw_p2os_parser_init(&p);
+    const uint8_t *d = set_pose;
+    size_t n = sizeof set_pose;
+    bw_p2os_frame_t f;
+    assert_int_equal(bw_p2os_parse(&p, &d, &n, &f), 1);
+    bw_p2os_msg_t m;
+    assert_int_equal(bw_p2os_decode(BW_P2OS_FROM_HOST, f.body, f.len, &m), 0);
+    assert_int_equal(m.u.command.cmd, BW_P2OS_SIM_SET_POSE);
+    assert_int_equal(m.u.command.argkind, BW_P2OS_RAWARG);
+    assert_int_equal(m.u.command.argtype, 0);
+    assert_int_equal(m.u.command.len, 12);
+
+    /* SIM_RESET, SIM_STAT 2, SIM_EXIT 0, SIM_MESSAGE "hello". */
+    static const uint8_t reset[] = { 0xFA, 0xFB, 0x03, 0xE1, 0x00, 0xE1 };
+    static const uint8_t stat2[] = { 0xFA, 0xFB, 0x06, 0xED, 0x3B, 0x02, 0x00, 0xEF, 0x3B };
+    static const uint8_t exit0[] = { 0xFA, 0xFB, 0x06, 0xEF, 0x3B, 0x00, 0x00, 0xEF, 0x3B };
+    static const uint8_t hello[] = { 0xFA, 0xFB, 0x0A, 0xEE, 0x2B, 0x05, 'h', 'e', 'l', 'l', 'o', 0xC5, 0x6E };
+    assert_int_equal(bw_p2os_encode_cmd(buf, sizeof buf, BW_P2OS_SIM_RESET), sizeof reset);
+    assert_memory_equal(buf, reset, sizeof reset);
+    assert_int_equal(bw_p2os_encode_cmd_int(buf, sizeof buf, BW_P2OS_SIM_STAT, 2), sizeof stat2);
+    assert_memory_equal(buf, stat2, sizeof stat2);
+    assert_int_equal(bw_p2os_encode_cmd_int(buf, sizeof buf, BW_P2OS_SIM_EXIT, 0), sizeof exit0);
+    assert_memory_equal(buf, exit0, sizeof exit0);
+    assert_int_equal(bw_p2os_encode_cmd_str(buf, sizeof buf, BW_P2OS_SIM_MESSAGE,
+                                            (const uint8_t *)"hello", 5),
+                     sizeof hello);
+    assert_memory_equal(buf, hello, sizeof hello);
+
+    /* SIMSTAT: no georeference, intervals 100/100/101 ms, true pose
+     * (1000, -2000, 0) mm and 90 degrees. */
+    static const uint8_t simstat[] = {
+        0xFA, 0xFB, 0x3B, 0x62, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00, 0x64, 0x00,
+        0x65, 0x00, 0xE8, 0x03, 0x00, 0x00, 0x30, 0xF8, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00,
+        0x5A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x5F, 0x9C,
+    };
+    bw_p2os_parser_init(&p);
+    d = simstat;
+    n = sizeof simstat;
+    assert_int_equal(bw_p2os_parse(&p, &d, &n, &f), 1);
+    assert_int_equal(f.len, 57);
+    assert_int_equal(bw_p2os_decode(BW_P2OS_FROM_ROBOT, f.body, f.len, &m), 0);
+    assert_int_equal(m.type, BW_P2OS_SIMSTAT_PAC);
+    assert_string_equal(bw_p2os_type_name(m.type), "simstat");
+    const bw_p2os_simstat_t *st = &m.u.simstat;
+    assert_string_equal(st->reserved1, "");
+    assert_string_equal(st->reserved2, "");
+    assert_int_equal(st->nfields, BW_P2OS_SIMSTAT_FIELDS);
+    assert_int_equal(st->flags, 0);
+    assert_int_equal(st->sim_interval, 100);
+    assert_int_equal(st->real_interval, 100);
+    assert_int_equal(st->last_interval, 101);
+    assert_int_equal(st->true_x, 1000);
+    assert_int_equal(st->true_y, -2000);
+    assert_int_equal(st->true_z, 0);
+    assert_int_equal(st->true_th, 90);
+    assert_int_equal(st->latitude, 0);
+    assert_int_equal(st->gps_dop, -1);
+    assert_int_equal(st->odom_err_th, 0);
+    assert_int_equal(st->nextra, 0);
+    assert_int_equal(bw_p2os_encode_frame(buf, sizeof buf, &m), sizeof simstat);
+    assert_memory_equal(buf, simstat, sizeof simstat);
+    /* A later simulator's extra bytes are kept; an older one's shorter
+     * packet gives the fields it has. */
+    uint8_t longer[BW_P2OS_MAX_BODY];
+    memcpy(longer, f.body, 57);
+    longer[57] = 0xAB;
+    assert_int_equal(bw_p2os_decode(BW_P2OS_FROM_ROBOT, longer, 58, &m), 0);
+    assert_int_equal(m.u.simstat.nextra, 1);
+    assert_int_equal(bw_p2os_encode_body(buf, sizeof buf, &m), 58);
+    assert_memory_equal(buf, longer, 58);
+    assert_int_equal(bw_p2os_decode(BW_P2OS_FROM_ROBOT, longer, 3 + 4 + 6 + 8, &m), 0);
+    assert_int_equal(m.u.simstat.nfields, 6);
+    assert_int_equal(m.u.simstat.true_y, -2000);
+    assert_int_equal(m.u.simstat.true_x, 1000);
+    /* Its strings must end. */
+    static const uint8_t cut[] = { 0x62, 0x00, 'a' };
+    assert_int_equal(bw_p2os_decode(BW_P2OS_FROM_ROBOT, cut, sizeof cut, &m), BW_ELENGTH);
+}
+
 static void test_unknown(void **state)
 {
     (void)state;
@@ -828,16 +996,12 @@ static void test_decode_errors(void **state)
 {
     (void)state;
     const bw_p2os_dir_t H = BW_P2OS_FROM_HOST, R = BW_P2OS_FROM_ROBOT;
-    /* Commands: cut, unknown type byte, surplus, bad string lengths. */
+    /* Commands: an int or a string cut short. */
     expect_elength(H, (const uint8_t[]){ 0x0B, 0x3B }, 2);
     expect_elength(H, (const uint8_t[]){ 0x0B, 0x3B, 0xC8 }, 3);
     expect_elength(H, (const uint8_t[]){ 0x0B, 0x1B, 0xC8 }, 3);
-    expect_elength(H, (const uint8_t[]){ 0x0B, 0x4B, 0xC8, 0x00 }, 4);
-    expect_elength(H, (const uint8_t[]){ 0x0B, 0x00 }, 2);
-    expect_elength(H, (const uint8_t[]){ 0x0B, 0x3B, 0xC8, 0x00, 0x00 }, 5);
     expect_elength(H, (const uint8_t[]){ 0x0F, 0x2B }, 2);
     expect_elength(H, (const uint8_t[]){ 0x0F, 0x2B, 0x05, 'a', 'b' }, 5);
-    expect_elength(H, (const uint8_t[]){ 0x0F, 0x2B, 0x01, 'a', 'b' }, 5);
     expect_elength(H, (const uint8_t[]){ 0x0F, 0x2B, 0xFF }, 3);
     /* Sync: bytes after SYNC0/1, SYNC2 strings unterminated, too long, or
      * followed by more bytes. */
@@ -959,9 +1123,20 @@ static void test_encode_errors(void **state)
     m.u.command.len = 195;
     assert_int_equal(bw_p2os_encode_frame(buf, sizeof buf, &m), BW_P2OS_MAX_FRAME);
     assert_int_equal(bw_p2os_encode_cmd_str(buf, sizeof buf, 15, buf, 196), BW_ERANGE);
-    /* A bad argument kind, a bad type. */
-    m.u.command.argkind = 3;
+    /* A bad argument kind; a raw argument whose type byte would read back
+     * as an int or a string; a bad type. */
+    m.u.command.argkind = 4;
     assert_int_equal(bw_p2os_encode_frame(buf, sizeof buf, &m), BW_EINVAL);
+    m.u.command.argkind = BW_P2OS_RAWARG;
+    m.u.command.len = 0;
+    for (unsigned t = 0; t < 3; t++) {
+        m.u.command.argtype = (uint8_t[]){ 0x3B, 0x1B, 0x2B }[t];
+        assert_int_equal(bw_p2os_encode_frame(buf, sizeof buf, &m), BW_EINVAL);
+    }
+    m.u.command.argtype = 0x4B;
+    assert_int_equal(bw_p2os_encode_frame(buf, sizeof buf, &m), 7);
+    m.u.command.len = 197;
+    assert_int_equal(bw_p2os_encode_frame(buf, sizeof buf, &m), BW_ERANGE);
     m.type = (bw_p2os_type_t)42;
     assert_int_equal(bw_p2os_encode_frame(buf, sizeof buf, &m), BW_EINVAL);
 
@@ -1490,6 +1665,8 @@ int main(void)
         cmocka_unit_test(test_roundtrip_sip),
         cmocka_unit_test(test_roundtrip_config),
         cmocka_unit_test(test_roundtrip_encoder),
+        cmocka_unit_test(test_command_extra_and_raw),
+        cmocka_unit_test(test_golden_simulator),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_encode_errors),

@@ -428,6 +428,81 @@ static void test_pty_reconnect(void **state)
     bw_port_close(m);
 }
 
+/* The emulator sees who has the pty open, as it sees TCP clients: opens
+ * and last closes, a forked child holding the descriptor on, a client killed
+ * without a word. What a departed client wrote stays to be read; what it
+ * did not read is gone. */
+static void test_pty_clients(void **state)
+{
+    tmpdir_t *t = *state;
+    char link[PATH_MAX];
+    tmp_path(t, "robot", link, sizeof link);
+    bw_port_t *m;
+    open_pty(&m, NULL, 0, link);
+    bool emptied = true;
+    assert_true(bw_pty_watch_fd(m) >= 0);
+    assert_int_equal(bw_pty_clients(m, &emptied), 0);
+    assert_false(emptied);
+
+    bw_port_t *c1 = open_client(link, 115200);
+    struct pollfd p = { bw_pty_watch_fd(m), POLLIN, 0 };
+    assert_int_equal(poll(&p, 1, 1000), 1);
+    assert_int_equal(bw_pty_clients(m, &emptied), 1);
+    assert_false(emptied);
+    bw_port_t *c2 = open_client(link, 115200);
+    assert_int_equal(bw_pty_clients(m, &emptied), 2);
+    bw_port_close(c2);
+    assert_int_equal(bw_pty_clients(m, &emptied), 1);
+    assert_false(emptied);
+
+    /* A child inherits c1 and the parent closes it: still open. */
+    fflush(NULL);
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(go[1]);
+        char c;
+        _exit(read(go[0], &c, 1) == 1 ? 0 : 1); /* holds c1 until told */
+    }
+    close(go[0]);
+    assert_int_equal(bw_port_write(c1, (const uint8_t *)"last", 4), 4);
+    bw_port_close(c1); /* the parent's copy only */
+    assert_int_equal(bw_pty_clients(m, &emptied), 1);
+    assert_false(emptied);
+    assert_int_equal(bw_port_write(m, (const uint8_t *)"unread", 6), 6);
+    /* The child is killed: the last copy goes, the count is 0. */
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(go[1]);
+    assert_int_equal(poll(&p, 1, 1000), 1);
+    assert_int_equal(bw_pty_clients(m, &emptied), 0);
+    assert_true(emptied);
+    uint8_t buf[16];
+    assert_int_equal(read_n(m, buf, 4), 4);
+    assert_memory_equal(buf, "last", 4);
+    /* The next client does not get the last one's unread bytes, even one
+     * that opens the line plainly, without flushing it. */
+    int c3 = open(link, O_RDWR | O_NOCTTY | O_NONBLOCK);
+    assert_true(c3 >= 0);
+    assert_int_equal(bw_pty_clients(m, &emptied), 1);
+    assert_int_equal(read(c3, buf, sizeof buf), -1);
+    assert_int_equal(errno, EAGAIN);
+    assert_int_equal(bw_port_write(m, (const uint8_t *)"fresh", 5), 5);
+    struct pollfd q = { c3, POLLIN, 0 };
+    assert_int_equal(poll(&q, 1, 1000), 1);
+    assert_int_equal(read(c3, buf, sizeof buf), 5);
+    assert_memory_equal(buf, "fresh", 5);
+    close(c3);
+    assert_int_equal(bw_pty_clients(m, &emptied), 0);
+    assert_true(emptied);
+    /* Not a pty master: no answer. */
+    assert_int_equal(bw_pty_clients(NULL, NULL), BW_EINVAL);
+    assert_int_equal(bw_pty_watch_fd(NULL), -1);
+    bw_port_close(m);
+}
+
 static void test_pty_output_without_client_is_dropped(void **state)
 {
     tmpdir_t *t = *state;
@@ -967,6 +1042,7 @@ int main(void)
         cmocka_unit_test(test_pair_peer_close),
         cmocka_unit_test_setup_teardown(test_pty_raw_bytes_both_ways, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_pty_reconnect, tmpdir_setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_pty_clients, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_pty_output_without_client_is_dropped, tmpdir_setup,
                                         tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_pty_master_close_hangs_up_client, tmpdir_setup,

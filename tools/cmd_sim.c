@@ -42,9 +42,10 @@ typedef struct {
     uint64_t dropped; /* output bytes nobody took */
 } server_t;
 
-/* Host bytes in, time forward, robot bytes out. Returns what the port said
- * (0, or BW_ECLOSED when the client left). */
-static int pump(server_t *s, bw_port_t *port, double now)
+/* Host bytes in, time forward, robot bytes out (nowhere when nobody is
+ * there to read them). Returns what the port said (0, or BW_ECLOSED when the
+ * client left). */
+static int pump(server_t *s, bw_port_t *port, bool listener, double now)
 {
     uint8_t buf[4096];
     int n = 0;
@@ -53,12 +54,22 @@ static int pump(server_t *s, bw_port_t *port, double now)
     bw_device_step(s->dev, now);
     size_t out;
     while ((out = bw_device_output(s->dev, buf, sizeof buf)) > 0) {
-        int w = port && n >= 0 ? bw_port_write(port, buf, out) : 0;
+        int w = port && listener && n >= 0 ? bw_port_write(port, buf, out) : 0;
         /* Nobody reading: the rest is lost, as on a real line. */
         if (w < (int)out)
             s->dropped += out - (size_t)(w > 0 ? w : 0);
     }
+    char line[256];
+    while (bw_device_next_notice(s->dev, line, sizeof line))
+        fprintf(stderr, "botwire sim: %s\n", line);
     return n < 0 ? n : 0;
+}
+
+/* Runs until interrupted, the end time, or the host asking the emulator
+ * to exit. */
+static bool running(const server_t *s, double end)
+{
+    return !cli_interrupted && cli_now() < end && !bw_device_exit_requested(s->dev, NULL);
 }
 
 /* Waits for any of the descriptors (-1 entries ignored) or the deadline. */
@@ -89,10 +100,29 @@ static int serve_pty(server_t *s, const char *family, const char *model, const c
     printf("\n");
     fflush(stdout);
     int status = 0;
-    while (!cli_interrupted && cli_now() < end) {
-        int fd = bw_port_fd(pty);
-        wait_any(&fd, 1, fmin(bw_device_next_deadline(s->dev), end));
-        int rc = pump(s, pty, cli_now());
+    /* Clients come and go as over TCP when the system says who has the pty
+     * open; otherwise the line is always taken to be listened to. */
+    int clients = bw_pty_clients(pty, NULL);
+    while (running(s, end)) {
+        int fds[2] = { bw_port_fd(pty), bw_pty_watch_fd(pty) };
+        wait_any(fds, 2, fmin(bw_device_next_deadline(s->dev), end));
+        double now = cli_now();
+        if (clients >= 0) {
+            int was = clients;
+            bool emptied;
+            clients = bw_pty_clients(pty, &emptied);
+            if (emptied) {
+                /* The last words of the client that left are its own. */
+                pump(s, pty, false, now);
+                fprintf(stderr, "botwire sim: the last client closed %s\n", slave);
+                bw_device_link(s->dev, false, now);
+            }
+            if (clients > 0 && (was == 0 || emptied)) {
+                fprintf(stderr, "botwire sim: a client opened %s\n", slave);
+                bw_device_link(s->dev, true, now);
+            }
+        }
+        int rc = pump(s, pty, clients != 0, now);
         if (rc < 0) {
             cli_error("sim", "pty failed: %s", bw_strerror(rc));
             status = 1;
@@ -116,10 +146,18 @@ static int serve_tcp(server_t *s, const char *family, const char *model, const c
            host && *host ? host : "127.0.0.1", bw_listener_port(l));
     fflush(stdout);
     bw_port_t *client = NULL;
-    while (!cli_interrupted && cli_now() < end) {
+    while (running(s, end)) {
         int fds[2] = { bw_listener_fd(l), client ? bw_port_fd(client) : -1 };
         wait_any(fds, 2, fmin(bw_device_next_deadline(s->dev), end));
         double now = cli_now();
+        /* The client first: one that has just left makes room for the next
+         * one knocking (a client reconnecting at once is not refused). */
+        if (pump(s, client, true, now) < 0) {
+            fprintf(stderr, "botwire sim: client %s left\n", bw_port_name(client));
+            bw_device_link(s->dev, false, now);
+            bw_port_close(client);
+            client = NULL;
+        }
         bw_port_t *c;
         while (bw_listener_accept(l, &c) == 1) {
             if (client) {
@@ -133,16 +171,28 @@ static int serve_tcp(server_t *s, const char *family, const char *model, const c
             fprintf(stderr, "botwire sim: client %s connected\n", bw_port_name(client));
             bw_device_link(s->dev, true, now);
         }
-        if (pump(s, client, now) < 0) {
-            fprintf(stderr, "botwire sim: client %s left\n", bw_port_name(client));
-            bw_device_link(s->dev, false, now);
-            bw_port_close(client);
-            client = NULL;
-        }
     }
     bw_port_close(client);
     bw_listener_close(l);
     return 0;
+}
+
+/* "; ignored: 62 batteryinfo x1, 92 soundtog x1" */
+static void print_counts(const bw_device_t *dev, const char *what, const uint32_t *by_id)
+{
+    bool first = true;
+    for (unsigned id = 0; id < 256; id++) {
+        if (!by_id[id])
+            continue;
+        const char *name = bw_device_command_name(dev, id);
+        if (first)
+            fprintf(stderr, "; %s: ", what);
+        else
+            fprintf(stderr, ", ");
+        fprintf(stderr, "%u%s%s x%lu", id, name ? " " : "", name ? name : "",
+                (unsigned long)by_id[id]);
+        first = false;
+    }
 }
 
 /* "[HOST:]PORT" */
@@ -242,16 +292,23 @@ int cmd_sim(int argc, char **argv)
     cli_catch_signals();
     int status = use_tcp ? serve_tcp(&s, family, model, host, tcp_port, t + duration)
                          : serve_pty(&s, family, model, link, t + duration);
-    const bw_parse_stats_t *st = bw_device_stats(s.dev);
+    const bw_device_stats_t *ds = bw_device_stats(s.dev);
+    const bw_parse_stats_t *st = &ds->link;
     const bw_sim_t *sim = bw_device_sim(s.dev);
     fprintf(stderr,
             "botwire sim: stopped; %llu command frames (%llu rejected), %llu output bytes "
-            "unread, robot at (%.3f, %.3f, %.1f deg)\n",
+            "unread, robot at (%.3f, %.3f, %.1f deg)",
             (unsigned long long)st->frames,
             (unsigned long long)(st->checksum_errors + st->length_errors),
             (unsigned long long)(s.dropped + bw_device_dropped(s.dev)), sim->body.pose.x,
             sim->body.pose.y,
             sim->body.pose.theta * 180 / BW_PI);
+    print_counts(s.dev, "ignored", ds->ignored_by_id);
+    print_counts(s.dev, "unknown", ds->unknown_by_id);
+    fprintf(stderr, "\n");
+    int exit_status;
+    if (bw_device_exit_requested(s.dev, &exit_status))
+        status = exit_status;
     bw_device_destroy(s.dev);
     return status;
 }

@@ -71,6 +71,18 @@ static void put_command(json_t *o, const bw_p2os_command_t *c)
         json_object_set_new(o, "arg", json_stringn((const char *)c->str, c->len));
     else if (c->argkind == BW_P2OS_STRARG)
         json_object_set_new(o, "arg_hex", jm_hex(c->str, c->len));
+    if (c->nextra)
+        json_object_set_new(o, "extra", jm_hex(c->extra, c->nextra));
+    if (c->argkind != BW_P2OS_RAWARG)
+        return;
+    if (c->cmd == BW_P2OS_SIM_SET_POSE && c->argtype == 0 && c->len == 12) {
+        put_int(o, "x", (int32_t)bw_get_le32(c->str));
+        put_int(o, "y", (int32_t)bw_get_le32(c->str + 4));
+        put_int(o, "th", (int32_t)bw_get_le32(c->str + 8));
+        return;
+    }
+    put_int(o, "argtype", c->argtype);
+    json_object_set_new(o, "data", jm_hex(c->str, c->len));
 }
 
 static void put_sip(json_t *o, const bw_p2os_msg_t *m)
@@ -100,6 +112,16 @@ static void put_config(json_t *o, const bw_p2os_msg_t *m)
         json_object_set_new(o, "extra", jm_hex(c->extra, c->nextra));
 }
 
+static void put_simstat(json_t *o, const bw_p2os_msg_t *m)
+{
+    const bw_p2os_simstat_t *s = &m->u.simstat;
+    json_object_set_new(o, "reserved1", json_string(s->reserved1));
+    json_object_set_new(o, "reserved2", json_string(s->reserved2));
+    put_prefix(o, bw_p2os_simstat_desc()->fields, s->nfields, m);
+    if (s->nextra)
+        json_object_set_new(o, "extra", jm_hex(s->extra, s->nextra));
+}
+
 static json_t *msg_to_json(const bw_p2os_msg_t *m)
 {
     json_t *o = jm_object(bw_p2os_type_name(m->type));
@@ -115,6 +137,7 @@ static json_t *msg_to_json(const bw_p2os_msg_t *m)
         break;
     case BW_P2OS_SIP: put_sip(o, m); break;
     case BW_P2OS_CONFIG_PAC: put_config(o, m); break;
+    case BW_P2OS_SIMSTAT_PAC: put_simstat(o, m); break;
     case BW_P2OS_ENCODER_PAC:
         put_int(o, "left", m->u.encoder.left);
         put_int(o, "right", m->u.encoder.right);
@@ -232,9 +255,26 @@ static int get_extra(json_t *o, const bw_field_t *f, size_t n, size_t k, uint8_t
     return 0;
 }
 
-static int get_command(json_t *o, bw_p2os_command_t *c, char *err, size_t errlen)
+/* x, y, th of SIM_SET_POSE: int32 mm, mm, degrees after a 0 type byte. */
+static int get_set_pose(json_t *o, bw_p2os_command_t *c, char *err, size_t errlen)
 {
-    static const char *const keys[] = { "cmd", "name", "arg", "arg_hex", NULL };
+    static const char *const keys[] = { "x", "y", "th" };
+    for (size_t i = 0; i < 3; i++) {
+        int64_t v;
+        if (jm_get_int(o, keys[i], INT32_MIN, INT32_MAX, &v, err, errlen) < 0)
+            return -1;
+        bw_put_le32(c->str + 4 * i, (uint32_t)(int32_t)v);
+    }
+    c->argkind = BW_P2OS_RAWARG;
+    c->argtype = 0;
+    c->len = 12;
+    return 0;
+}
+
+static int get_command(json_t *o, bw_p2os_command_t *c, uint8_t *scratch, char *err, size_t errlen)
+{
+    static const char *const keys[] = { "cmd", "name", "arg", "arg_hex", "extra", "argtype",
+                                        "data", "x", "y", "th", NULL };
     if (jm_check_keys(o, NULL, keys, err, errlen) < 0)
         return -1;
     json_t *jname = json_object_get(o, "name");
@@ -264,11 +304,39 @@ static int get_command(json_t *o, bw_p2os_command_t *c, char *err, size_t errlen
     }
     c->cmd = (uint8_t)cmd;
     json_t *arg = json_object_get(o, "arg");
-    if (arg && json_object_get(o, "arg_hex")) {
-        snprintf(err, errlen, "fields \"arg\" and \"arg_hex\" exclude each other");
+    bool hex = json_object_get(o, "arg_hex") != NULL;
+    bool raw = json_object_get(o, "argtype") || json_object_get(o, "data");
+    bool pose = json_object_get(o, "x") || json_object_get(o, "y") || json_object_get(o, "th");
+    if ((arg != NULL) + hex + raw + pose > 1) {
+        snprintf(err, errlen, "one argument: \"arg\", \"arg_hex\", \"argtype\" with \"data\", "
+                              "or \"x\", \"y\", \"th\"");
         return -1;
     }
-    if (json_object_get(o, "arg_hex")) {
+    if (pose) {
+        if (cmd != BW_P2OS_SIM_SET_POSE) {
+            snprintf(err, errlen, "\"x\", \"y\", \"th\" are the argument of sim_set_pose only");
+            return -1;
+        }
+        return get_set_pose(o, c, err, errlen);
+    }
+    if (raw) {
+        int64_t t;
+        size_t n = 0;
+        if (jm_get_int(o, "argtype", 0, 255, &t, err, errlen) < 0)
+            return -1;
+        if (t == BW_P2OS_ARG_INT || t == BW_P2OS_ARG_NEGINT || t == BW_P2OS_ARG_STRING) {
+            snprintf(err, errlen, "\"argtype\" %lld is an int or a string: use \"arg\"", (long long)t);
+            return -1;
+        }
+        if (json_object_get(o, "data") &&
+            jm_get_hex(o, "data", c->str, BW_P2OS_MAX_BODY - 2, &n, err, errlen) < 0)
+            return -1;
+        c->argkind = BW_P2OS_RAWARG;
+        c->argtype = (uint8_t)t;
+        c->len = (uint8_t)n;
+        return 0;
+    }
+    if (hex) {
         size_t n;
         if (jm_get_hex(o, "arg_hex", c->str, MAX_STR_ARG, &n, err, errlen) < 0)
             return -1;
@@ -294,7 +362,42 @@ static int get_command(json_t *o, bw_p2os_command_t *c, char *err, size_t errlen
         c->argkind = BW_P2OS_INTARG;
         c->value = (int32_t)v;
     }
+    if (json_object_get(o, "extra")) {
+        size_t n;
+        if (c->argkind == BW_P2OS_NOARG) {
+            snprintf(err, errlen, "field \"extra\" follows an argument: give \"arg\" too");
+            return -1;
+        }
+        if (jm_get_hex(o, "extra", scratch, BW_P2OS_MAX_BODY, &n, err, errlen) < 0)
+            return -1;
+        c->nextra = (uint8_t)n;
+        c->extra = scratch;
+    }
     return 0;
+}
+
+static int get_simstat(json_t *o, bw_p2os_msg_t *m, uint8_t *scratch, char *err, size_t errlen)
+{
+    const bw_msgdesc_t *d = bw_p2os_simstat_desc();
+    const char *keys[BW_P2OS_SIMSTAT_FIELDS + 4];
+    size_t nk = 0;
+    keys[nk++] = "reserved1";
+    keys[nk++] = "reserved2";
+    keys[nk++] = "extra";
+    for (size_t k = 0; k < d->nfields; k++)
+        keys[nk++] = d->fields[k].name;
+    keys[nk] = NULL;
+    bw_p2os_simstat_t *s = &m->u.simstat;
+    if (jm_check_keys(o, NULL, keys, err, errlen) < 0 ||
+        get_cstring(o, "reserved1", s->reserved1, err, errlen) < 0 ||
+        get_cstring(o, "reserved2", s->reserved2, err, errlen) < 0)
+        return -1;
+    int k = get_prefix(o, d->fields, d->nfields, m, err, errlen);
+    if (k < 0)
+        return -1;
+    s->nfields = (uint8_t)k;
+    return get_extra(o, d->fields, d->nfields, (size_t)k, scratch, &s->nextra, &s->extra, err,
+                     errlen);
 }
 
 static int get_sync(json_t *o, bw_p2os_sync_t *s, char *err, size_t errlen)
@@ -420,9 +523,11 @@ static int get_unknown(json_t *o, bw_p2os_msg_t *m, uint8_t *scratch, char *err,
     return 0;
 }
 
-static const char *const type_names[] = { "command", "sync", "sip", "config", "encoder", "unknown" };
-static const bw_p2os_type_t type_values[] = { BW_P2OS_COMMAND, BW_P2OS_SYNC, BW_P2OS_SIP,
-                                              BW_P2OS_CONFIG_PAC, BW_P2OS_ENCODER_PAC,
+static const char *const type_names[] = { "command", "sync",    "sip",    "config",
+                                          "encoder", "simstat", "unknown" };
+static const bw_p2os_type_t type_values[] = { BW_P2OS_COMMAND,     BW_P2OS_SYNC,
+                                              BW_P2OS_SIP,         BW_P2OS_CONFIG_PAC,
+                                              BW_P2OS_ENCODER_PAC, BW_P2OS_SIMSTAT_PAC,
                                               BW_P2OS_UNKNOWN };
 
 /* Builds a message from one JSON object; extra and unknown bytes land in
@@ -444,7 +549,8 @@ static int json_to_msg(json_t *o, bw_p2os_msg_t *m, uint8_t *scratch, char *err,
     }
     bw_p2os_msg_init(m, type_values[t]);
     switch (m->type) {
-    case BW_P2OS_COMMAND: return get_command(o, &m->u.command, err, errlen);
+    case BW_P2OS_COMMAND: return get_command(o, &m->u.command, scratch, err, errlen);
+    case BW_P2OS_SIMSTAT_PAC: return get_simstat(o, m, scratch, err, errlen);
     case BW_P2OS_SYNC: return get_sync(o, &m->u.sync, err, errlen);
     case BW_P2OS_SIP: return get_sip(o, m, scratch, err, errlen);
     case BW_P2OS_CONFIG_PAC: return get_config(o, m, scratch, err, errlen);

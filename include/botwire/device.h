@@ -70,8 +70,30 @@ void bw_device_link(bw_device_t *dev, bool connected, double now);
 /* The simulation inside: the true pose, the world. */
 bw_sim_t *bw_device_sim(bw_device_t *dev);
 const char *bw_device_family(const bw_device_t *dev);
-/* Command frames (or messages) accepted and rejected so far. */
-const bw_parse_stats_t *bw_device_stats(const bw_device_t *dev);
+/* What the emulated robot made of the host's bytes. Every well-framed
+ * command it does not act on is counted here, by its number, so nothing is
+ * dropped silently: `ignored` for commands of the protocol the emulated
+ * robot knowingly leaves alone (a joystick request on a robot without one),
+ * `link.unknown` for numbers the protocol does not define. */
+typedef struct {
+    bw_parse_stats_t link;       /* frames accepted and rejected, bytes skipped */
+    uint64_t ignored;            /* known commands not acted on */
+    uint32_t ignored_by_id[256]; /* ...by command number (or message id) */
+    uint32_t unknown_by_id[256]; /* link.unknown by command number */
+} bw_device_stats_t;
+
+const bw_device_stats_t *bw_device_stats(const bw_device_t *dev);
+/* Name of a command number in the family's protocol, or NULL. */
+const char *bw_device_command_name(const bw_device_t *dev, unsigned id);
+
+/* Takes the oldest line of text the emulated robot has for its operator (a
+ * message the host sent for display, a pose the host set, a command it
+ * stopped on): 1 with the line in buf (cut to cap), 0 if there is none.
+ * Unread lines beyond a few are dropped, oldest first. */
+int bw_device_next_notice(bw_device_t *dev, char *buf, size_t cap);
+/* True once the host has asked the emulator itself to exit (P2OS SIM_EXIT),
+ * with the exit status it asked for. */
+bool bw_device_exit_requested(const bw_device_t *dev, int *status);
 /* Output bytes lost because nobody took them in time (see bw_device_output). */
 uint64_t bw_device_dropped(const bw_device_t *dev);
 

@@ -10,9 +10,15 @@
  * (bw_sum16_pairs of the body) is sent high byte first; values in the body
  * are little-endian. A host body is a command: its number, then optionally an
  * argument: 0x3B and a u16 (a positive int), 0x1B and a u16 magnitude (a
- * negative int), or 0x2B, a length byte and that many bytes (a string). A
+ * negative int), or 0x2B, a length byte and that many bytes (a string).
+ * Bytes after an int or a string are kept as the command's `extra` (ARIA's
+ * string commands end with a NUL the length byte does not count; the
+ * simulator's laser commands add a device index after the int). Any other
+ * byte after the command number is a raw argument type: the simulator's
+ * SIM_SET_POSE is `E0 00` and three int32 (x mm, y mm, heading degrees). A
  * robot body starts with its packet type: 0, 1, 2 (SYNC replies), 0x32/0x33
- * (the standard SIP, stopped/moving), 0x20 (config), 0x90 (encoder).
+ * (the standard SIP, stopped/moving), 0x20 (config), 0x90 (encoder), 0x62
+ * (a simulator's SIMSTAT).
  *
  * During the connection handshake the host's SYNC0, SYNC1 and SYNC2 are the
  * bodies 00, 01 and 02: the same bytes as PULSE, OPEN and CLOSE without an
@@ -66,6 +72,7 @@ enum {
     BW_P2OS_HEAD = 12,
     BW_P2OS_DHEAD = 13,
     BW_P2OS_SAY = 15,
+    BW_P2OS_JOYINFO = 17,
     BW_P2OS_CONFIG = 18,
     BW_P2OS_ENCODER = 19,
     BW_P2OS_RVEL = 21,
@@ -76,11 +83,38 @@ enum {
     BW_P2OS_DIGOUT = 30,
     BW_P2OS_VEL2 = 32,
     BW_P2OS_GRIPPER = 33,
+    BW_P2OS_ADSEL = 35,
+    BW_P2OS_GRIPPERVAL = 36,
+    BW_P2OS_GRIPREQUEST = 37,
     BW_P2OS_IOREQUEST = 40,
+    BW_P2OS_PTUPOS = 41,
+    BW_P2OS_TTY2 = 42,
+    BW_P2OS_GETAUX = 43,
     BW_P2OS_BUMPSTALL = 44,
+    BW_P2OS_TCM2 = 45,
     BW_P2OS_JOYDRIVE = 47,
+    BW_P2OS_MOVINGBLINK = 49,
     BW_P2OS_HOSTBAUD = 50,
+    BW_P2OS_AUX1BAUD = 51,
+    BW_P2OS_AUX2BAUD = 52,
     BW_P2OS_ESTOP = 55,
+    BW_P2OS_ESTALL = 56,
+    BW_P2OS_GYRO = 58,
+    BW_P2OS_BATTERYINFO = 62, /* smart-battery robots; SRISim's old END_SIM */
+    BW_P2OS_SOUND = 90,       /* AmigoBot */
+    BW_P2OS_PLAYLIST = 91,    /* AmigoBot */
+    BW_P2OS_SOUNDTOG = 92,    /* AmigoBot: piezo on (1) or muted (0) */
+    /* The simulator's own commands (MobileSim / AMRISim). */
+    BW_P2OS_SIM_SET_POSE = 224,   /* raw argument: 00, x, y, heading as int32 */
+    BW_P2OS_SIM_RESET = 225,      /* back to the start pose, odometry 0 */
+    BW_P2OS_SIM_LRF_ENABLE = 230,
+    BW_P2OS_SIM_LRF_SET_FOV_START = 231,
+    BW_P2OS_SIM_LRF_SET_FOV_END = 232,
+    BW_P2OS_SIM_LRF_SET_RES = 233,
+    BW_P2OS_SIM_CTRL = 236,
+    BW_P2OS_SIM_STAT = 237,       /* 1 (or none): one SIMSTAT; 2: one per SIP; 0: stop */
+    BW_P2OS_SIM_MESSAGE = 238,    /* string: shown by the simulator */
+    BW_P2OS_SIM_EXIT = 239,       /* int: the simulator exits with that status */
 };
 
 /* Robot packet types. */
@@ -91,7 +125,15 @@ enum {
     BW_P2OS_PAC_CONFIG = 0x20,
     BW_P2OS_PAC_SIP_STOPPED = 0x32,
     BW_P2OS_PAC_SIP_MOVING = 0x33,
+    BW_P2OS_PAC_SIMSTAT = 0x62,
     BW_P2OS_PAC_ENCODER = 0x90,
+};
+
+/* SIMSTAT flags. */
+enum {
+    BW_P2OS_SIMSTAT_MAP = 0x01,        /* documented, not set by current simulators */
+    BW_P2OS_SIMSTAT_GEOREF = 0x02,     /* latitude, longitude, altitude, gps_dop valid */
+    BW_P2OS_SIMSTAT_ODOM_ERROR = 0x04, /* odom_err_* valid */
 };
 
 /* SIP FLAGS and STALLBUMP bits. */
@@ -116,6 +158,7 @@ typedef enum {
     BW_P2OS_SIP,
     BW_P2OS_CONFIG_PAC,
     BW_P2OS_ENCODER_PAC,
+    BW_P2OS_SIMSTAT_PAC,
 } bw_p2os_type_t;
 
 /* ---- messages, in wire units ------------------------------------------- */
@@ -124,14 +167,19 @@ typedef enum {
     BW_P2OS_NOARG = 0,
     BW_P2OS_INTARG,
     BW_P2OS_STRARG,
+    BW_P2OS_RAWARG, /* a type byte other than 0x3B, 0x1B, 0x2B, then any bytes */
 } bw_p2os_argkind_t;
 
 typedef struct {
     uint8_t cmd;
     uint8_t argkind;  /* bw_p2os_argkind_t */
+    uint8_t argtype;  /* RAWARG: the type byte as sent */
     int32_t value;    /* INTARG: -65535..65535 (0x1B with magnitude 0 reads as 0) */
-    uint8_t len;      /* STRARG: bytes in str */
+    uint8_t len;      /* STRARG: bytes in str; RAWARG: bytes after the type byte */
     uint8_t str[BW_P2OS_MAX_BODY];
+    /* INTARG, STRARG: bytes after the argument, kept as they are. */
+    uint8_t nextra;
+    const uint8_t *extra; /* into the decoded body; encode: NULL writes zeros */
 } bw_p2os_command_t;
 
 typedef struct {
@@ -201,6 +249,27 @@ typedef struct {
     int32_t left, right; /* encoder counts */
 } bw_p2os_encoder_t;
 
+/* A simulator's SIMSTAT packet (reply to SIM_STAT), as MobileSim/AMRISim
+ * document and send it: two strings (empty today), then the numbers. */
+typedef struct {
+    char reserved1[BW_P2OS_MAX_STRING + 1];
+    char reserved2[BW_P2OS_MAX_STRING + 1];
+    /* From here on, any prefix may be present: nfields says how many. */
+    uint32_t flags;                  /* BW_P2OS_SIMSTAT_* */
+    uint16_t sim_interval;           /* ms of simulated time per loop */
+    uint16_t real_interval;          /* ms of real time a loop should take */
+    uint16_t last_interval;          /* ms the last loop took */
+    int32_t true_x, true_y, true_z;  /* mm, the robot's true position */
+    int32_t true_th;                 /* degrees */
+    int32_t latitude, longitude;     /* degrees x 1e7 (GEOREF) */
+    int32_t altitude;                /* cm (GEOREF) */
+    int32_t gps_dop;                 /* DOP x 100; 0 bad fix; -1 no georeference */
+    int32_t odom_err_x, odom_err_y, odom_err_th; /* x 1e7 (ODOM_ERROR) */
+    uint8_t nfields; /* of the fields from flags on, 0..BW_P2OS_SIMSTAT_FIELDS */
+    uint8_t nextra;
+    const uint8_t *extra; /* bytes after odom_err_th (later simulators) */
+} bw_p2os_simstat_t;
+
 typedef struct {
     const uint8_t *data; /* the whole body (type byte first); NULL encodes zeros */
 } bw_p2os_unknown_t;
@@ -217,24 +286,32 @@ typedef struct {
         bw_p2os_sip_t sip;
         bw_p2os_config_t config;
         bw_p2os_encoder_t encoder;
+        bw_p2os_simstat_t simstat;
         bw_p2os_unknown_t unknown;
     } u;
 } bw_p2os_msg_t;
 
 /* ---- catalogue ------------------------------------------------------------ */
 
-/* Lower-case name of a command number ("vel", "rvel", ...), or NULL. */
+/* Lower-case name of a command number ("vel", "rvel", "sim_set_pose", ...),
+ * or NULL. */
 const char *bw_p2os_command_name(uint8_t cmd);
-/* Number of a command name, or -1. */
+/* Number of a command name, in any case ("VEL" or "vel"), or -1. */
 int bw_p2os_command_number(const char *name);
+/* The i-th command of the catalogue in number order (for listing), or -1
+ * past the end. */
+int bw_p2os_command_at(unsigned i);
 /* Name of a message type ("command", "sync", "sip", "config", "encoder",
- * "unknown"); never NULL. */
+ * "simstat", "unknown"); never NULL. */
 const char *bw_p2os_type_name(bw_p2os_type_t type);
 /* Field tables of the config packet's numeric parts (for tools and docs):
  * the six from four_mots to pwm_max, and the ones from sip_cycle on. */
 const bw_msgdesc_t *bw_p2os_config_head_desc(void);
 const bw_msgdesc_t *bw_p2os_config_tail_desc(void);
 #define BW_P2OS_CONFIG_FIELDS 37u /* fields in the tail table */
+/* The SIMSTAT numbers, flags to odom_err_th. */
+const bw_msgdesc_t *bw_p2os_simstat_desc(void);
+#define BW_P2OS_SIMSTAT_FIELDS 15u
 
 /* ---- streaming parser ---------------------------------------------------------- */
 
@@ -272,7 +349,7 @@ int bw_p2os_parser_finish(bw_p2os_parser_t *p, bw_p2os_frame_t *frame);
  * Decodes a body. Returns 0 with *msg filled (a body of a type the codec does
  * not decode gives BW_P2OS_UNKNOWN, and the caller may count it as unknown),
  * or BW_ELENGTH for a body too short or malformed for its type (a command
- * with a cut or surplus argument, a SIP cut inside its fixed fields or sonar
+ * with a cut int or string argument, a SIP cut inside its fixed fields or sonar
  * readings, a string without its terminator): *msg is then filled as
  * BW_P2OS_UNKNOWN with the body's bytes.
  */
@@ -295,6 +372,13 @@ int bw_p2os_frame_body(uint8_t *buf, size_t cap, const uint8_t *body, size_t len
 int bw_p2os_encode_cmd(uint8_t *buf, size_t cap, uint8_t cmd);
 int bw_p2os_encode_cmd_int(uint8_t *buf, size_t cap, uint8_t cmd, int32_t value);
 int bw_p2os_encode_cmd_str(uint8_t *buf, size_t cap, uint8_t cmd, const uint8_t *s, size_t n);
+
+/* SIM_SET_POSE as ARIA sends it: `E0 00`, then x and y (mm) and the heading
+ * (degrees) as int32, little-endian. Returns the frame length or BW_ENOSPC. */
+int bw_p2os_encode_sim_set_pose(uint8_t *buf, size_t cap, int32_t x, int32_t y, int32_t th);
+/* Reads a SIM_SET_POSE body (14 bytes; the type byte is not looked at, as
+ * the simulators do not). Returns 0, or BW_ELENGTH for another body. */
+int bw_p2os_sim_set_pose_of(const uint8_t *body, size_t len, int32_t *x, int32_t *y, int32_t *th);
 
 /* Zeroed message of a type (id set to the usual packet type). */
 void bw_p2os_msg_init(bw_p2os_msg_t *msg, bw_p2os_type_t type);

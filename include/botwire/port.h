@@ -80,6 +80,20 @@ void bw_port_close(bw_port_t *port);
 int bw_pty_open(bw_port_t **master, char *slave_path, size_t slave_cap, const char *link,
                 char *err, size_t errlen);
 
+/*
+ * Clients that have the pty's slave end open now (opens minus closes since
+ * bw_pty_open), so an emulator sees a client come and go as over TCP, even
+ * one killed without a word. *emptied (may be NULL) is set when the count
+ * fell to 0 since the last call (the last client left, whether or not
+ * another has come since); the bytes written to the clients and not read by
+ * then are discarded, while what the clients wrote stays to be read. Returns
+ * the count, BW_ENOTSUP when the system cannot tell (no inotify), BW_EINVAL
+ * for a port that is not a pty master. Call when bw_pty_watch_fd (-1 if
+ * none) is readable.
+ */
+int bw_pty_clients(bw_port_t *master, bool *emptied);
+int bw_pty_watch_fd(const bw_port_t *master);
+
 typedef struct bw_listener bw_listener_t;
 
 /* Listens on host:port (host NULL or "" for 127.0.0.1; port 0 picks a free

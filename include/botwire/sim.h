@@ -161,6 +161,13 @@ typedef struct {
 void bw_sim_init(bw_sim_t *s, const bw_world_t *world, const bw_body_params_t *prm,
                  bw_pose_t start, double t0);
 
+/* Puts the body at `pose` at once, as a hand lifting the robot there: the
+ * wheels stop, a dropped wheel is back on the floor, the sensors are
+ * updated; the encoders (odometry) see nothing of it. Returns 0, or
+ * BW_ERANGE (and nothing moves) for a place outside the world's extent or
+ * where the body would overlap a wall. */
+int bw_sim_place(bw_sim_t *s, bw_pose_t pose);
+
 /* Commands wheel speeds (m/s, clamped to max_wheel_speed); the body reaches
  * them within the acceleration limit. */
 void bw_sim_set_wheels(bw_sim_t *s, double left, double right);

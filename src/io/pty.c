@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
@@ -16,6 +17,8 @@ struct pty_port {
     int slave_fd;      /* held open so clients never disturb the line settings */
     char slave[128];   /* /dev/pts/N */
     char *link;        /* NULL if none */
+    int watch_fd;      /* inotify on the slave: clients opening and closing it */
+    int clients;       /* opens minus closes seen */
 };
 
 static void pty_close(bw_port_t *port)
@@ -34,6 +37,8 @@ static void pty_close(bw_port_t *port)
     }
     if (p->slave_fd >= 0)
         close(p->slave_fd);
+    if (p->watch_fd >= 0)
+        close(p->watch_fd);
     if (port->fd >= 0)
         close(port->fd);
     free(p);
@@ -89,6 +94,7 @@ int bw_pty_open(bw_port_t **master, char *slave_path, size_t slave_cap, const ch
         return BW_ENOMEM;
     }
     p->slave_fd = -1;
+    p->watch_fd = -1;
     p->base.fd = -1;
     int rc = BW_EIO;
 
@@ -125,6 +131,13 @@ int bw_pty_open(bw_port_t **master, char *slave_path, size_t slave_cap, const ch
     if (tcsetattr(p->slave_fd, TCSANOW, &t) != 0) {
         bw_io_errf(err, errlen, "cannot set %s raw: %s", p->slave, strerror(errno));
         goto fail;
+    }
+    /* Our own slave descriptor is open already, so only clients count. A
+     * kernel without inotify leaves the clients unknown (see bw_pty_clients). */
+    p->watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (p->watch_fd >= 0 && inotify_add_watch(p->watch_fd, p->slave, IN_OPEN | IN_CLOSE) < 0) {
+        close(p->watch_fd);
+        p->watch_fd = -1;
     }
     int fl = fcntl(m, F_GETFL);
     if (fl < 0 || fcntl(m, F_SETFL, fl | O_NONBLOCK) != 0) {
@@ -163,4 +176,49 @@ int bw_pty_open(bw_port_t **master, char *slave_path, size_t slave_cap, const ch
 fail:
     pty_close(&p->base);
     return rc;
+}
+
+static struct pty_port *as_pty(const bw_port_t *port)
+{
+    return port && port->ops == &pty_ops ? (struct pty_port *)port : NULL;
+}
+
+int bw_pty_watch_fd(const bw_port_t *master)
+{
+    const struct pty_port *p = as_pty(master);
+    return p ? p->watch_fd : -1;
+}
+
+int bw_pty_clients(bw_port_t *master, bool *emptied)
+{
+    struct pty_port *p = as_pty(master);
+    if (emptied)
+        *emptied = false;
+    if (!p)
+        return BW_EINVAL;
+    if (p->watch_fd < 0)
+        return BW_ENOTSUP;
+    /* Every open of the slave is one IN_OPEN, and its last close (whoever
+     * holds the descriptor then: a forked child, a dup) one IN_CLOSE. */
+    union {
+        struct inotify_event ev;
+        char bytes[4096];
+    } buf;
+    ssize_t n;
+    while ((n = read(p->watch_fd, buf.bytes, sizeof buf.bytes)) > 0) {
+        for (ssize_t off = 0; off + (ssize_t)sizeof(struct inotify_event) <= n;) {
+            struct inotify_event ev;
+            memcpy(&ev, buf.bytes + off, sizeof ev);
+            if (ev.mask & IN_OPEN)
+                p->clients++;
+            if ((ev.mask & IN_CLOSE) && p->clients > 0 && --p->clients == 0) {
+                /* What the last client did not read is nobody's now. */
+                (void)tcflush(p->slave_fd, TCIFLUSH);
+                if (emptied)
+                    *emptied = true;
+            }
+            off += (ssize_t)(sizeof ev + ev.len);
+        }
+    }
+    return p->clients;
 }

@@ -120,6 +120,23 @@ void bw_sim_init(bw_sim_t *s, const bw_world_t *world, const bw_body_params_t *p
     sense(s);
 }
 
+int bw_sim_place(bw_sim_t *s, bw_pose_t pose)
+{
+    bw_body_t *b = &s->body;
+    const bw_world_t *w = world_of(s);
+    if (!isfinite(pose.x) || !isfinite(pose.y) || !isfinite(pose.theta) || pose.x < w->min_x ||
+        pose.x > w->max_x || pose.y < w->min_y || pose.y > w->max_y ||
+        bw_world_clearance(w, (bw_vec2_t){ pose.x, pose.y }, NULL) < b->prm.radius)
+        return BW_ERANGE;
+    b->pose = pose;
+    b->pose.theta = bw_angle_norm(pose.theta);
+    b->cmd_left = b->cmd_right = b->left = b->right = b->v = b->w = 0;
+    b->drop_left = b->drop_right = false;
+    b->blocked = false;
+    sense(s);
+    return 0;
+}
+
 static double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
 void bw_sim_set_wheels(bw_sim_t *s, double left, double right)

@@ -1,4 +1,5 @@
 /* Emulated robots: the family-independent part. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,5 +123,62 @@ size_t bw_device_output(bw_device_t *d, uint8_t *buf, size_t cap)
 
 bw_sim_t *bw_device_sim(bw_device_t *d) { return &d->sim; }
 const char *bw_device_family(const bw_device_t *d) { return d->ops->family; }
-const bw_parse_stats_t *bw_device_stats(const bw_device_t *d) { return &d->stats; }
+const bw_device_stats_t *bw_device_stats(const bw_device_t *d) { return &d->stats; }
 uint64_t bw_device_dropped(const bw_device_t *d) { return d->out_dropped; }
+
+const char *bw_device_command_name(const bw_device_t *d, unsigned id)
+{
+    return d->ops->command_name && id < 256 ? d->ops->command_name(id) : NULL;
+}
+
+void bw_device_ignored(bw_device_t *d, unsigned id)
+{
+    d->stats.ignored++;
+    d->stats.ignored_by_id[id & 0xFFu]++;
+}
+
+void bw_device_unknown(bw_device_t *d, unsigned id)
+{
+    d->body.unknown++;
+    d->stats.unknown_by_id[id & 0xFFu]++;
+}
+
+void bw_device_malformed(bw_device_t *d) { d->body.length_errors++; }
+
+void bw_device_link_stats(bw_device_t *d, const bw_parse_stats_t *framer)
+{
+    d->stats.link = *framer;
+    bw_parse_stats_add(&d->stats.link, &d->body);
+}
+
+void bw_device_notice(bw_device_t *d, const char *fmt, ...)
+{
+    if (d->notice_len == BW_DEVICE_NOTICES) {
+        d->notice_head = (d->notice_head + 1) % BW_DEVICE_NOTICES;
+        d->notice_len--;
+    }
+    char *line = d->notices[(d->notice_head + d->notice_len) % BW_DEVICE_NOTICES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, BW_DEVICE_NOTICE_LEN, fmt, ap);
+    va_end(ap);
+    d->notice_len++;
+}
+
+int bw_device_next_notice(bw_device_t *d, char *buf, size_t cap)
+{
+    if (!d->notice_len)
+        return 0;
+    if (cap)
+        snprintf(buf, cap, "%s", d->notices[d->notice_head]);
+    d->notice_head = (d->notice_head + 1) % BW_DEVICE_NOTICES;
+    d->notice_len--;
+    return 1;
+}
+
+bool bw_device_exit_requested(const bw_device_t *d, int *status)
+{
+    if (d->exit_requested && status)
+        *status = d->exit_status;
+    return d->exit_requested;
+}

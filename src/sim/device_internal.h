@@ -19,25 +19,44 @@ typedef struct {
     double (*next_deadline)(const bw_device_t *d);
     /* A client came or went (NULL: nothing to do). */
     void (*link)(bw_device_t *d, bool connected, double now);
+    /* Name of a command number (NULL: the family has no names). */
+    const char *(*command_name)(unsigned id);
 } bw_device_ops_t;
 
 /* Output kept for a host that does not read: about a second of feedback of
  * any family; beyond it the oldest bytes go, as on a serial line. */
 #define BW_DEVICE_OUT_CAP 16384
+#define BW_DEVICE_NOTICES 8
+#define BW_DEVICE_NOTICE_LEN 160
 
 struct bw_device {
     const bw_device_ops_t *ops;
     bw_world_t own_world; /* the built-in room, when no world is given */
     bw_sim_t sim;
-    bw_parse_stats_t stats;
+    bw_device_stats_t stats;
+    bw_parse_stats_t body; /* malformed and unknown commands inside good frames */
     uint8_t out[BW_DEVICE_OUT_CAP];
     size_t out_head, out_len;
     uint64_t out_dropped;
+    char notices[BW_DEVICE_NOTICES][BW_DEVICE_NOTICE_LEN];
+    unsigned notice_head, notice_len;
+    bool exit_requested;
+    int exit_status;
     void *priv;
 };
 
 /* Queues feedback bytes for the host. */
 void bw_device_emit(bw_device_t *d, const uint8_t *bytes, size_t n);
+/* Counts a well-framed command the robot does not act on: a known one it
+ * leaves alone, or one of a number the protocol does not define. */
+void bw_device_ignored(bw_device_t *d, unsigned id);
+void bw_device_unknown(bw_device_t *d, unsigned id);
+/* Counts a good frame whose content is malformed for its type. */
+void bw_device_malformed(bw_device_t *d);
+/* Sets the link statistics: the framer's, plus the commands counted above. */
+void bw_device_link_stats(bw_device_t *d, const bw_parse_stats_t *framer);
+/* Queues a line for the operator (bw_device_next_notice). */
+void bw_device_notice(bw_device_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 extern const bw_device_ops_t bw_kobuki_device_ops;
 extern const bw_device_ops_t bw_p2os_device_ops;

@@ -22,7 +22,6 @@
 
 typedef struct {
     bw_kobuki_parser_t parser;
-    bw_parse_stats_t sub_stats; /* unknown and mis-sized sub-payloads */
     bw_kobuki_device_io_t io;
     double t0;
     unsigned long frames;   /* feedback frames sent */
@@ -93,7 +92,8 @@ static void handle(bw_device_t *d, const bw_kobuki_msg_t *m, double now)
     case BW_KOBUKI_GENERAL_PURPOSE_OUTPUT: k->io.gp_output = m->u.general_purpose_output.flags; break;
     case BW_KOBUKI_SET_CONTROLLER_GAIN: k->io.gain = m->u.set_controller_gain; break;
     case BW_KOBUKI_GET_CONTROLLER_GAIN: k->pending_gain = true; break;
-    default: break; /* unknown or feedback ids: counted by the iterator */
+    case BW_KOBUKI_UNKNOWN: bw_device_unknown(d, m->id); break;
+    default: bw_device_ignored(d, m->id); break; /* feedback sent by a host */
     }
 }
 
@@ -107,13 +107,15 @@ static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
             continue;
         bw_kobuki_iter_t it;
         bw_kobuki_msg_t m;
-        bw_kobuki_iter_init(&it, &f, BW_KOBUKI_FROM_HOST, &k->sub_stats);
-        while ((rc = bw_kobuki_iter_next(&it, &m)) != 0)
+        bw_kobuki_iter_init(&it, &f, BW_KOBUKI_FROM_HOST, NULL);
+        while ((rc = bw_kobuki_iter_next(&it, &m)) != 0) {
             if (rc > 0)
                 handle(d, &m, now);
+            else
+                bw_device_malformed(d);
+        }
     }
-    d->stats = k->parser.stats;
-    bw_parse_stats_add(&d->stats, &k->sub_stats);
+    bw_device_link_stats(d, &k->parser.stats);
 }
 
 /* Stops a robot whose host has gone quiet. */
@@ -317,6 +319,12 @@ const bw_kobuki_device_io_t *bw_kobuki_device_io(const bw_device_t *d)
     return d && d->ops == &bw_kobuki_device_ops ? &K(d)->io : NULL;
 }
 
+static const char *command_name(unsigned id)
+{
+    bw_kobuki_type_t t = bw_kobuki_type_of(BW_KOBUKI_FROM_HOST, (uint8_t)id);
+    return t == BW_KOBUKI_UNKNOWN ? NULL : bw_kobuki_type_name(t);
+}
+
 const bw_device_ops_t bw_kobuki_device_ops = {
     .family = "kobuki",
     .size = sizeof(kobuki_dev_t),
@@ -325,4 +333,5 @@ const bw_device_ops_t bw_kobuki_device_ops = {
     .step = step,
     .next_deadline = next_deadline,
     .link = NULL,
+    .command_name = command_name,
 };

@@ -9,6 +9,9 @@
 #define SIP_PERIOD 0.100     /* s */
 #define CONTROL_PERIOD 0.010 /* s: the server's motion control loop */
 #define WATCHDOG 2.0         /* s without a command before the robot stops */
+/* s a velocity command lasts without being renewed: keep-alives alone do not
+ * keep a robot driving (docs/p2os.md, "what a stock P2OS client sees"). */
+#define MOTION_LEASE WATCHDOG
 #define SONARS_PER_SIP 4     /* transducers fired per SIP cycle */
 #define SONAR_MAX_MM 5000.0
 #define TICKS_PER_MM 128
@@ -27,14 +30,16 @@ typedef enum { WAIT_SYNC0, WAIT_SYNC1, WAIT_SYNC2, WAIT_OPEN, OPEN } session_t;
 typedef struct {
     const bw_p2os_model_t *model;
     bw_p2os_parser_t parser;
-    bw_parse_stats_t sub_stats;
     session_t session;
     /* The control loop runs on a grid of ticks from t0; SIPs fall on it. */
     double t0;
     unsigned long ticks;    /* control ticks done */
     unsigned long sip_tick; /* tick of the next SIP */
     double last_cmd;
+    double last_motion;   /* the last command that set a motion target */
     bool motors, sonar_on;
+    int simstat_mode;     /* 0 off, 2 a SIMSTAT before every SIP */
+    bw_pose_t start;      /* true start pose, for SIM_RESET */
     /* Motion control: translation by velocity or to a distance, rotation by
      * velocity or to a heading, or the two wheels directly (VEL2). */
     bool move_mode;       /* MOVE in progress */
@@ -72,6 +77,7 @@ static void end_session(bw_device_t *d)
     p->v = p->w = 0;
     p->motors = p->sonar_on = false;
     p->encoder_mode = 0;
+    p->simstat_mode = 0;
     p->session = WAIT_SYNC0;
     bw_sim_set_wheels(&d->sim, 0, 0);
 }
@@ -108,6 +114,7 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     p->trans_accel = p->trans_decel = 300;
     p->rot_vel_max = 100;
     p->rot_accel = p->rot_decel = 100;
+    p->start = d->sim.body.pose;
     end_session(d);
     return 0;
 }
@@ -189,11 +196,53 @@ static double tick_time(const p2os_dev_t *p, unsigned long tick)
     return p->t0 + (double)tick * CONTROL_PERIOD;
 }
 
-static void command(bw_device_t *d, const bw_p2os_command_t *c, double now)
+static void send_simstat(bw_device_t *d)
+{
+    const bw_pose_t *t = &d->sim.body.pose;
+    bw_p2os_msg_t m;
+    bw_p2os_msg_init(&m, BW_P2OS_SIMSTAT_PAC);
+    bw_p2os_simstat_t *s = &m.u.simstat;
+    s->flags = BW_P2OS_SIMSTAT_MAP;
+    s->sim_interval = s->real_interval = s->last_interval = (uint16_t)lround(CONTROL_PERIOD * 1000);
+    s->true_x = (int32_t)lround(t->x * 1000);
+    s->true_y = (int32_t)lround(t->y * 1000);
+    s->true_th = (int32_t)lround(t->theta * 180 / BW_PI);
+    s->gps_dop = -1; /* no georeference */
+    s->nfields = BW_P2OS_SIMSTAT_FIELDS;
+    send_msg(d, &m);
+}
+
+/* The host moved the robot by hand (SIM_SET_POSE, SIM_RESET). */
+static int place(bw_device_t *d, bw_pose_t pose)
+{
+    int rc = bw_sim_place(&d->sim, pose);
+    if (rc == 0) {
+        reset_motion(P(d));
+        P(d)->v = P(d)->w = 0;
+    }
+    return rc;
+}
+
+static bool is_motion(uint8_t cmd)
+{
+    switch (cmd) {
+    case BW_P2OS_MOVE: case BW_P2OS_ROTATE: case BW_P2OS_RVEL: case BW_P2OS_VEL:
+    case BW_P2OS_HEAD: case BW_P2OS_DHEAD: case BW_P2OS_DCHEAD: case BW_P2OS_STOP:
+    case BW_P2OS_ESTOP: case BW_P2OS_VEL2:
+        return true;
+    default: return false;
+    }
+}
+
+/* A command in an open session; body is the frame's body as it came. */
+static void command(bw_device_t *d, const bw_p2os_command_t *c, const uint8_t *body, size_t len,
+                    double now)
 {
     p2os_dev_t *p = P(d);
     double arg = c->argkind == BW_P2OS_INTARG ? c->value : 0;
     p->last_cmd = now;
+    if (is_motion(c->cmd))
+        p->last_motion = now;
     switch (c->cmd) {
     case BW_P2OS_PULSE: break;
     case BW_P2OS_OPEN: break; /* already open */
@@ -277,7 +326,62 @@ static void command(bw_device_t *d, const bw_p2os_command_t *c, double now)
         p->digout = (uint16_t)((p->digout & ~mask) | (bits & mask));
         break;
     }
-    default: break; /* accepted and ignored: POLLING, SAY, GRIPPER, ... */
+    /* The simulator's own commands, as MobileSim and AMRISim take them. */
+    case BW_P2OS_SIM_SET_POSE: {
+        int32_t x, y, th;
+        if (bw_p2os_sim_set_pose_of(body, len, &x, &y, &th) < 0) {
+            bw_device_malformed(d);
+            break;
+        }
+        if (place(d, (bw_pose_t){ x / 1000.0, y / 1000.0, th * BW_PI / 180 }) < 0) {
+            bw_device_ignored(d, c->cmd);
+            bw_device_notice(d, "client asked to move the robot to (%d mm, %d mm): outside the "
+                                "world or inside a wall, not moved", (int)x, (int)y);
+            break;
+        }
+        bw_device_notice(d, "client moved the robot to (%d mm, %d mm, %d deg)", (int)x, (int)y,
+                         (int)th);
+        break;
+    }
+    case BW_P2OS_SIM_RESET:
+        (void)place(d, p->start); /* where it started: free by construction */
+        p->x = p->y = p->th = 0;
+        bw_device_notice(d, "client reset the robot to its start pose");
+        break;
+    case BW_P2OS_SIM_STAT:
+        /* No argument is one packet, as the simulator's documentation has it. */
+        if (c->argkind == BW_P2OS_NOARG || arg == 1)
+            send_simstat(d);
+        else if (arg == 0 || arg == 2)
+            p->simstat_mode = (int)arg;
+        else
+            bw_device_ignored(d, c->cmd);
+        break;
+    case BW_P2OS_SIM_MESSAGE: {
+        char text[BW_P2OS_MAX_BODY + 1];
+        size_t n = c->argkind == BW_P2OS_STRARG ? c->len : 0;
+        for (size_t i = 0; i < n; i++)
+            text[i] = c->str[i] >= 0x20 && c->str[i] < 0x7F ? (char)c->str[i] : '?';
+        text[n] = 0;
+        bw_device_notice(d, "message from client: %s", text);
+        break;
+    }
+    case BW_P2OS_SIM_EXIT:
+        /* The simulators take the magnitude, whatever the sign byte says. */
+        end_session(d);
+        d->exit_requested = true;
+        d->exit_status = (int)fabs(arg) & 0xFF;
+        bw_device_notice(d, "client asked the simulator to exit with status %d", d->exit_status);
+        break;
+    default:
+        /* Known and left alone (POLLING, SAY, JOYINFO, BATTERYINFO, SOUNDTOG,
+         * the simulated laser, ...), or a number nobody defined: counted
+         * either way. */
+        if (bw_p2os_command_name(c->cmd))
+            bw_device_ignored(d, c->cmd);
+        else
+            bw_device_unknown(d, c->cmd);
+        break;
     }
 }
 
@@ -308,8 +412,11 @@ static void handshake(bw_device_t *d, const bw_p2os_command_t *c, double now)
         break;
     case WAIT_OPEN:
         if (c->cmd == BW_P2OS_OPEN) {
+            /* OPEN starts the robot's servers: sonar on, motors still off
+             * (P2OS and AROS manuals; ARIA never sends SONAR 1 itself). */
             p->session = OPEN;
-            p->last_cmd = now;
+            p->sonar_on = true;
+            p->last_cmd = p->last_motion = now;
             p->sip_tick = p->ticks + (unsigned long)lround(SIP_PERIOD / CONTROL_PERIOD);
             /* The robot's odometry restarts with the session. */
             p->x = p->y = p->th = 0;
@@ -317,7 +424,11 @@ static void handshake(bw_device_t *d, const bw_p2os_command_t *c, double now)
             p->last_right = d->sim.body.odo_right;
             return;
         }
-        return; /* nothing else before OPEN */
+        bw_device_ignored(d, c->cmd); /* nothing else before OPEN */
+        return;
+    case WAIT_SYNC0:
+        bw_device_ignored(d, c->cmd); /* no session: a command for none */
+        return;
     default: break;
     }
     p->session = WAIT_SYNC0;
@@ -333,18 +444,15 @@ static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
             continue;
         bw_p2os_msg_t m;
         if (bw_p2os_decode(BW_P2OS_FROM_HOST, f.body, f.len, &m) < 0) {
-            p->sub_stats.length_errors++;
+            bw_device_malformed(d);
             continue;
         }
-        if (!bw_p2os_command_name(m.u.command.cmd))
-            p->sub_stats.unknown++;
         if (p->session == OPEN)
-            command(d, &m.u.command, now);
+            command(d, &m.u.command, f.body, f.len, now);
         else
             handshake(d, &m.u.command, now);
     }
-    d->stats = p->parser.stats;
-    bw_parse_stats_add(&d->stats, &p->sub_stats);
+    bw_device_link_stats(d, &p->parser.stats);
 }
 
 static double approach(double cur, double target, double up, double down, double dt)
@@ -377,9 +485,21 @@ static void control(bw_device_t *d, double now)
     p2os_dev_t *p = P(d);
     const double dt = CONTROL_PERIOD;
     integrate_odometry(d);
+    bool by_velocity = (!p->move_mode && p->vel_target != 0) ||
+                       (!p->head_mode && p->rvel_target != 0) ||
+                       (p->vel2 && (p->vel2_left != 0 || p->vel2_right != 0));
     bool moving = p->v != 0 || p->w != 0 || p->vel2;
-    if (p->session == OPEN && moving && now - p->last_cmd > WATCHDOG)
-        reset_motion(p); /* the host went quiet: stop */
+    if (p->session == OPEN && moving && now - p->last_cmd > WATCHDOG) {
+        if (by_velocity || p->move_mode || p->head_mode)
+            bw_device_notice(d, "watchdog: no command for %.1f s, robot stopped", WATCHDOG);
+        reset_motion(p); /* the host went quiet */
+    } else if (p->session == OPEN && by_velocity && now - p->last_motion > MOTION_LEASE) {
+        /* Only keep-alives since: a client that died while driving, and
+         * another one syncing (SYNC0 is PULSE) on the same line. */
+        reset_motion(p);
+        bw_device_notice(d, "no motion command for %.1f s, only keep-alives: robot stopped",
+                         MOTION_LEASE);
+    }
     if (!p->motors || p->session != OPEN) {
         p->v = p->w = 0;
         bw_sim_set_wheels(&d->sim, 0, 0);
@@ -507,6 +627,8 @@ static void step(bw_device_t *d, double now)
         bw_sim_step_to(&d->sim, t);
         control(d, t);
         if (p->session == OPEN && p->ticks >= p->sip_tick) {
+            if (p->simstat_mode == 2)
+                send_simstat(d);
             send_sip(d);
             p->sip_tick += (unsigned long)lround(SIP_PERIOD / CONTROL_PERIOD);
         }
@@ -522,12 +644,21 @@ static double next_deadline(const bw_device_t *d)
     return p->session == OPEN ? tick_time(p, p->sip_tick) : INFINITY;
 }
 
+/* A client came or went: whatever the parser holds of the last one's bytes
+ * is dropped (counted as skipped), so the next starts on a clean line. */
 static void link(bw_device_t *d, bool connected, double now)
 {
     (void)now;
+    p2os_dev_t *p = P(d);
+    bw_p2os_frame_t f;
+    while (bw_p2os_parser_finish(&p->parser, &f) != 0)
+        ;
+    bw_device_link_stats(d, &p->parser.stats);
     if (!connected)
         end_session(d);
 }
+
+static const char *command_name(unsigned id) { return bw_p2os_command_name((uint8_t)id); }
 
 const bw_device_ops_t bw_p2os_device_ops = {
     .family = "p2os",
@@ -537,4 +668,5 @@ const bw_device_ops_t bw_p2os_device_ops = {
     .step = step,
     .next_deadline = next_deadline,
     .link = link,
+    .command_name = command_name,
 };

@@ -9,7 +9,7 @@
 
 #define SYNC_TIMEOUT 1.0   /* s for the server to echo a SYNC */
 #define CLOSE_SETTLE 0.3   /* s after closing a stale session before syncing */
-#define PULSE_IDLE 0.5     /* s without a command before a PULSE */
+#define PULSE_IDLE 0.5     /* s without a command before a PULSE (or the twist again) */
 #define SONAR_MAX 5.0      /* m */
 
 typedef enum { H_SYNC0, H_SYNC1, H_SYNC2, H_CLOSING, H_READY } handshake_t;
@@ -245,9 +245,15 @@ static void on_tick(bw_base_t *b, double now)
         start_sync(b, now); /* the robot went quiet: connect again */
         return;
     }
-    /* Written as the deadline is, so the call at that deadline sends it. */
-    if (now >= p->last_send + PULSE_IDLE)
-        send_cmd(b, BW_P2OS_PULSE, now);
+    /* Written as the deadline is, so the call at that deadline sends it.
+     * While moving, the motion command itself is renewed, as ARIA does: the
+     * robot does not drive on keep-alives alone (docs/p2os.md). */
+    if (now >= p->last_send + PULSE_IDLE) {
+        if (b->cmd_v != 0 || b->cmd_w != 0)
+            send_twist(b, now);
+        else
+            send_cmd(b, BW_P2OS_PULSE, now);
+    }
 }
 
 static double next_deadline(const bw_base_t *b)

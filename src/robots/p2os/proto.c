@@ -76,10 +76,29 @@ static const bw_field_t f_config_tail[] = {
     FIELD("shutdown_voltage", BW_FT_U16, config.shutdown_voltage),
 };
 
+static const bw_field_t f_simstat[] = {
+    FIELD("flags", BW_FT_U32, simstat.flags),
+    FIELD("sim_interval", BW_FT_U16, simstat.sim_interval),
+    FIELD("real_interval", BW_FT_U16, simstat.real_interval),
+    FIELD("last_interval", BW_FT_U16, simstat.last_interval),
+    FIELD("true_x", BW_FT_I32, simstat.true_x),
+    FIELD("true_y", BW_FT_I32, simstat.true_y),
+    FIELD("true_z", BW_FT_I32, simstat.true_z),
+    FIELD("true_th", BW_FT_I32, simstat.true_th),
+    FIELD("latitude", BW_FT_I32, simstat.latitude),
+    FIELD("longitude", BW_FT_I32, simstat.longitude),
+    FIELD("altitude", BW_FT_I32, simstat.altitude),
+    FIELD("gps_dop", BW_FT_I32, simstat.gps_dop),
+    FIELD("odom_err_x", BW_FT_I32, simstat.odom_err_x),
+    FIELD("odom_err_y", BW_FT_I32, simstat.odom_err_y),
+    FIELD("odom_err_th", BW_FT_I32, simstat.odom_err_th),
+};
+
 static const bw_msgdesc_t d_sip = DESC("sip", f_sip, 18);
 static const bw_msgdesc_t d_sip_trailing = DESC("sip_trailing", f_sip_trailing, 5);
 static const bw_msgdesc_t d_config_head = DESC("config_head", f_config_head, 11);
 static const bw_msgdesc_t d_config_tail = DESC("config_tail", f_config_tail, 61);
+static const bw_msgdesc_t d_simstat = DESC("simstat", f_simstat, 54);
 
 /* Body bytes of a SIP before the sonar readings: type, d_sip, count. */
 #define SIP_FIXED 20u
@@ -89,6 +108,7 @@ static const bw_msgdesc_t d_config_tail = DESC("config_tail", f_config_tail, 61)
 
 const bw_msgdesc_t *bw_p2os_config_head_desc(void) { return &d_config_head; }
 const bw_msgdesc_t *bw_p2os_config_tail_desc(void) { return &d_config_tail; }
+const bw_msgdesc_t *bw_p2os_simstat_desc(void) { return &d_simstat; }
 
 /* Wire bytes of the first k fields of a table. */
 static size_t prefix_len(const bw_msgdesc_t *d, size_t k)
@@ -138,37 +158,95 @@ static bool extra_fits(const bw_msgdesc_t *d, size_t k, size_t nextra)
 
 /* ---- catalogue --------------------------------------------------------------- */
 
-static const char *const command_names[] = {
-    [BW_P2OS_PULSE] = "pulse",        [BW_P2OS_OPEN] = "open",
-    [BW_P2OS_CLOSE] = "close",        [BW_P2OS_POLLING] = "polling",
-    [BW_P2OS_ENABLE] = "enable",      [BW_P2OS_SETA] = "seta",
-    [BW_P2OS_SETV] = "setv",          [BW_P2OS_SETO] = "seto",
-    [BW_P2OS_MOVE] = "move",          [BW_P2OS_ROTATE] = "rotate",
-    [BW_P2OS_SETRV] = "setrv",        [BW_P2OS_VEL] = "vel",
-    [BW_P2OS_HEAD] = "head",          [BW_P2OS_DHEAD] = "dhead",
-    [BW_P2OS_SAY] = "say",            [BW_P2OS_CONFIG] = "config",
-    [BW_P2OS_ENCODER] = "encoder",    [BW_P2OS_RVEL] = "rvel",
-    [BW_P2OS_DCHEAD] = "dchead",      [BW_P2OS_SETRA] = "setra",
-    [BW_P2OS_SONAR] = "sonar",        [BW_P2OS_STOP] = "stop",
-    [BW_P2OS_DIGOUT] = "digout",      [BW_P2OS_VEL2] = "vel2",
-    [BW_P2OS_GRIPPER] = "gripper",    [BW_P2OS_IOREQUEST] = "iorequest",
-    [BW_P2OS_BUMPSTALL] = "bumpstall", [BW_P2OS_JOYDRIVE] = "joydrive",
-    [BW_P2OS_HOSTBAUD] = "hostbaud",  [BW_P2OS_ESTOP] = "estop",
+/* Command numbers and names, in number order (a sparse table would cost a
+ * pointer per number up to 239 on a microcontroller). */
+static const struct {
+    uint8_t cmd;
+    char name[23];
+} commands[] = {
+    { BW_P2OS_PULSE, "pulse" },
+    { BW_P2OS_OPEN, "open" },
+    { BW_P2OS_CLOSE, "close" },
+    { BW_P2OS_POLLING, "polling" },
+    { BW_P2OS_ENABLE, "enable" },
+    { BW_P2OS_SETA, "seta" },
+    { BW_P2OS_SETV, "setv" },
+    { BW_P2OS_SETO, "seto" },
+    { BW_P2OS_MOVE, "move" },
+    { BW_P2OS_ROTATE, "rotate" },
+    { BW_P2OS_SETRV, "setrv" },
+    { BW_P2OS_VEL, "vel" },
+    { BW_P2OS_HEAD, "head" },
+    { BW_P2OS_DHEAD, "dhead" },
+    { BW_P2OS_SAY, "say" },
+    { BW_P2OS_JOYINFO, "joyinfo" },
+    { BW_P2OS_CONFIG, "config" },
+    { BW_P2OS_ENCODER, "encoder" },
+    { BW_P2OS_RVEL, "rvel" },
+    { BW_P2OS_DCHEAD, "dchead" },
+    { BW_P2OS_SETRA, "setra" },
+    { BW_P2OS_SONAR, "sonar" },
+    { BW_P2OS_STOP, "stop" },
+    { BW_P2OS_DIGOUT, "digout" },
+    { BW_P2OS_VEL2, "vel2" },
+    { BW_P2OS_GRIPPER, "gripper" },
+    { BW_P2OS_ADSEL, "adsel" },
+    { BW_P2OS_GRIPPERVAL, "gripperval" },
+    { BW_P2OS_GRIPREQUEST, "griprequest" },
+    { BW_P2OS_IOREQUEST, "iorequest" },
+    { BW_P2OS_PTUPOS, "ptupos" },
+    { BW_P2OS_TTY2, "tty2" },
+    { BW_P2OS_GETAUX, "getaux" },
+    { BW_P2OS_BUMPSTALL, "bumpstall" },
+    { BW_P2OS_TCM2, "tcm2" },
+    { BW_P2OS_JOYDRIVE, "joydrive" },
+    { BW_P2OS_MOVINGBLINK, "movingblink" },
+    { BW_P2OS_HOSTBAUD, "hostbaud" },
+    { BW_P2OS_AUX1BAUD, "aux1baud" },
+    { BW_P2OS_AUX2BAUD, "aux2baud" },
+    { BW_P2OS_ESTOP, "estop" },
+    { BW_P2OS_ESTALL, "estall" },
+    { BW_P2OS_GYRO, "gyro" },
+    { BW_P2OS_BATTERYINFO, "batteryinfo" },
+    { BW_P2OS_SOUND, "sound" },
+    { BW_P2OS_PLAYLIST, "playlist" },
+    { BW_P2OS_SOUNDTOG, "soundtog" },
+    { BW_P2OS_SIM_SET_POSE, "sim_set_pose" },
+    { BW_P2OS_SIM_RESET, "sim_reset" },
+    { BW_P2OS_SIM_LRF_ENABLE, "sim_lrf_enable" },
+    { BW_P2OS_SIM_LRF_SET_FOV_START, "sim_lrf_set_fov_start" },
+    { BW_P2OS_SIM_LRF_SET_FOV_END, "sim_lrf_set_fov_end" },
+    { BW_P2OS_SIM_LRF_SET_RES, "sim_lrf_set_res" },
+    { BW_P2OS_SIM_CTRL, "sim_ctrl" },
+    { BW_P2OS_SIM_STAT, "sim_stat" },
+    { BW_P2OS_SIM_MESSAGE, "sim_message" },
+    { BW_P2OS_SIM_EXIT, "sim_exit" },
 };
-#define NCOMMANDS (sizeof command_names / sizeof command_names[0])
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 const char *bw_p2os_command_name(uint8_t cmd)
 {
-    return cmd < NCOMMANDS ? command_names[cmd] : NULL;
+    for (size_t i = 0; i < NCOMMANDS && commands[i].cmd <= cmd; i++)
+        if (commands[i].cmd == cmd)
+            return commands[i].name;
+    return NULL;
 }
+
+static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
 
 int bw_p2os_command_number(const char *name)
 {
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (command_names[i] && strcmp(command_names[i], name) == 0)
-            return (int)i;
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const char *a = commands[i].name, *b = name;
+        while (*a && *a == lower(*b))
+            a++, b++;
+        if (!*a && !*b)
+            return commands[i].cmd;
+    }
     return -1;
 }
+
+int bw_p2os_command_at(unsigned i) { return i < NCOMMANDS ? commands[i].cmd : -1; }
 
 const char *bw_p2os_type_name(bw_p2os_type_t type)
 {
@@ -178,6 +256,7 @@ const char *bw_p2os_type_name(bw_p2os_type_t type)
     case BW_P2OS_SIP: return "sip";
     case BW_P2OS_CONFIG_PAC: return "config";
     case BW_P2OS_ENCODER_PAC: return "encoder";
+    case BW_P2OS_SIMSTAT_PAC: return "simstat";
     default: return "unknown";
     }
 }
@@ -252,26 +331,36 @@ static int decode_command(const uint8_t *b, size_t len, bw_p2os_command_t *c)
         c->argkind = BW_P2OS_NOARG;
         return 0;
     }
+    size_t end;
     switch (b[1]) {
     case BW_P2OS_ARG_INT:
     case BW_P2OS_ARG_NEGINT: {
-        if (len != 4)
+        if (len < 4)
             return BW_ELENGTH;
         int32_t mag = bw_get_le16(b + 2);
         c->argkind = BW_P2OS_INTARG;
         c->value = b[1] == BW_P2OS_ARG_INT ? mag : -mag;
-        return 0;
+        end = 4;
+        break;
     }
     case BW_P2OS_ARG_STRING:
-        /* The length byte must account for the rest of the body exactly. */
-        if (len < STR_HEAD || len - STR_HEAD != b[2])
+        if (len < STR_HEAD || len - STR_HEAD < b[2])
             return BW_ELENGTH;
         c->argkind = BW_P2OS_STRARG;
         c->len = b[2];
         memcpy(c->str, b + STR_HEAD, b[2]);
+        end = STR_HEAD + b[2];
+        break;
+    default:
+        c->argkind = BW_P2OS_RAWARG;
+        c->argtype = b[1];
+        c->len = (uint8_t)(len - 2);
+        memcpy(c->str, b + 2, len - 2);
         return 0;
-    default: return BW_ELENGTH;
     }
+    c->nextra = (uint8_t)(len - end);
+    c->extra = c->nextra ? b + end : NULL;
+    return 0;
 }
 
 static int decode_sync(const uint8_t *b, size_t len, bw_p2os_sync_t *s)
@@ -333,6 +422,20 @@ static int decode_config(const uint8_t *b, size_t len, bw_p2os_msg_t *msg)
     return 0;
 }
 
+static int decode_simstat(const uint8_t *b, size_t len, bw_p2os_msg_t *msg)
+{
+    bw_p2os_simstat_t *s = &msg->u.simstat;
+    size_t off = 1;
+    if (get_string(b, len, &off, s->reserved1) < 0 || get_string(b, len, &off, s->reserved2) < 0)
+        return BW_ELENGTH;
+    size_t used;
+    s->nfields = decode_prefix(&d_simstat, b + off, len - off, msg, &used);
+    off += used;
+    s->nextra = (uint8_t)(len - off);
+    s->extra = s->nextra ? b + off : NULL;
+    return 0;
+}
+
 int bw_p2os_decode(bw_p2os_dir_t dir, const uint8_t *body, size_t len, bw_p2os_msg_t *msg)
 {
     memset(msg, 0, sizeof *msg);
@@ -365,6 +468,10 @@ int bw_p2os_decode(bw_p2os_dir_t dir, const uint8_t *body, size_t len, bw_p2os_m
         case BW_P2OS_PAC_CONFIG:
             msg->type = BW_P2OS_CONFIG_PAC;
             rc = decode_config(body, len, msg);
+            break;
+        case BW_P2OS_PAC_SIMSTAT:
+            msg->type = BW_P2OS_SIMSTAT_PAC;
+            rc = decode_simstat(body, len, msg);
             break;
         case BW_P2OS_PAC_ENCODER:
             if (len != 9) {
@@ -414,8 +521,15 @@ static int command_len(const bw_p2os_command_t *c)
 {
     switch (c->argkind) {
     case BW_P2OS_NOARG: return 1;
-    case BW_P2OS_INTARG: return c->value < -65535 || c->value > 65535 ? BW_ERANGE : 4;
-    case BW_P2OS_STRARG: return c->len > MAX_STR_ARG ? BW_ERANGE : (int)STR_HEAD + c->len;
+    case BW_P2OS_INTARG:
+        return c->value < -65535 || c->value > 65535 ? BW_ERANGE : 4 + c->nextra;
+    case BW_P2OS_STRARG: return (int)STR_HEAD + c->len + c->nextra;
+    case BW_P2OS_RAWARG:
+        /* Read back, these type bytes would be an int or a string. */
+        if (c->argtype == BW_P2OS_ARG_INT || c->argtype == BW_P2OS_ARG_NEGINT ||
+            c->argtype == BW_P2OS_ARG_STRING)
+            return BW_EINVAL;
+        return 2 + c->len;
     default: return BW_EINVAL;
     }
 }
@@ -442,6 +556,17 @@ static int sip_len(const bw_p2os_sip_t *s)
     return (int)(SIP_FIXED + 3u * s->nsonar + prefix_len(&d_sip_trailing, s->ntrailing) + s->nextra);
 }
 
+static int simstat_len(const bw_p2os_simstat_t *s)
+{
+    if (s->nfields > BW_P2OS_SIMSTAT_FIELDS)
+        return BW_ERANGE;
+    if (!extra_fits(&d_simstat, s->nfields, s->nextra))
+        return BW_EINVAL;
+    const char *const str[] = { s->reserved1, s->reserved2 };
+    int n = strings_len(str, 2);
+    return n < 0 ? n : 1 + n + (int)prefix_len(&d_simstat, s->nfields) + s->nextra;
+}
+
 static int config_len(const bw_p2os_config_t *c)
 {
     if (c->nfields > BW_P2OS_CONFIG_FIELDS)
@@ -465,6 +590,7 @@ static int body_len(const bw_p2os_msg_t *m)
     case BW_P2OS_SIP: return sip_len(&m->u.sip);
     case BW_P2OS_CONFIG_PAC: return config_len(&m->u.config);
     case BW_P2OS_ENCODER_PAC: return 9;
+    case BW_P2OS_SIMSTAT_PAC: return simstat_len(&m->u.simstat);
     case BW_P2OS_UNKNOWN:
         if (m->length == 0)
             return BW_ERANGE;
@@ -502,10 +628,15 @@ static void write_body(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
         if (c->argkind == BW_P2OS_INTARG) {
             w[1] = c->value < 0 ? BW_P2OS_ARG_NEGINT : BW_P2OS_ARG_INT;
             bw_put_le16(w + 2, (uint16_t)(c->value < 0 ? -c->value : c->value));
+            put_extra(w + 4, c->extra, c->nextra);
         } else if (c->argkind == BW_P2OS_STRARG) {
             w[1] = BW_P2OS_ARG_STRING;
             w[2] = c->len;
             memcpy(w + STR_HEAD, c->str, c->len);
+            put_extra(w + STR_HEAD + c->len, c->extra, c->nextra);
+        } else if (c->argkind == BW_P2OS_RAWARG) {
+            w[1] = c->argtype;
+            memcpy(w + 2, c->str, c->len);
         }
         break;
     }
@@ -540,6 +671,15 @@ static void write_body(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
         encode_prefix(&d_config_tail, c->nfields, m, r);
         r += prefix_len(&d_config_tail, c->nfields);
         put_extra(r, c->extra, c->nextra);
+        break;
+    }
+    case BW_P2OS_SIMSTAT_PAC: {
+        const bw_p2os_simstat_t *st = &m->u.simstat;
+        w[0] = BW_P2OS_PAC_SIMSTAT;
+        uint8_t *r = put_string(put_string(w + 1, st->reserved1), st->reserved2);
+        encode_prefix(&d_simstat, st->nfields, m, r);
+        r += prefix_len(&d_simstat, st->nfields);
+        put_extra(r, st->extra, st->nextra);
         break;
     }
     case BW_P2OS_ENCODER_PAC:
@@ -635,6 +775,25 @@ int bw_p2os_encode_cmd_str(uint8_t *buf, size_t cap, uint8_t cmd, const uint8_t 
     return close_frame(buf, n + STR_HEAD);
 }
 
+int bw_p2os_encode_sim_set_pose(uint8_t *buf, size_t cap, int32_t x, int32_t y, int32_t th)
+{
+    uint8_t body[14] = { BW_P2OS_SIM_SET_POSE, 0x00 };
+    bw_put_le32(body + 2, (uint32_t)x);
+    bw_put_le32(body + 6, (uint32_t)y);
+    bw_put_le32(body + 10, (uint32_t)th);
+    return bw_p2os_frame_body(buf, cap, body, sizeof body);
+}
+
+int bw_p2os_sim_set_pose_of(const uint8_t *body, size_t len, int32_t *x, int32_t *y, int32_t *th)
+{
+    if (len != 14 || body[0] != BW_P2OS_SIM_SET_POSE)
+        return BW_ELENGTH;
+    *x = (int32_t)bw_get_le32(body + 2);
+    *y = (int32_t)bw_get_le32(body + 6);
+    *th = (int32_t)bw_get_le32(body + 10);
+    return 0;
+}
+
 void bw_p2os_msg_init(bw_p2os_msg_t *msg, bw_p2os_type_t type)
 {
     memset(msg, 0, sizeof *msg);
@@ -643,6 +802,7 @@ void bw_p2os_msg_init(bw_p2os_msg_t *msg, bw_p2os_type_t type)
     case BW_P2OS_SIP: msg->id = BW_P2OS_PAC_SIP_STOPPED; break;
     case BW_P2OS_CONFIG_PAC: msg->id = BW_P2OS_PAC_CONFIG; break;
     case BW_P2OS_ENCODER_PAC: msg->id = BW_P2OS_PAC_ENCODER; break;
+    case BW_P2OS_SIMSTAT_PAC: msg->id = BW_P2OS_PAC_SIMSTAT; break;
     default: break;
     }
     int n = body_len(msg);
