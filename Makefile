@@ -19,7 +19,10 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 demo: build
-	$(BUILD)/botwire demo
+	@$(BUILD)/botwire demo
+	@echo
+	@echo "  the tool: $(BUILD)/botwire (try $(BUILD)/botwire --help); make install puts it in $(PREFIX)/bin"
+	@echo "  next: make check runs every test; README.md shows what else it does"
 
 check: deps
 	@sh scripts/check.sh

@@ -10,13 +10,31 @@ fuzz_seconds=${FUZZ_SECONDS:-15}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-# Prints each test program's cmocka summary under its name, then ctest's.
+# Prints every test ctest ran with its result and time (and, for the cmocka
+# programs, how many test cases passed), then the tests this build left out
+# and why.
 summary() {
     awk '
-        /^ *Start +[0-9]+: / { n = $2; sub(":", "", n); name[n] = $3 }
-        /^[0-9]+: \[  (PASSED|FAILED)  \]/ { n = $1; sub(":", "", n); $1 = ""; printf "  %-26s%s\n", name[n], $0 }
-        /tests passed|tests failed/ { print "  " $0 }
+        /^ *[0-9]+: \[  PASSED  \] [0-9]+ test/ { n = $1; sub(":", "", n); cases[n] = $5 " cases" }
+        /^ *[0-9]+: ok: / { n = $1; sub(":", "", n); checks[n]++; cases[n] = checks[n] " checks" }
+        /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: / {
+            n = $3; sub("#", "", n); sub(":", "", n); name = $4
+            result = $0; sub(/^.*\.+ */, "", result); sub(/ +[0-9.]+ sec.*$/, "", result)
+            t = $0; if (match(t, /[0-9.]+ sec/)) t = substr(t, RSTART, RLENGTH - 4); else t = "?"
+            line[n] = sprintf("  %-28s %-8s %7s s%s", name, result, t,
+                              (n in cases) ? sprintf("  (%s)", cases[n]) : "")
+            order[++k] = n
+        }
+        /tests passed|tests failed/ { total = $0 }
+        END {
+            for (i = 1; i <= k; i++) print line[order[i]]
+            print "  " total
+        }
     ' "$1"
+    left=$(dirname "$1")/left-out-tests.txt
+    if [ -s "$left" ]; then
+        sed 's/^/  left out: /' "$left"
+    fi
 }
 
 run_tests() {

@@ -1,11 +1,14 @@
 #!/bin/sh
 # Installs the Debian packages the build and the tests need, if missing.
-# Runs apt-get only when something is missing (with sudo when not root).
+# Quiet: a line per step; apt's own output goes to build/deps.log.
+# Runs apt-get only when something is missing, as root or with sudo.
 set -eu
-pkgs="cmake make gcc clang libclang-rt-14-dev pkg-config binutils libcmocka-dev libjansson-dev"
+cd "$(dirname "$0")/.."
+pkgs="cmake make gcc clang libclang-rt-14-dev pkg-config binutils libcmocka-dev libjansson-dev
+      help2man"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
-    echo "deps: not a Debian system; make sure these (or equivalents) are installed: $pkgs" >&2
+    echo "deps: not a Debian system; make sure these (or equivalents) are installed:" $pkgs >&2
     exit 0
 fi
 missing=""
@@ -15,15 +18,33 @@ for p in $pkgs; do
 done
 [ -z "$missing" ] && exit 0
 
-echo "deps: installing Debian packages:$missing"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || {
-        echo "deps: need root or sudo to install:$missing" >&2
+    if ! command -v sudo >/dev/null 2>&1; then
+        echo "deps: these Debian packages are missing:$missing" >&2
+        echo "deps: install them as root, then run make again:" >&2
+        echo "      su -c 'apt-get update && apt-get install -y --no-install-recommends$missing'" >&2
         exit 1
-    }
+    fi
     sudo=sudo
 fi
-$sudo apt-get update -qq
+mkdir -p build
+log=build/deps.log
+: >"$log"
+step() {
+    what=$1
+    shift
+    printf 'deps: %s ... ' "$what"
+    if "$@" >>"$log" 2>&1; then
+        echo ok
+    else
+        echo "failed (full log: $log)"
+        tail -n 20 "$log" >&2
+        exit 1
+    fi
+}
+echo "deps: installing Debian packages:$missing (log: $log)"
+step "apt-get update" $sudo apt-get update -q
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+step "apt-get install" $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends $missing

@@ -28,12 +28,14 @@ for name in $(cat build-check/fuzzers.txt); do
     rm -rf "$work"
     mkdir -p "$work"
     cp fuzz/corpus/"$name"/* "$work"/ 2>/dev/null || true
+    printf 'fuzz %s: %s s from %s seed inputs ... ' "$name" "$fuzz_seconds" \
+        "$(ls fuzz/corpus/"$name" 2>/dev/null | wc -l)"
     if "$fuzzer" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$work/" "$work" >"$work.log" 2>&1; then
         runs=$(grep -E '^#[0-9]+' "$work.log" | tail -n 1 | sed -E 's/^#([0-9]+).*cov: ([0-9]+).*/\1 runs, coverage \2/')
-        echo "fuzz $name: ok, $runs"
+        echo "ok, $runs"
     else
-        echo "fuzz $name: FAILED (log: $work.log; crashing input in $work/)"
+        echo "FAILED (log: $work.log; crashing input in $work/)"
         tail -n 40 "$work.log"
         exit 1
     fi

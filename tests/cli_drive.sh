@@ -7,10 +7,11 @@ bw=$1
 data=$2/data
 . "$(dirname "$0")/testlib.sh"
 
-# A 1 m square, by odometry, in virtual time: back to the start.
+# A 1 m square, by odometry, in virtual time: back to the start, a line at
+# each corner, a summary at the end.
 "$bw" drive sim:kobuki --fast --square 1 >"$tmp/sq.out" 2>"$tmp/sq.err"
 status=$?
-last=$(tail -n 1 "$tmp/sq.out")
+last=$(grep '"online"' "$tmp/sq.out" | tail -n 1)
 x=$(field x "$last")
 y=$(field y "$last")
 th=$(field theta "$last")
@@ -18,6 +19,15 @@ th=$(field theta "$last")
     pass "square closes: x=$x y=$y theta=$th" || fail "square: status $status, $last"
 n=$(grep -c '"online":true' "$tmp/sq.out")
 [ "$n" -ge 300 ] && pass "square: $n state lines" || fail "square: $n state lines"
+corners=$(grep -c '"event":"corner"' "$tmp/sq.out")
+[ "$corners" = 4 ] && grep -q '"event":"corner","corner":4' "$tmp/sq.out" &&
+    pass "square: a line at each of the 4 corners" || fail "square: $corners corner lines"
+summary=$(tail -n 1 "$tmp/sq.out")
+d=$(field distance "$summary")
+c=$(field closure "$summary")
+case $summary in *'"summary":"square"'*'"complete":true'*) ok=1 ;; *) ok=0 ;; esac
+[ "$ok" = 1 ] && within "$d" 4 0.05 && within "$c" 0 0.02 &&
+    pass "square summary: distance $d m, closure $c m" || fail "square summary: $summary"
 
 # Straight into the box: a bump event, and the robot ends at the box.
 "$bw" drive sim:kobuki --fast --v 0.3 --for 10 >"$tmp/bump.out" 2>&1
@@ -34,7 +44,7 @@ grep -q '"event":"bump"' "$tmp/out" && pass "the bump is in the output too" || f
 # The same for a Pioneer, through the P2OS handshake, in virtual time.
 "$bw" drive sim:p2os --fast --square 1 >"$tmp/p2.out" 2>"$tmp/p2.err"
 status=$?
-last=$(tail -n 1 "$tmp/p2.out")
+last=$(grep '"online"' "$tmp/p2.out" | tail -n 1)
 x=$(field x "$last")
 y=$(field y "$last")
 [ "$status" = 0 ] && within "$x" 0 0.02 && within "$y" 0 0.02 &&
@@ -47,7 +57,36 @@ grep -q '"event":"bump","on":true,"mask":2' "$tmp/pb.out" && pass "PeopleBot bum
 "$bw" drive "sim:kobuki?world=$data/worlds/corridor.world" --fast --v 0.2 --for 1 >"$tmp/w.out" 2>&1 &&
     pass "drive in a world file" || fail "world file: $(tail -n 2 "$tmp/w.out")"
 
+# Above the robot's top speed: a warning naming it, and the robot goes.
+"$bw" drive sim:kobuki --fast --v 2 --for 0.5 >/dev/null 2>"$tmp/fastv.err"
+grep -q "warning: --v 2 is above the kobuki's top speed of 0.70 m/s" "$tmp/fastv.err" &&
+    pass "speed above the limit: $(cat "$tmp/fastv.err")" || fail "no speed warning: $(cat "$tmp/fastv.err")"
+
 # Bad input: one clear line and a non-zero status.
+expect_error "unknown option" 2 "unknown option --bogus (botwire drive --help lists them)" \
+    "$bw" drive sim:kobuki --bogus
+expect_error "unknown short option" 2 "unknown option -x" "$bw" drive sim:kobuki -x
+expect_error "option without its value" 2 "--v needs a value" "$bw" drive sim:kobuki --v
+expect_error "sim: unknown option" 2 "botwire sim: unknown option --ptty" "$bw" sim kobuki --ptty x
+expect_error "decode: unknown option" 2 "botwire decode: unknown option --form" \
+    "$bw" decode --proto kobuki --form robot
+expect_error "unknown family lists the known ones" 1 "(known: kobuki, p2os)" "$bw" drive roomba:/dev/x
+expect_error "a missing serial device" 1 "cannot open /dev/ttyBOTWIRE9: no such device (" \
+    "$bw" drive kobuki:/dev/ttyBOTWIRE9
+expect_error "unknown command" 2 'unknown command "dirve" (botwire --help lists them)' "$bw" dirve
+"$bw" drive SIM:Kobuki --fast --for 0.2 >/dev/null 2>&1 && pass "families in any case (SIM:Kobuki)" ||
+    fail "SIM:Kobuki refused"
+"$bw" --help | grep -q -- "--version | -V" && [ "$("$bw" -V)" = "$("$bw" --version)" ] &&
+    pass "--version and -V, listed in the usage" || fail "-V"
+# sim that cannot serve says that alone.
+"$bw" sim p2os --tcp 0 --for 3 --detach >"$tmp/first.out" 2>/dev/null
+port=$(sed -E 's/.*:([0-9]+) \(pid.*/\1/' "$tmp/first.out")
+pid=$(sed -E 's/.*\(pid ([0-9]+)\)/\1/' "$tmp/first.out")
+expect_error "sim: the port is taken" 1 "Address already in use (another emulator there?" \
+    "$bw" sim p2os --tcp "$port" --for 1
+kill "$pid" 2>/dev/null
+expect_error "sim: pty link in a missing directory" 1 "cannot create link /no/such/dir/x" \
+    "$bw" sim kobuki --pty /no/such/dir/x --for 1
 expect_error "no URL" 2 "a robot URL is required" "$bw" drive
 expect_error "bad URL" 1 "bad robot URL" "$bw" drive nonsense --for 1
 expect_error "unknown family" 1 'unknown robot family "roomba"' "$bw" drive sim:roomba --for 1
@@ -74,6 +113,15 @@ expect_error "demo: bad world" 1 "line 2: box needs 4 numbers" "$bw" demo --worl
 for c in sim drive record; do
     "$bw" "$c" --help >"$tmp/help" 2>&1 && grep -q "usage: botwire $c" "$tmp/help" &&
         pass "$c --help" || fail "$c --help"
+done
+# Every command that opens a robot lists every URL form.
+for c in drive record; do
+    "$bw" "$c" --help >"$tmp/help"
+    for form in "kobuki:/dev/ttyUSB0" "p2os:/dev/ttyS0" "p2os:tcp://HOST:PORT" "sim:FAMILY" \
+        "world=FILE" "noise=X" "seed=N" "model=M" "?baud=N"; do
+        grep -qF -- "$form" "$tmp/help" || fail "$c --help does not show $form"
+    done
+    pass "$c --help shows every URL form"
 done
 
 finish "drive/sim CLI"

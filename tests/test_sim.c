@@ -267,6 +267,7 @@ static void test_parse_full(void **state)
         "droppoly 5 4 6 4 6 5 5.5 4.8\n"
         "dock 5.9 2.5 180\n"
         "start 1 2 90\n"
+        "label 3.25 3.25   the box  \n"
         "# a comment with no newline at the end";
     bw_world_t w;
     bw_world_default(&w); /* parsing starts from an empty world */
@@ -284,6 +285,9 @@ static void test_parse_full(void **state)
     assert_true(w.has_dock);
     assert_true(w.dock.x == 5.9 && w.dock.y == 2.5 && w.dock.theta == BW_PI);
     assert_true(w.start.x == 1 && w.start.y == 2 && w.start.theta == BW_PI / 2);
+    assert_int_equal(w.nlabels, 1);
+    assert_string_equal(w.labels[0].text, "the box");
+    assert_true(w.labels[0].at.x == 3.25 && w.labels[0].at.y == 3.25);
     /* Walls from `size`, the box and the polygon all stop rays. */
     assert_near(bw_world_raycast(&w, vec(1.5, 2), -BW_PI / 2, 10), 1.0, 1e-12);
     assert_near(bw_world_raycast(&w, vec(3.25, 2), BW_PI / 2, 10), 1.0, 1e-12);
@@ -355,6 +359,11 @@ static void test_parse_errors(void **state)
     parse_fails("wall 0 0 1 0.000000000000000000000000000000000000000000000000000000000000001",
                 "line 1: '0.000000000000000000000000000000...' is too long for a number");
     parse_fails("wall 0 0 1 1\x01", "line 1: '1?' is not a number");
+    parse_fails("label 1 2", "line 1: label needs a text of 1 to 23 characters");
+    parse_fails("label 1", "line 1: label needs X Y and a text");
+    parse_fails("label 1 x box", "line 1: 'x' is not a number");
+    parse_fails("label 1 1 <b>", "line 1: label text must be printable, without < or &");
+    parse_fails("label 1 1 a label that is far too long", "line 1: label needs a text of 1 to 23 characters");
 
     /* One wall too many, on the line that overflows. */
     char big[BW_WORLD_MAX_WALLS * 16 + 64];

@@ -13,7 +13,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     { "demo", cmd_demo, "an emulated robot drives a square (virtual time)" },
-    { "sim", cmd_sim, "serve an emulated robot on a pty" },
+    { "sim", cmd_sim, "serve an emulated robot on a pty or TCP" },
     { "drive", cmd_drive, "drive a robot, print its state" },
     { "record", cmd_record, "save a robot link's bytes, both ways" },
     { "decode", cmd_decode, "protocol bytes to JSON Lines" },
@@ -23,11 +23,13 @@ static const struct {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: botwire <command> [options]   (botwire <command> --help for details)\n\n"
+    fprintf(f, "usage: botwire <command> [options]   (botwire <command> --help for details)\n"
+               "       botwire --version | -V\n"
+               "       botwire --help | -h\n\n"
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nprotocols: %s\n", cli_codec_names());
+    fprintf(f, "\nprotocols: %s\n\n%s", cli_codec_names(), cli_url_help);
 }
 
 int main(int argc, char **argv)
@@ -50,14 +52,13 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
         printf("botwire %s\n", BOTWIRE_VERSION);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "botwire: unknown command \"%s\"\n", cmd);
-    usage(stderr);
+    fprintf(stderr, "botwire: unknown command \"%s\" (botwire --help lists them)\n", cmd);
     return 2;
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -18,6 +19,43 @@ void cli_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
 }
+
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+               const struct option *longopts)
+{
+    char opts[64];
+    snprintf(opts, sizeof opts, ":%s", shortopts);
+    opterr = 0;
+    int c = getopt_long(argc, argv, opts, longopts, NULL);
+    if (c != '?' && c != ':')
+        return c;
+    /* optind has moved past the culprit, its value included or not. */
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    char name[64];
+    if (strncmp(arg, "--", 2) == 0)
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+    else
+        snprintf(name, sizeof name, "-%c", optopt ? optopt : '?');
+    if (c == ':')
+        cli_error(cmd, "%s needs a value (botwire %s --help)", name, cmd);
+    else
+        cli_error(cmd, "unknown option %s (botwire %s --help lists them)", name, cmd);
+    return '?';
+}
+
+const char cli_url_help[] =
+    "Robot URLs:\n"
+    "  kobuki:/dev/ttyUSB0        a Kobuki on a serial port (115200 baud)\n"
+    "  p2os:/dev/ttyS0            a Pioneer on a serial port (9600 baud; ?baud=38400\n"
+    "                             or 115200 for robots set so)\n"
+    "  FAMILY:/path/to/pty        an emulator's pty (botwire sim FAMILY --pty PATH)\n"
+    "  p2os:tcp://HOST:PORT       a Pioneer or simulator over TCP (8101 by default\n"
+    "                             for simulators)\n"
+    "  sim:FAMILY                 the emulated robot in this process, e.g. sim:kobuki,\n"
+    "                             sim:p2os; options after ?, joined by &:\n"
+    "                             world=FILE, noise=X (1 nominal), seed=N,\n"
+    "                             model=M (p2os: p2dx, p2pb, p2at)\n"
+    "  Serial URLs take ?baud=N. Families: kobuki, p2os (any case).\n";
 
 int cli_number(const char *cmd, const char *opt, const char *text, double lo, double hi,
                double *out)
@@ -365,7 +403,7 @@ static const cli_codec_t *const codecs[] = {
 const cli_codec_t *cli_codec_find(const char *name)
 {
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
-        if (strcmp(codecs[i]->name, name) == 0)
+        if (strcasecmp(codecs[i]->name, name) == 0)
             return codecs[i];
     return NULL;
 }

@@ -12,6 +12,8 @@
 
 #include "botwire/botwire.h"
 
+#include <getopt.h>
+
 /* Prints "botwire CMD: message" on one line to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -19,6 +21,15 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
  * unless text is a finite number within [lo, hi]. */
 int cli_number(const char *cmd, const char *opt, const char *text, double lo, double hi,
                double *out);
+
+/* getopt_long for a subcommand: an unknown option or a missing value gives
+ * one line, "botwire CMD: unknown option --x (botwire CMD --help lists
+ * them)", and '?'. shortopts without a leading ':'. */
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+               const struct option *longopts);
+
+/* The robot URLs, for the help of every command that opens one. */
+extern const char cli_url_help[];
 
 /* Monotonic wall-clock seconds. */
 double cli_now(void);
@@ -66,7 +77,7 @@ int cli_write_hex_line(FILE *f, const uint8_t *p, size_t n);
 typedef int (*cli_emit_fn)(json_t *msg, void *ctx);
 
 /* Error message buffer size used by codec encoders. */
-#define CLI_ERRLEN 256
+#define CLI_ERRLEN 1024
 
 /* One robot protocol, seen from the command line as JSON Lines. */
 typedef struct {

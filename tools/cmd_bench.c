@@ -40,7 +40,7 @@ int cmd_bench(int argc, char **argv)
     double seconds = 1.0;
     int c;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("bench", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'p': proto = optarg; break;
         case 's': {
@@ -53,7 +53,7 @@ int cmd_bench(int argc, char **argv)
             break;
         }
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return 2;
         }
     }
     if (optind < argc) {
@@ -65,7 +65,10 @@ int cmd_bench(int argc, char **argv)
         if (proto && strcmp(proto, benches[i]->name) != 0)
             continue;
         any = true;
-        fprintf(stderr, "botwire bench: %s ...\n", benches[i]->name);
+        fprintf(stderr,
+                "botwire bench: %s: recording a stream from its emulated robot, then framing, "
+                "full decode and an hour of robot time (%g s each) ...\n",
+                benches[i]->name, seconds);
         bench_result_t r;
         if (bench_run(benches[i], seconds, &r) < 0) {
             cli_error("bench", "%s: could not record a stream from its emulated robot",

@@ -165,7 +165,7 @@ int cmd_decode(int argc, char **argv)
     bool hex = false, frames = false, strict = false;
     int c;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("decode", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'p': proto = optarg; break;
         case 'f': from = optarg; break;
@@ -173,7 +173,7 @@ int cmd_decode(int argc, char **argv)
         case 'F': frames = true; break;
         case 's': strict = true; break;
         case 'h': decode_usage(stdout); return 0;
-        default: decode_usage(stderr); return 2;
+        default: return 2;
         }
     }
     if (!proto) {
@@ -354,13 +354,13 @@ int cmd_encode(int argc, char **argv)
     bool hex = false;
     int c;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((c = cli_getopt("encode", argc, argv, "ho:", opts)) != -1) {
         switch (c) {
         case 'p': proto = optarg; break;
         case 'x': hex = true; break;
         case 'o': output = optarg; break;
         case 'h': encode_usage(stdout); return 0;
-        default: encode_usage(stderr); return 2;
+        default: return 2;
         }
     }
     if (!proto) {

@@ -2,6 +2,7 @@
  * square in the built-in room, in virtual time, through the real protocol. */
 #include <getopt.h>
 #include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ static void usage(FILE *f)
             "simulated true pose at every corner and draws the room and both paths.\n"
             "\n"
             "  --side M         side of the square (default 1)\n"
-            "  --noise X        wheel slip and encoder noise, 1 = nominal (default 0)\n"
+            "  --noise X        wheel slip and encoder noise, 1 = nominal (default 1)\n"
             "  --seed N         noise seed (default 1)\n"
             "  --world FILE     another world (see docs/world-format.md)\n"
             "  --svg FILE       the picture (default demo.svg)\n"
@@ -62,11 +63,11 @@ int cmd_demo(int argc, char **argv)
         { "svg", required_argument, NULL, 'o' },   { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    double side = 1.0, noise = 0, seed = 1;
+    double side = 1.0, noise = 1, seed = 1;
     const char *world = NULL, *svg = "demo.svg";
     int c;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("demo", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'S':
             if (cli_number("demo", "--side", optarg, 0.1, 10, &side) < 0)
@@ -83,7 +84,7 @@ int cmd_demo(int argc, char **argv)
         case 'W': world = optarg; break;
         case 'o': svg = optarg; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return 2;
         }
     }
     if (optind < argc) {
@@ -188,19 +189,35 @@ int cmd_demo(int argc, char **argv)
         printf("  the square stopped early: %s.\n", stopped_by);
 
     const cli_svg_path_t paths[] = {
-        { tr.truth, tr.n, "stroke=\"#1565c0\" stroke-width=\"2\"", "true path" },
+        { tr.truth, tr.n, "stroke=\"#1565c0\" stroke-width=\"2.5\"", "#1565c0",
+          "true path (simulated world)" },
         { tr.odo, tr.n, "stroke=\"#ef6c00\" stroke-width=\"2\" stroke-dasharray=\"6 4\"",
-          "odometry" },
+          "#ef6c00", "odometry (what the robot believes)" },
     };
-    char title[160];
-    snprintf(title, sizeof title, "botwire demo: emulated Kobuki, %.1f m square, noise %g", side,
-             noise);
+    char title[160], caption[300], close_up[120];
+    snprintf(title, sizeof title, "botwire demo: an emulated Kobuki drives a %.1f m square", side);
+    if (noise > 0)
+        snprintf(caption, sizeof caption,
+                 "Arrows show the way it drives, circles where each path ends. Odometry drifts\n"
+                 "from the truth with wheel slip and encoder noise x%g (1 = nominal, --noise), "
+                 "seed %.0f.",
+                 noise, seed);
+    else
+        snprintf(caption, sizeof caption,
+                 "Arrows show the way it drives, circles where each path ends.\n"
+                 "No noise (--noise 0): the two paths lie on each other.");
+    snprintf(close_up, sizeof close_up, "the end, close up: %.1f mm apart",
+             1000 * hypot(odo_world.x - sim->body.pose.x, odo_world.y - sim->body.pose.y));
     int status = 0;
-    if (cli_svg_write(svg, sim->world, paths, 2, title, err, sizeof err) < 0) {
+    if (cli_svg_write(svg, sim->world, paths, 2, title, caption, close_up, err, sizeof err) < 0) {
         cli_error("demo", "%s", err);
         status = 1;
     } else {
-        printf("  wrote %s: the room, the true path and the odometry.\n", svg);
+        char abs[4096];
+        const char *shown = svg[0] == '/' || !realpath(svg, abs) ? svg : abs;
+        printf("\n  the picture: %s (the room with a metre grid, the true path and the\n"
+               "  odometry); open it in a web browser, e.g. xdg-open %s\n",
+               shown, shown);
     }
     bw_base_close(b, now);
     free(tr.truth);

@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -21,17 +22,20 @@ static void usage(FILE *f)
             "{\"t\":..,\"event\":..,\"on\":..,\"mask\":..}. Then the robot is stopped; the last line\n"
             "is the final state. Ctrl-C stops the robot and ends the run.\n"
             "\n"
-            "URL: kobuki:/dev/ttyUSB0, kobuki:/path/to/pty, sim:kobuki (the emulated robot\n"
-            "in this process; ?world=FILE&noise=X&seed=N).\n"
+            "%s"
             "\n"
             "  --v M/S          forward speed (default 0; with --square the leg speed, 0.2)\n"
             "  --w RAD/S        turn rate, counter-clockwise positive (default 0; with\n"
             "                   --square the turn rate, 0.8)\n"
             "  --for SECONDS    drive this long (default: until Ctrl-C, or the square ends)\n"
-            "  --square SIDE    drive a square of SIDE metres by odometry, turning left; a\n"
-            "                   bump, cliff or wheel drop stops it early (exit status 1)\n"
+            "  --square SIDE    drive a square of SIDE metres by odometry, turning left: a\n"
+            "                   {\"event\":\"corner\"} line at each corner, and a last line\n"
+            "                   {\"summary\":\"square\",...} with the distance, the time and\n"
+            "                   how far from the start it closed; a bump, cliff or wheel drop\n"
+            "                   stops it early (exit status 1)\n"
             "  --fast           sim: URLs only: run in virtual time, as fast as possible\n"
-            "  -h, --help       this help\n");
+            "  -h, --help       this help\n",
+            cli_url_help);
 }
 
 static void print_state(FILE *out, const bw_base_state_t *s, double t)
@@ -52,6 +56,13 @@ static void print_state(FILE *out, const bw_base_state_t *s, double t)
     json_decref(o);
 }
 
+static void print_json(FILE *out, json_t *o)
+{
+    json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    fputc('\n', out);
+    json_decref(o);
+}
+
 static void print_event(FILE *out, const bw_event_t *ev, double t0)
 {
     json_t *o = json_object();
@@ -59,9 +70,32 @@ static void print_event(FILE *out, const bw_event_t *ev, double t0)
     json_object_set_new(o, "event", json_string(bw_event_name(ev->type)));
     json_object_set_new(o, "on", json_boolean(ev->on));
     json_object_set_new(o, "mask", json_integer(ev->mask));
-    json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
-    fputc('\n', out);
-    json_decref(o);
+    print_json(out, o);
+}
+
+/* {"t":..,"event":"corner","corner":N,"x":..,"y":..,"theta":..}: the square
+ * reached corner N (4 is back at the start). */
+static void print_corner(FILE *out, int corner, bw_pose_t p, double t)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "t", json_real(round(t * 1000) / 1000));
+    json_object_set_new(o, "event", json_string("corner"));
+    json_object_set_new(o, "corner", json_integer(corner));
+    json_object_set_new(o, "x", json_real(p.x));
+    json_object_set_new(o, "y", json_real(p.y));
+    json_object_set_new(o, "theta", json_real(p.theta));
+    print_json(out, o);
+}
+
+/* Warns about a speed the robot will not go. */
+static void check_limit(const bw_base_t *b, const char *opt, double value, double max,
+                        const char *unit)
+{
+    if (fabs(value) > max + 1e-9)
+        fprintf(stderr,
+                "botwire drive: warning: %s %g is above the %s's top speed of %.2f %s; it will "
+                "go at most that\n",
+                opt, value, bw_base_family(b), max, unit);
 }
 
 /* The clock of the run: the wall clock, or virtual time that jumps to each
@@ -95,7 +129,7 @@ int cmd_drive(int argc, char **argv)
     bool have_v = false, have_w = false, fast = false;
     int c;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("drive", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'v':
             if (cli_number("drive", "--v", optarg, -5, 5, &v) < 0)
@@ -117,7 +151,7 @@ int cmd_drive(int argc, char **argv)
             break;
         case 'F': fast = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return 2;
         }
     }
     if (optind != argc - 1) {
@@ -126,7 +160,7 @@ int cmd_drive(int argc, char **argv)
         return 2;
     }
     const char *url = argv[optind];
-    if (fast && strncmp(url, "sim:", 4) != 0) {
+    if (fast && strncasecmp(url, "sim:", 4) != 0) {
         cli_error("drive", "--fast needs a sim: URL (a real robot runs in real time)");
         return 2;
     }
@@ -149,6 +183,10 @@ int cmd_drive(int argc, char **argv)
     }
     cli_catch_signals();
     const bw_base_state_t *st = bw_base_state(b);
+    double max_v, max_w;
+    bw_base_limits(b, &max_v, &max_w);
+    check_limit(b, "--v", v, max_v, "m/s");
+    check_limit(b, "--w", w, max_w, "rad/s");
 
     double give_up = clk.now + ONLINE_WAIT;
     while (!st->online && !cli_interrupted && clk.now < give_up)
@@ -165,8 +203,13 @@ int cmd_drive(int argc, char **argv)
 
     double t0 = clk.now, next_print = t0, end = t0 + duration;
     bw_square_t sq;
-    if (square)
+    int corner = 0;
+    double travelled = 0;
+    bw_pose_t start = st->pose, last = st->pose;
+    if (square) {
         bw_square_init(&sq, st->pose, side, v, w);
+        corner = bw_square_corner(&sq);
+    }
     const char *stopped_by = NULL;
     int status = 0;
     for (;;) {
@@ -184,9 +227,18 @@ int cmd_drive(int argc, char **argv)
         fflush(stdout);
         if (cli_interrupted || stopped_by || clk.now >= end)
             break;
+        travelled += hypot(st->pose.x - last.x, st->pose.y - last.y);
+        last = st->pose;
         double cv = v, cw = w;
-        if (square && !bw_square_step(&sq, st->pose, &cv, &cw))
-            break;
+        if (square) {
+            bool going = bw_square_step(&sq, st->pose, &cv, &cw);
+            if (bw_square_corner(&sq) != corner) {
+                print_corner(stdout, corner, st->pose, clk.now - t0);
+                corner = bw_square_corner(&sq);
+            }
+            if (!going)
+                break;
+        }
         bw_base_drive(b, cv, cw, clk.now);
         advance(&clk, b, fmin(next_print, end));
     }
@@ -204,6 +256,22 @@ int cmd_drive(int argc, char **argv)
     while (bw_base_next_event(b, &ev))
         print_event(stdout, &ev, t0);
     print_state(stdout, st, clk.now - t0);
+    if (square) {
+        travelled += hypot(st->pose.x - last.x, st->pose.y - last.y);
+        json_t *o = json_object();
+        json_object_set_new(o, "t", json_real(round((clk.now - t0) * 1000) / 1000));
+        json_object_set_new(o, "summary", json_string("square"));
+        json_object_set_new(o, "side", json_real(side));
+        json_object_set_new(o, "complete", json_boolean(!stopped_by && !signalled));
+        json_object_set_new(o, "distance", json_real(round(travelled * 1000) / 1000));
+        json_object_set_new(o, "time", json_real(round((clk.now - t0) * 1000) / 1000));
+        json_object_set_new(o, "closure", json_real(round(hypot(st->pose.x - start.x,
+                                                                st->pose.y - start.y) * 1e4) / 1e4));
+        json_object_set_new(o, "closure_deg",
+                            json_real(round(fabs(bw_angle_diff(st->pose.theta, start.theta)) *
+                                            180 / BW_PI * 100) / 100));
+        print_json(stdout, o);
+    }
     if (stopped_by) {
         cli_error("drive", "square stopped early by a %s event at t=%.2f s", stopped_by,
                   clk.now - t0);

@@ -19,10 +19,13 @@ static void usage(FILE *f)
             "{\"t\":SECONDS,\"from\":\"robot\"|\"host\",\"data\":\"HEX\"} per chunk.\n"
             "`botwire decode --proto P FILE` decodes it.\n"
             "\n"
+            "%s"
+            "\n"
             "  -o, --output F   the file to write (required)\n"
             "  --for SECONDS    how long to record (default: until Ctrl-C)\n"
             "  --v M/S, --w RAD/S   drive meanwhile (default: stand still)\n"
-            "  -h, --help       this help\n");
+            "  -h, --help       this help\n",
+            cli_url_help);
 }
 
 typedef struct {
@@ -61,7 +64,7 @@ int cmd_record(int argc, char **argv)
     double duration = INFINITY, v = 0, w = 0;
     int c;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((c = cli_getopt("record", argc, argv, "ho:", opts)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 'f':
@@ -77,7 +80,7 @@ int cmd_record(int argc, char **argv)
                 return 2;
             break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return 2;
         }
     }
     if (optind != argc - 1 || !output) {

@@ -1,10 +1,13 @@
 /* `botwire sim`: serve an emulated robot on a pseudo-terminal or TCP, in
  * real time. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -15,7 +18,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
-            "                  [--noise X] [--seed N] [--for S]\n"
+            "                  [--noise X] [--seed N] [--for S] [--detach]\n"
             "\n"
             "Runs the emulated robot of FAMILY (kobuki, p2os) in a simulated world, in real\n"
             "time, speaking its protocol where any program can connect: a pseudo-terminal\n"
@@ -24,7 +27,10 @@ static void usage(FILE *f)
             "where, e.g.\n"
             "  botwire sim: kobuki on /dev/pts/5 (link /tmp/kobuki)\n"
             "  botwire sim: p2os p2dx on tcp://127.0.0.1:%d\n"
-            "Ctrl-C stops it (and removes the link).\n"
+            "Ctrl-C stops it (and removes the link); it ends with a line of what it\n"
+            "received, including every command it ignored or did not know, by number.\n"
+            "Clients connect with the URLs FAMILY:LINK (a pty) or p2os:tcp://HOST:PORT, e.g.\n"
+            "  botwire drive kobuki:/tmp/kobuki --v 0.2 --for 2\n"
             "\n"
             "  --model M        the model (p2os: p2dx, p2pb, p2at; default p2dx)\n"
             "  --world FILE     the world to move in (default: the built-in 5 m x 4 m room)\n"
@@ -33,6 +39,8 @@ static void usage(FILE *f)
             "  --noise X        wheel slip and encoder noise, 1 = nominal (default 0)\n"
             "  --seed N         noise seed (default 1)\n"
             "  --for S          stop after S seconds (default: run until stopped)\n"
+            "  --detach         once serving, go on in the background and return (the first\n"
+            "                   line then ends with its pid, to stop it: kill PID)\n"
             "  -h, --help       this help\n",
             P2OS_TCP_PORT, P2OS_TCP_PORT);
 }
@@ -40,7 +48,40 @@ static void usage(FILE *f)
 typedef struct {
     bw_device_t *dev;
     uint64_t dropped; /* output bytes nobody took */
+    bool served;      /* it got as far as serving (else the error alone is said) */
+    bool detach;      /* --detach */
 } server_t;
+
+/* The first line: where it serves. With --detach the serving goes on in a
+ * child, and this process returns once that line is out. */
+static void announce(server_t *s, const char *line)
+{
+    fflush(NULL);
+    if (s->detach) {
+        pid_t pid = fork();
+        if (pid > 0) {
+            printf("%s (pid %ld)\n", line, (long)pid);
+            fflush(stdout);
+            _exit(0); /* the child owns the pty link and the port now */
+        }
+        if (pid == 0) {
+            setsid();
+            int null = open("/dev/null", O_RDWR);
+            if (null >= 0) {
+                dup2(null, STDIN_FILENO);
+                dup2(null, STDOUT_FILENO);
+                close(null);
+            }
+        } else {
+            cli_error("sim", "cannot go to the background: %s; serving here", strerror(errno));
+            printf("%s\n", line);
+        }
+    } else {
+        printf("%s\n", line);
+    }
+    fflush(stdout);
+    s->served = true;
+}
 
 /* Host bytes in, time forward, robot bytes out (nowhere when nobody is
  * there to read them). Returns what the port said (0, or BW_ECLOSED when the
@@ -94,11 +135,10 @@ static int serve_pty(server_t *s, const char *family, const char *model, const c
         cli_error("sim", "%s", err);
         return 1;
     }
-    printf("botwire sim: %s%s%s on %s", family, model ? " " : "", model ? model : "", slave);
-    if (link)
-        printf(" (link %s)", link);
-    printf("\n");
-    fflush(stdout);
+    char line[640];
+    snprintf(line, sizeof line, "botwire sim: %s%s%s on %s%s%s%s", family, model ? " " : "",
+             model ? model : "", slave, link ? " (link " : "", link ? link : "", link ? ")" : "");
+    announce(s, line);
     int status = 0;
     /* Clients come and go as over TCP when the system says who has the pty
      * open; otherwise the line is always taken to be listened to. */
@@ -139,12 +179,14 @@ static int serve_tcp(server_t *s, const char *family, const char *model, const c
     char err[512];
     bw_listener_t *l;
     if (bw_listener_open(&l, host, port, err, sizeof err) < 0) {
-        cli_error("sim", "%s", err);
+        cli_error("sim", "%s%s", err,
+                  strstr(err, "in use") ? " (another emulator there? --tcp PORT picks another)" : "");
         return 1;
     }
-    printf("botwire sim: %s%s%s on tcp://%s:%d\n", family, model ? " " : "", model ? model : "",
-           host && *host ? host : "127.0.0.1", bw_listener_port(l));
-    fflush(stdout);
+    char line[640];
+    snprintf(line, sizeof line, "botwire sim: %s%s%s on tcp://%s:%d", family, model ? " " : "",
+             model ? model : "", host && *host ? host : "127.0.0.1", bw_listener_port(l));
+    announce(s, line);
     bw_port_t *client = NULL;
     while (running(s, end)) {
         int fds[2] = { bw_listener_fd(l), client ? bw_port_fd(client) : -1 };
@@ -220,13 +262,15 @@ int cmd_sim(int argc, char **argv)
         { "tcp", required_argument, NULL, 't' },   { "model", required_argument, NULL, 'm' },
         { "noise", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
         { "for", required_argument, NULL, 'f' },   { "help", no_argument, NULL, 'h' },
+        { "detach", no_argument, NULL, 'D' },
         { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
+    bool detach = false;
     int c;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
         switch (c) {
         case 'W': world_path = optarg; break;
         case 'p': link = optarg; break;
@@ -244,8 +288,9 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--for", optarg, 0, 1e9, &duration) < 0)
                 return 2;
             break;
+        case 'D': detach = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return 2;
         }
     }
     if (optind != argc - 1) {
@@ -283,6 +328,7 @@ int cmd_sim(int argc, char **argv)
 
     double t = cli_now();
     server_t s = { 0 };
+    s.detach = detach;
     if (bw_device_create(&s.dev, family, &o, t, err, sizeof err) < 0) {
         cli_error("sim", "%s", err);
         return 2;
@@ -292,6 +338,10 @@ int cmd_sim(int argc, char **argv)
     cli_catch_signals();
     int status = use_tcp ? serve_tcp(&s, family, model, host, tcp_port, t + duration)
                          : serve_pty(&s, family, model, link, t + duration);
+    if (!s.served) {
+        bw_device_destroy(s.dev);
+        return status;
+    }
     const bw_device_stats_t *ds = bw_device_stats(s.dev);
     const bw_parse_stats_t *st = &ds->link;
     const bw_sim_t *sim = bw_device_sim(s.dev);

@@ -288,7 +288,13 @@ static int get_command(json_t *o, bw_p2os_command_t *c, uint8_t *scratch, char *
         }
         int num = bw_p2os_command_number(json_string_value(jname));
         if (num < 0) {
-            snprintf(err, errlen, "unknown p2os command \"%s\"", json_string_value(jname));
+            int n = snprintf(err, errlen, "unknown p2os command \"%s\" (commands:",
+                             json_string_value(jname));
+            for (unsigned i = 0; bw_p2os_command_at(i) >= 0 && n > 0 && (size_t)n < errlen; i++)
+                n += snprintf(err + n, errlen - (size_t)n, "%s %s", i ? "," : "",
+                              bw_p2os_command_name((uint8_t)bw_p2os_command_at(i)));
+            if (n > 0 && (size_t)n < errlen)
+                snprintf(err + n, errlen - (size_t)n, ")");
             return -1;
         }
         if (cmd >= 0 && cmd != num) {

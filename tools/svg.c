@@ -1,6 +1,7 @@
 /* A picture of a world and of paths through it, as SVG. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "svg.h"
@@ -10,37 +11,118 @@
 
 typedef struct {
     double x0, y1; /* world corner drawn at the top left */
+    double px;     /* pixels per metre */
+    double ox, oy; /* where that corner is drawn */
 } view_t;
 
-static double sx(const view_t *v, double x) { return MARGIN + (x - v->x0) * PX; }
-static double sy(const view_t *v, double y) { return MARGIN + (v->y1 - y) * PX; }
+static double sx(const view_t *v, double x) { return v->ox + (x - v->x0) * v->px; }
+static double sy(const view_t *v, double y) { return v->oy + (v->y1 - y) * v->px; }
 
-static void path(FILE *f, const view_t *v, const bw_pose_t *p, size_t n, const char *style)
+#define ARROW_EVERY 0.6 /* m of path between arrows */
+
+/* A path, with arrows along it every ARROW_EVERY metres pointing the way it
+ * goes, and its end marked. */
+static void path(FILE *f, const view_t *v, const cli_svg_path_t *pa)
 {
+    const bw_pose_t *p = pa->poses;
+    size_t n = pa->n;
     if (n < 2)
         return;
-    fprintf(f, "<polyline fill=\"none\" %s points=\"", style);
+    fprintf(f, "<polyline fill=\"none\" %s points=\"", pa->style);
     for (size_t i = 0; i < n; i++)
         fprintf(f, "%.1f,%.1f ", sx(v, p[i].x), sy(v, p[i].y));
     fprintf(f, "\"/>\n");
+    double along = 0, next = ARROW_EVERY / 2;
+    for (size_t i = 1; i < n; i++) {
+        double d = hypot(p[i].x - p[i - 1].x, p[i].y - p[i - 1].y);
+        along += d * v->px / PX;
+        if (along < next || d < 1e-6)
+            continue;
+        next = along + ARROW_EVERY;
+        double a = atan2(p[i].y - p[i - 1].y, p[i].x - p[i - 1].x);
+        double x = sx(v, p[i].x), y = sy(v, p[i].y), c = cos(a), s = sin(a);
+        /* Screen y grows downwards. */
+        fprintf(f, "<polygon fill=\"%s\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n", pa->colour,
+                x + 7 * c, y - 7 * s, x - 5 * c - 4 * s, y + 5 * s - 4 * c, x - 5 * c + 4 * s,
+                y + 5 * s + 4 * c);
+    }
+    double ex = sx(v, p[n - 1].x), ey = sy(v, p[n - 1].y);
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"white\" stroke=\"%s\" "
+               "stroke-width=\"2\"/>\n",
+            ex, ey, pa->colour);
+}
+
+/* Lines every metre, numbered along the bottom and the left side. */
+static void grid(FILE *f, const view_t *v, const bw_world_t *w)
+{
+    for (double x = ceil(w->min_x); x <= w->max_x + 1e-9; x += 1.0) {
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+                sx(v, x), sy(v, w->min_y), sx(v, x), sy(v, w->max_y));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#999\" "
+                   "font-size=\"11\">%g</text>\n",
+                sx(v, x), sy(v, w->min_y) + 14, x);
+    }
+    for (double y = ceil(w->min_y); y <= w->max_y + 1e-9; y += 1.0) {
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+                sx(v, w->min_x), sy(v, y), sx(v, w->max_x), sy(v, y));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#999\" "
+                   "font-size=\"11\">%g</text>\n",
+                sx(v, w->min_x) - 5, sy(v, y) + 4, y);
+    }
+}
+
+#define INSET 220.0     /* px, the side of the close-up */
+#define INSET_SPAN 0.06 /* m shown across it */
+
+/* The end of the first path, close up: where each path ended, centimetres
+ * apart when the whole room shows them on top of each other. */
+static void inset(FILE *f, double left, const cli_svg_path_t *paths, size_t npaths,
+                  const char *label)
+{
+    const bw_pose_t *end = &paths[0].poses[paths[0].n - 1];
+    view_t iv = { end->x - INSET_SPAN / 2, end->y + INSET_SPAN / 2, INSET / INSET_SPAN, left,
+                  MARGIN + 20 };
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">%s</text>\n", left, MARGIN + 12,
+            label);
+    fprintf(f, "<clipPath id=\"inset\"><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+               "height=\"%.0f\"/></clipPath>\n<g clip-path=\"url(#inset)\">\n",
+            iv.ox, iv.oy, INSET, INSET);
+    for (int k = 1; k < 6; k++) /* a centimetre grid */
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
+                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
+                iv.ox + k * INSET / 6, iv.oy, iv.ox + k * INSET / 6, iv.oy + INSET, iv.ox,
+                iv.oy + k * INSET / 6, iv.ox + INSET, iv.oy + k * INSET / 6);
+    for (size_t i = 0; i < npaths; i++)
+        path(f, &iv, &paths[i]);
+    fprintf(f, "</g>\n<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+               "stroke=\"#999\"/>\n",
+            iv.ox, iv.oy, INSET, INSET);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+               "stroke-width=\"3\"/><text x=\"%.1f\" y=\"%.1f\">1 cm</text>\n",
+            iv.ox, iv.oy + INSET + 15, iv.ox + 0.01 * iv.px, iv.oy + INSET + 15,
+            iv.ox + 0.01 * iv.px + 6, iv.oy + INSET + 19);
 }
 
 int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *paths,
-                  size_t npaths, const char *title, char *err, size_t errlen)
+                  size_t npaths, const char *title, const char *caption, const char *inset_label,
+                  char *err, size_t errlen)
 {
     FILE *f = fopen(file, "w");
     if (!f) {
         snprintf(err, errlen, "cannot create %s: %s", file, strerror(errno));
         return -1;
     }
-    view_t v = { w->min_x, w->max_y };
-    double width = (w->max_x - w->min_x) * PX + 2 * MARGIN;
-    double height = (w->max_y - w->min_y) * PX + 2 * MARGIN + 40;
+    view_t v = { w->min_x, w->max_y, PX, MARGIN, MARGIN };
+    bool close_up = inset_label && npaths > 0 && paths[0].n > 0;
+    double room_w = (w->max_x - w->min_x) * PX + 2 * MARGIN;
+    double width = room_w + (close_up ? INSET + 3 * MARGIN + 40 : 0);
+    double height = fmax((w->max_y - w->min_y) * PX + 2 * MARGIN, close_up ? INSET + 80 : 0) + 95;
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"13\">\n"
             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             width, height, width, height);
+    grid(f, &v, w);
     for (size_t i = 0; i < w->ndrops; i++) {
         const bw_polygon_t *d = &w->drops[i];
         fprintf(f, "<polygon fill=\"#f3c98b\" stroke=\"#c07a10\" stroke-dasharray=\"4 3\" points=\"");
@@ -73,16 +155,33 @@ int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *p
                "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\">start</text>\n",
             sx(&v, w->start.x), sy(&v, w->start.y), 0.177 * PX, sx(&v, w->start.x) - 14,
             sy(&v, w->start.y) + 0.177 * PX + 14);
+    for (size_t i = 0; i < w->nlabels; i++)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\" "
+                   "font-weight=\"bold\">%s</text>\n",
+                sx(&v, w->labels[i].at.x), sy(&v, w->labels[i].at.y) + 5, w->labels[i].text);
     for (size_t i = 0; i < npaths; i++)
-        path(f, &v, paths[i].poses, paths[i].n, paths[i].style);
-    double ly = (w->max_y - w->min_y) * PX + 2 * MARGIN + 15;
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", MARGIN, ly, title);
+        path(f, &v, &paths[i]);
+    if (close_up)
+        inset(f, room_w + MARGIN, paths, npaths, inset_label);
+    double ly = height - 95 + 22;
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">%s</text>\n", MARGIN, ly, title);
     double lx = MARGIN;
     for (size_t i = 0; i < npaths; i++) {
         fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" %s/>\n", lx, ly + 15,
                 lx + 25, ly + 15, paths[i].style);
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", lx + 30, ly + 19, paths[i].label);
-        lx += 40 + 8.0 * (double)strlen(paths[i].label);
+        lx += 40 + 7.5 * (double)strlen(paths[i].label);
+    }
+    /* The scale: a metre, and what the marks mean. */
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\" "
+               "stroke-width=\"3\"/><text x=\"%.0f\" y=\"%.0f\">1 m</text>\n",
+            lx + 10, ly + 15, lx + 10 + PX, ly + 15, lx + 10 + PX + 6, ly + 19);
+    /* The caption, a line per '\n'. */
+    double cy = ly + 40;
+    for (const char *c = caption; *c; cy += 17) {
+        size_t n = strcspn(c, "\n");
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">%.*s</text>\n", MARGIN, cy, (int)n, c);
+        c += n + (c[n] == '\n');
     }
     fprintf(f, "</svg>\n");
     if (fclose(f) != 0) {

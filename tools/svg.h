@@ -11,12 +11,18 @@ typedef struct {
     const bw_pose_t *poses;
     size_t n;
     const char *style; /* SVG attributes: stroke, dashes */
+    const char *colour; /* of its arrows and end mark */
     const char *label;
 } cli_svg_path_t;
 
-/* Draws the world (walls, drops, dock) and the paths, 100 px per metre;
- * -1 with a message in err if the file cannot be written. */
+/* Draws the world (a metre grid with its scale, walls, drop-offs, the dock,
+ * labels) and the paths, each with arrows along the way and its end marked,
+ * 100 px per metre, with a title and a caption under it (lines split at
+ * '\n'); with inset_label (NULL: none), a close-up of the end of the first
+ * path beside the room, where centimetres show. -1 with a message in err if
+ * the file cannot be written. */
 int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *paths,
-                  size_t npaths, const char *title, char *err, size_t errlen);
+                  size_t npaths, const char *title, const char *caption, const char *inset_label,
+                  char *err, size_t errlen);
 
 #endif

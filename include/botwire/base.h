@@ -196,6 +196,9 @@ int bw_base_next_event(bw_base_t *base, bw_event_t *ev);
  * model it is. */
 uint32_t bw_base_caps(const bw_base_t *base);
 const char *bw_base_family(const bw_base_t *base);
+/* The fastest the robot drives and turns (m/s, rad/s) as it comes from the
+ * factory; faster commands are clamped by the robot. */
+void bw_base_limits(const bw_base_t *base, double *max_v, double *max_w);
 /* The in-process emulated robot of a sim: URL, or NULL. */
 bw_device_t *bw_base_device(bw_base_t *base);
 

@@ -29,6 +29,8 @@ extern "C" {
 #define BW_WORLD_MAX_WALLS 512
 #define BW_WORLD_MAX_DROPS 32
 #define BW_WORLD_MAX_POLY 16
+#define BW_WORLD_MAX_LABELS 16
+#define BW_WORLD_LABEL_LEN 24
 
 typedef struct {
     bw_vec2_t a, b;
@@ -38,6 +40,12 @@ typedef struct {
     unsigned n; /* 3..BW_WORLD_MAX_POLY vertices */
     bw_vec2_t v[BW_WORLD_MAX_POLY];
 } bw_polygon_t;
+
+/* A name on the map, for pictures ("box", "kitchen"). */
+typedef struct {
+    bw_vec2_t at;
+    char text[BW_WORLD_LABEL_LEN]; /* printable, NUL-terminated */
+} bw_label_t;
 
 /*
  * Walls and obstacles are line segments (a box is four of them); drop-offs
@@ -52,6 +60,8 @@ typedef struct {
     bool has_dock;
     bw_pose_t dock;  /* docking station: position, and the way its IR faces */
     bw_pose_t start; /* where a robot starts */
+    size_t nlabels;
+    bw_label_t labels[BW_WORLD_MAX_LABELS];
 } bw_world_t;
 
 /* An empty world: no walls, no drops, no dock, start at the origin. */
@@ -59,7 +69,7 @@ void bw_world_init(bw_world_t *w);
 
 /*
  * The built-in room: 5 m x 4 m, corner at the origin, walls all round; a
- * 0.5 m box obstacle centred at (3.25, 1.0); a stairwell drop-off over
+ * 0.5 m box obstacle centred at (3.25, 1.0), labelled "box"; a stairwell drop-off over
  * x 0..1.2, y 3.2..4.0; a dock at (4.9, 3.0) facing -x; start (1.0, 1.0, 0).
  * Driving straight ahead from the start hits the box after 1.75 m (less the
  * robot's radius); turning left and driving 2.2 m reaches the stairs.
@@ -73,6 +83,9 @@ int bw_world_add_box(bw_world_t *w, double x0, double y0, double x1, double y1);
 int bw_world_add_polygon(bw_world_t *w, const bw_vec2_t *v, unsigned n); /* closed outline */
 int bw_world_add_drop(bw_world_t *w, const bw_vec2_t *v, unsigned n);
 int bw_world_add_drop_box(bw_world_t *w, double x0, double y0, double x1, double y1);
+/* A label; BW_ENOSPC when full, BW_EINVAL for empty, unprintable or too long
+ * text (at most BW_WORLD_LABEL_LEN - 1 characters). */
+int bw_world_add_label(bw_world_t *w, bw_vec2_t at, const char *text);
 
 /*
  * The world text format, one item a line, '#' comments, lengths in metres,
@@ -86,6 +99,7 @@ int bw_world_add_drop_box(bw_world_t *w, double x0, double y0, double x1, double
  *     droppoly X Y X Y X Y ...
  *     dock X Y HEADING
  *     start X Y HEADING
+ *     label X Y TEXT...              a name on the map (pictures only)
  *
  * Returns 0, or BW_EINVAL with "line N: what is wrong" in err.
  */

@@ -233,6 +233,19 @@ static void pump_device(bw_base_t *b, double now)
 
 /* ---- open / close ---------------------------------------------------------------------- */
 
+/* "kobuki, p2os": the families, for error messages. */
+static const char *family_names(void)
+{
+    static char names[128];
+    if (!names[0]) {
+        size_t n = 0;
+        for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
+                                  drivers[i]->family);
+    }
+    return names;
+}
+
 static const bw_driver_ops_t *find_driver(const char *family)
 {
     for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++)
@@ -308,7 +321,7 @@ static int base_new(bw_base_t **out, const char *family, const bw_base_options_t
     *out = NULL;
     const bw_driver_ops_t *ops = find_driver(family);
     if (!ops) {
-        snprintf(err, errlen, "unknown robot family \"%s\"", family);
+        snprintf(err, errlen, "unknown robot family \"%s\" (known: %s)", family, family_names());
         return BW_EUNKNOWN;
     }
     bw_base_t *b = calloc(1, sizeof *b);
@@ -362,7 +375,8 @@ int bw_base_open(bw_base_t **out, const char *url, const bw_base_options_t *opt,
     rc = base_new(&b, u.family, opt, err, errlen);
     if (rc < 0) {
         if (rc == BW_EUNKNOWN)
-            snprintf(err, errlen, "unknown robot family \"%s\" in \"%s\"", u.family, url);
+            snprintf(err, errlen, "unknown robot family \"%s\" in \"%s\" (known: %s)", u.family, url,
+                     family_names());
         return rc;
     }
     b->url = u;
@@ -532,4 +546,10 @@ void bw_base_set_tap(bw_base_t *b, bw_tap_fn fn, void *ctx)
 const bw_base_state_t *bw_base_state(const bw_base_t *b) { return &b->st; }
 uint32_t bw_base_caps(const bw_base_t *b) { return b->caps; }
 const char *bw_base_family(const bw_base_t *b) { return b->ops->family; }
+
+void bw_base_limits(const bw_base_t *b, double *max_v, double *max_w)
+{
+    *max_v = b->ops->max_v;
+    *max_w = b->ops->max_w;
+}
 bw_device_t *bw_base_device(bw_base_t *b) { return b->device; }

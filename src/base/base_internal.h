@@ -17,6 +17,7 @@ typedef struct {
     uint32_t caps;       /* BW_CAP_* the family always has (drivers may add
                             to b->caps once they know the model) */
     double link_timeout; /* default seconds without a valid frame before offline */
+    double max_v, max_w; /* the fastest the robot goes (m/s, rad/s); it clamps above */
     int baud;            /* default serial baud rate */
     /* Reads family-specific URL parameters; 0 or BW_EINVAL with err (NULL:
      * the family has none). */

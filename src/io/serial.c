@@ -3,7 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <grp.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -67,6 +70,41 @@ static const struct bw_port_ops serial_ops = {
     .close = serial_close,
 };
 
+/* Why a serial device did not open, and what to do about it. */
+static void open_failed(const char *path, int e, char *err, size_t errlen)
+{
+    if (e == ENOENT) {
+        /* USB adapters and boards; the built-in ttyS* always exist. */
+        char found[512] = "";
+        size_t n = 0;
+        glob_t g;
+        memset(&g, 0, sizeof g);
+        (void)glob("/dev/ttyUSB*", 0, NULL, &g);
+        (void)glob("/dev/ttyACM*", GLOB_APPEND, NULL, &g);
+        for (size_t i = 0; i < g.gl_pathc && n < sizeof found - 1; i++)
+            n += (size_t)snprintf(found + n, sizeof found - n, "%s%s", n ? ", " : "",
+                                  g.gl_pathv[i]);
+        globfree(&g);
+        bw_io_errf(err, errlen, "cannot open %s: no such device (%s%s)", path,
+                   n ? "serial devices here: " : "no USB serial device is plugged in: is the "
+                                                 "robot's cable connected and the robot on?",
+                   found);
+    } else if (e == EACCES) {
+        struct stat st;
+        const struct group *gr =
+            stat(path, &st) == 0 && st.st_gid != 0 ? getgrgid(st.st_gid) : NULL;
+        const char *group = gr ? gr->gr_name : "dialout"; /* where Debian puts serial ports */
+        bw_io_errf(err, errlen,
+                   "cannot open %s: permission denied (join its group: sudo usermod -aG %s "
+                   "\"$USER\", then log in again)",
+                   path, group);
+    } else if (e == EBUSY) {
+        bw_io_errf(err, errlen, "cannot open %s: in use by another program", path);
+    } else {
+        bw_io_errf(err, errlen, "cannot open %s: %s", path, strerror(e));
+    }
+}
+
 int bw_port_open_serial(bw_port_t **port, const char *path, int baud, char *err, size_t errlen)
 {
     if (port)
@@ -88,7 +126,7 @@ int bw_port_open_serial(bw_port_t **port, const char *path, int baud, char *err,
     }
     int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        bw_io_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        open_failed(path, errno, err, errlen);
         free(s);
         return BW_EIO;
     }

@@ -50,7 +50,27 @@ __attribute__((format(printf, 4, 5))) static int url_err(char *err, size_t errle
 
 static bool is_family_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+/* Families in any case: "P2OS:/dev/ttyS0" is "p2os:/dev/ttyS0". */
+static bool family_eq(span_t s, const char *lit)
+{
+    if (s.n != strlen(lit))
+        return false;
+    for (size_t i = 0; i < s.n; i++)
+        if (lower(s.p[i]) != lit[i])
+            return false;
+    return true;
+}
+
+static void family_copy(char *dst, span_t s)
+{
+    for (size_t i = 0; i < s.n; i++)
+        dst[i] = lower(s.p[i]);
+    dst[s.n] = '\0';
 }
 
 static bool is_alnum(char c)
@@ -82,7 +102,7 @@ static int check_family(span_t f, const char *text, char *err, size_t errlen)
     for (size_t i = 0; i < f.n; i++) {
         if (!is_family_char(f.p[i]))
             return url_err(err, errlen, text,
-                           "bad robot family \"%.*s\": use a-z, 0-9 and _ (expected " FORMS ")",
+                           "bad robot family \"%.*s\": use letters, digits and _ (expected " FORMS ")",
                            (int)(f.n > 32 ? 32 : f.n), f.p);
     }
     if (f.n > FAMILY_MAX)
@@ -215,20 +235,20 @@ static int parse_url(const char *text, bw_url_t *url, char *err, size_t errlen)
     if (rc != 0)
         return rc;
 
-    if (span_eq(family, "sim")) {
+    if (family_eq(family, "sim")) {
         if (rest.n == 0)
             return url_err(err, errlen, text, "sim: needs a robot family, e.g. sim:kobuki");
         rc = check_family(rest, text, err, errlen);
         if (rc != 0)
             return rc;
         url->kind = BW_URL_SIM;
-        span_copy(url->family, rest);
+        family_copy(url->family, rest);
     } else if (span_starts(rest, "tcp://")) {
         rc = parse_tcp((span_t){ rest.p + 6, rest.n - 6 }, url, text, err, errlen);
         if (rc != 0)
             return rc;
-        span_copy(url->family, family);
-    } else if (span_eq(family, "tcp") && span_starts(rest, "//")) {
+        family_copy(url->family, family);
+    } else if (family_eq(family, "tcp") && span_starts(rest, "//")) {
         return url_err(err, errlen, text, "missing robot family (expected FAMILY:tcp://HOST:PORT)");
     } else if (rest.n > 0 && (rest.p[0] == '/' || rest.p[0] == '.')) {
         if (rest.n > PATH_MAX_LEN)
@@ -236,7 +256,7 @@ static int parse_url(const char *text, bw_url_t *url, char *err, size_t errlen)
                            PATH_MAX_LEN);
         url->kind = BW_URL_SERIAL;
         span_copy(url->path, rest);
-        span_copy(url->family, family);
+        family_copy(url->family, family);
     } else if (rest.n == 0) {
         return url_err(err, errlen, text, "nothing after \"%.*s:\" (expected " FORMS ")",
                        (int)family.n, family.p);

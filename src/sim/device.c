@@ -25,8 +25,13 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
         if (strcmp(families[i]->family, family) == 0)
             ops = families[i];
     if (!ops) {
-        if (err)
-            snprintf(err, errlen, "no emulated robot for family \"%s\"", family);
+        if (err) {
+            int n = snprintf(err, errlen, "no emulated robot for family \"%s\" (emulated:", family);
+            for (size_t i = 0; n > 0 && (size_t)n < errlen && i < sizeof families / sizeof families[0]; i++)
+                n += snprintf(err + n, errlen - (size_t)n, "%s %s", i ? "," : "", families[i]->family);
+            if (n > 0 && (size_t)n < errlen)
+                snprintf(err + n, errlen - (size_t)n, ")");
+        }
         return BW_EUNKNOWN;
     }
     bw_device_options_t defaults;

@@ -129,6 +129,23 @@ void bw_world_default(bw_world_t *w)
     w->has_dock = true;
     w->dock = (bw_pose_t){ 4.9, 3.0, BW_PI };
     w->start = (bw_pose_t){ 1.0, 1.0, 0.0 };
+    (void)bw_world_add_label(w, (bw_vec2_t){ 3.25, 1.0 }, "box");
+}
+
+int bw_world_add_label(bw_world_t *w, bw_vec2_t at, const char *text)
+{
+    size_t n = strlen(text);
+    if (n == 0 || n >= BW_WORLD_LABEL_LEN || !isfinite(at.x) || !isfinite(at.y))
+        return BW_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (text[i] < 0x20 || text[i] > 0x7E || text[i] == '<' || text[i] == '&')
+            return BW_EINVAL; /* drawn into SVG as it is */
+    if (w->nlabels == BW_WORLD_MAX_LABELS)
+        return BW_ENOSPC;
+    bw_label_t *l = &w->labels[w->nlabels++];
+    l->at = at;
+    memcpy(l->text, text, n + 1);
+    return 0;
 }
 
 static double cross(double ax, double ay, double bx, double by) { return ax * by - ay * bx; }

@@ -127,6 +127,43 @@ static bool is_kw(const char *p, size_t n, const char *kw)
     return strlen(kw) == n && memcmp(p, kw, n) == 0;
 }
 
+/* "label X Y TEXT...": two numbers, then the rest of the line. */
+static int parse_label(bw_world_t *w, const char *p, size_t n, char *msg, size_t msglen)
+{
+    double xy[2];
+    size_t i = 0;
+    for (int k = 0; k < 2; k++) {
+        while (i < n && is_blank(p[i]))
+            i++;
+        size_t t0 = i;
+        while (i < n && !is_blank(p[i]))
+            i++;
+        if (i == t0) {
+            errf(msg, msglen, "label needs X Y and a text");
+            return BW_EINVAL;
+        }
+        if (!parse_number(p + t0, i - t0, &xy[k], msg, msglen))
+            return BW_EINVAL;
+    }
+    while (i < n && is_blank(p[i]))
+        i++;
+    while (n > i && is_blank(p[n - 1]))
+        n--;
+    char text[BW_WORLD_LABEL_LEN];
+    if (n == i || n - i >= sizeof text) {
+        errf(msg, msglen, "label needs a text of 1 to %d characters", BW_WORLD_LABEL_LEN - 1);
+        return BW_EINVAL;
+    }
+    memcpy(text, p + i, n - i);
+    text[n - i] = 0;
+    int rc = bw_world_add_label(w, (bw_vec2_t){ xy[0], xy[1] }, text);
+    if (rc == BW_ENOSPC)
+        errf(msg, msglen, "too many labels (at most %d)", BW_WORLD_MAX_LABELS);
+    else if (rc < 0)
+        errf(msg, msglen, "label text must be printable, without < or &");
+    return rc;
+}
+
 /* One line, without its newline and comment. */
 static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t msglen)
 {
@@ -141,9 +178,9 @@ static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t 
         i++;
     size_t kwn = (size_t)(p + i - kwp);
 
-    enum { SIZE, WALL, BOX, POLYGON, DROP, DROPPOLY, DOCK, START, NKW };
-    static const char *const known[NKW] = { "size", "wall",     "box",  "polygon",
-                                            "drop", "droppoly", "dock", "start" };
+    enum { SIZE, WALL, BOX, POLYGON, DROP, DROPPOLY, DOCK, START, LABEL, NKW };
+    static const char *const known[NKW] = { "size", "wall",     "box",  "polygon", "drop",
+                                            "droppoly", "dock", "start", "label" };
     int which = NKW;
     for (int k = 0; k < NKW; k++)
         if (is_kw(kwp, kwn, known[k]))
@@ -155,6 +192,8 @@ static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t 
         return BW_EINVAL;
     }
     const char *kw = known[which];
+    if (which == LABEL)
+        return parse_label(w, p + i, n - i, msg, msglen);
 
     /* Numbers beyond the buffer are still checked and counted, so an
      * oversized outline gets its real vertex count in the message. */

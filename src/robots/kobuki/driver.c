@@ -190,6 +190,8 @@ const bw_driver_ops_t bw_kobuki_driver_ops = {
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_GYRO | BW_CAP_BUMPERS | BW_CAP_CLIFFS |
             BW_CAP_WHEEL_DROPS | BW_CAP_BUTTONS | BW_CAP_BATTERY | BW_CAP_CHARGING |
             BW_CAP_DOCK_IR | BW_CAP_STALL | BW_CAP_VERSION,
+    .max_v = 0.7,       /* Kobuki: 70 cm/s and 180 deg/s */
+    .max_w = BW_PI,
     .link_timeout = 0.100,
     .baud = 115200,
     .init = NULL,
