@@ -15,11 +15,25 @@ test -n "$pc"
 export PKG_CONFIG_PATH=$(dirname "$pc")
 test -x "$tmp/prefix/bin/botwire"
 test -f "$tmp/prefix/include/botwire/botwire.h"
+"$tmp/prefix/bin/botwire" --version | grep -q "^botwire [0-9]"
+test -f "$tmp/prefix/share/bash-completion/completions/botwire"
+if command -v help2man >/dev/null 2>&1; then
+    test -f "$tmp/prefix/share/man/man1/botwire.1"
+    grep -q "botwire drive" "$tmp/prefix/share/man/man1/botwire.1"
+fi
+# The completion offers the commands and each command's options.
+if command -v bash >/dev/null 2>&1; then
+    got=$(PATH="$tmp/prefix/bin:$PATH" bash -c '. "$1"; COMP_WORDS=(botwire dr); COMP_CWORD=1; _botwire;
+        echo "${COMPREPLY[*]}"; COMP_WORDS=(botwire drive --squ); COMP_CWORD=2; _botwire;
+        echo "${COMPREPLY[*]}"' _ "$tmp/prefix/share/bash-completion/completions/botwire")
+    test "$got" = "drive
+--square"
+fi
 # shellcheck disable=SC2046,SC2086
 "$cc" -std=c11 -Wall -Wextra -Werror $extra -o "$tmp/example" "$src/examples/kobuki_decode.c" \
     $(pkg-config --cflags --libs botwire)
-libdir=$(pkg-config --variable=libdir botwire)
-out=$(LD_LIBRARY_PATH=$libdir "$tmp/example")
+# Runs at once, with nothing set: pkg-config gave it the library's rpath.
+out=$(env -u LD_LIBRARY_PATH "$tmp/example")
 echo "$out"
 echo "$out" | grep -q "base_control speed=100 radius=0"
 echo "$out" | grep -q "base_control speed=-100 radius=0"

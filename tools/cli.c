@@ -57,6 +57,23 @@ const char cli_url_help[] =
     "                             model=M (p2os: p2dx, p2pb, p2at)\n"
     "  Serial URLs take ?baud=N. Families: kobuki, p2os (any case).\n";
 
+static void check_limit(const char *cmd, const bw_base_t *b, const char *opt, double value,
+                        double max, const char *unit)
+{
+    if (fabs(value) > max + 1e-9)
+        cli_error(cmd, "warning: %s %g is above the %s's top speed of %.2f %s; it will go at most "
+                       "that",
+                  opt, value, bw_base_family(b), max, unit);
+}
+
+void cli_check_limits(const char *cmd, const bw_base_t *b, double v, double w)
+{
+    double max_v, max_w;
+    bw_base_limits(b, &max_v, &max_w);
+    check_limit(cmd, b, "--v", v, max_v, "m/s");
+    check_limit(cmd, b, "--w", w, max_w, "rad/s");
+}
+
 int cli_number(const char *cmd, const char *opt, const char *text, double lo, double hi,
                double *out)
 {

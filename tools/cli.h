@@ -31,6 +31,10 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 /* The robot URLs, for the help of every command that opens one. */
 extern const char cli_url_help[];
 
+/* Warns (one line each) about --v and --w beyond what the robot of base
+ * goes; it clamps them. */
+void cli_check_limits(const char *cmd, const bw_base_t *b, double v, double w);
+
 /* Monotonic wall-clock seconds. */
 double cli_now(void);
 /* Waits until fd (if >= 0) is readable or the monotonic time `until`,

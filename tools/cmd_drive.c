@@ -87,16 +87,6 @@ static void print_corner(FILE *out, int corner, bw_pose_t p, double t)
     print_json(out, o);
 }
 
-/* Warns about a speed the robot will not go. */
-static void check_limit(const bw_base_t *b, const char *opt, double value, double max,
-                        const char *unit)
-{
-    if (fabs(value) > max + 1e-9)
-        fprintf(stderr,
-                "botwire drive: warning: %s %g is above the %s's top speed of %.2f %s; it will "
-                "go at most that\n",
-                opt, value, bw_base_family(b), max, unit);
-}
 
 /* The clock of the run: the wall clock, or virtual time that jumps to each
  * deadline. */
@@ -183,10 +173,7 @@ int cmd_drive(int argc, char **argv)
     }
     cli_catch_signals();
     const bw_base_state_t *st = bw_base_state(b);
-    double max_v, max_w;
-    bw_base_limits(b, &max_v, &max_w);
-    check_limit(b, "--v", v, max_v, "m/s");
-    check_limit(b, "--w", w, max_w, "rad/s");
+    cli_check_limits("drive", b, v, w);
 
     double give_up = clk.now + ONLINE_WAIT;
     while (!st->online && !cli_interrupted && clk.now < give_up)

@@ -103,6 +103,7 @@ int cmd_record(int argc, char **argv)
         remove(output);
         return 1;
     }
+    cli_check_limits("record", b, v, w);
     char when[32];
     time_t wall = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
