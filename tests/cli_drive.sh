@@ -57,6 +57,40 @@ grep -q '"event":"bump","on":true,"mask":2' "$tmp/pb.out" && pass "PeopleBot bum
 "$bw" drive "sim:kobuki?world=$data/worlds/corridor.world" --fast --v 0.2 --for 1 >"$tmp/w.out" 2>&1 &&
     pass "drive in a world file" || fail "world file: $(tail -n 2 "$tmp/w.out")"
 
+# A noisy wire, end to end: one bit in a thousand flipped both ways. The
+# square ends within 3 cm of the same run on a clean wire, no bump, cliff or
+# other phantom event is reported, and the last line counts what the
+# checksums and the plausibility checks threw out.
+for family in kobuki p2os; do
+    for seed in 1 2 3; do
+        "$bw" drive "sim:$family?seed=$seed" --fast --square 1 >"$tmp/clean.out" 2>&1
+        "$bw" drive "sim:$family?seed=$seed&ber=1e-3" --fast --square 1 >"$tmp/noisy.out" 2>&1
+        status=$?
+        c=$(grep '"online"' "$tmp/clean.out" | tail -n 1)
+        n=$(grep '"online"' "$tmp/noisy.out" | tail -n 1)
+        dx=$(awk -v a="$(field x "$c")" -v b="$(field x "$n")" -v c="$(field y "$c")" \
+            -v d="$(field y "$n")" 'BEGIN { print sqrt((a - b) ^ 2 + (c - d) ^ 2) }')
+        phantom=$(grep -c '"event":"\(bump\|cliff\|wheel_drop\|button\|power\|stall\)"' "$tmp/noisy.out")
+        summary=$(tail -n 1 "$tmp/noisy.out")
+        rejected=$(field rejected "$summary")
+        case $summary in *'"implausible":'*) counted=1 ;; *) counted=0 ;; esac
+        if [ "$status" = 0 ] && within "$dx" 0 0.03 && [ "$phantom" = 0 ] && [ "$counted" = 1 ] &&
+            [ "$rejected" -gt 0 ]; then
+            pass "$family, seed $seed, BER 1e-3 both ways: ends $dx m from the clean run, no phantom event, $rejected frames rejected, $(field implausible "$summary") implausible"
+        else
+            fail "$family seed $seed noisy: status $status, $dx m off, $phantom phantom events, $summary"
+        fi
+    done
+done
+"$bw" sim kobuki --ber 0.2 --for 0 2>&1 | grep -q "must be a number in" && pass "sim --ber is range-checked" ||
+    fail "sim --ber 0.2 accepted"
+expect_error "URL line noise is range-checked" 1 "ber=0.5: expected a number in" \
+    "$bw" drive "sim:kobuki?ber=0.5" --fast --for 1
+expect_error "URL parameters: a typo is an error" 1 'unknown parameter "nosie" (this URL takes: world, noise' \
+    "$bw" drive "sim:kobuki?nosie=1" --fast --for 1
+expect_error "URL parameters: a number out of range" 1 "noise=1e308: expected a number in \[0, 100\]" \
+    "$bw" drive "sim:kobuki?noise=1e308" --fast --for 1
+
 # Above the robot's top speed: a warning naming it, and the robot goes.
 "$bw" drive sim:kobuki --fast --v 2 --for 0.5 >/dev/null 2>"$tmp/fastv.err"
 grep -q "warning: --v 2 is above the kobuki's top speed of 0.70 m/s" "$tmp/fastv.err" &&
@@ -85,6 +119,32 @@ pid=$(sed -E 's/.*\(pid ([0-9]+)\)/\1/' "$tmp/first.out")
 expect_error "sim: the port is taken" 1 "Address already in use (another emulator there?" \
     "$bw" sim p2os --tcp "$port" --for 1
 kill "$pid" 2>/dev/null
+echo precious >"$tmp/mine"
+expect_error "sim: --pty on an existing file" 1 "it exists and is not a link (a file); not replacing it" \
+    "$bw" sim kobuki --pty "$tmp/mine" --for 1
+[ "$(cat "$tmp/mine")" = precious ] && pass "the file is untouched" || fail "the file changed"
+expect_error "record: a robot that is not there" 1 "cannot open /dev/ttyBOTWIRE9" \
+    "$bw" record kobuki:/dev/ttyBOTWIRE9 -o "$tmp/mine"
+[ "$(cat "$tmp/mine")" = precious ] && [ "$(ls "$tmp" | grep -c mine)" = 1 ] &&
+    pass "record keeps an existing file when it fails, and leaves no temporary" ||
+    fail "record touched $tmp/mine: $(ls "$tmp")"
+# Every way a drive ends stops the robot, and the status says which way.
+"$bw" drive sim:kobuki --fast | head -n 3 >/dev/null
+[ $? = 0 ] && pass "drive | head ends (the robot stopped when the output went)"
+for pair in HUP:1 INT:2 QUIT:3 TERM:15; do
+    sig=${pair%:*}
+    "$bw" drive sim:kobuki --v 0.1 --for 30 >"$tmp/sig.out" 2>&1 &
+    pid=$!
+    # Its first line says it is online; then the signal.
+    while [ ! -s "$tmp/sig.out" ]; do :; done
+    kill -s "$sig" "$pid"
+    wait "$pid"
+    status=$?
+    want=$((128 + ${pair#*:}))
+    v=$(field v "$(grep '"online"' "$tmp/sig.out" | tail -n 1)")
+    [ "$status" = "$want" ] && within "$v" 0 0.005 &&
+        pass "SIG$sig: stopped (v = $v), exit $status" || fail "SIG$sig: exit $status (want $want), v = $v"
+done
 expect_error "sim: pty link in a missing directory" 1 "cannot create link /no/such/dir/x" \
     "$bw" sim kobuki --pty /no/such/dir/x --for 1
 expect_error "no URL" 2 "a robot URL is required" "$bw" drive

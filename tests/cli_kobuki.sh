@@ -41,6 +41,15 @@ grep -v '^#' "$data/kobuki_feedback.hex" >"$tmp/fb.hex"
 "$bw" encode --proto kobuki --hex "$tmp/fb.json" >"$tmp/fb2.hex"
 cmp -s "$tmp/fb.hex" "$tmp/fb2.hex" && pass "decode --frames | encode is byte-exact" ||
     fail "frames round trip: $(cat "$tmp/fb2.hex")"
+# ...and so do frames that pass the checksum but are malformed inside.
+for side in host robot; do
+    grep -v '^#' "$data/kobuki_malformed.hex" >"$tmp/bad.hex"
+    "$bw" decode --proto kobuki --from "$side" --hex --frames "$data/kobuki_malformed.hex" |
+        "$bw" encode --proto kobuki --hex >"$tmp/bad2.hex"
+    cmp -s "$tmp/bad.hex" "$tmp/bad2.hex" &&
+        pass "malformed frames ($side ids): decode --frames | encode is byte-exact" ||
+        fail "malformed frames ($side): $(diff "$tmp/bad.hex" "$tmp/bad2.hex")"
+done
 n=$("$bw" decode --proto kobuki --hex "$data/kobuki_feedback.hex" | grep -c '"type"')
 [ "$n" = 8 ] && pass "feedback frame: 7 sub-payloads + stats" || fail "feedback frame gave $n lines"
 

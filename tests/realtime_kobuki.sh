@@ -61,7 +61,7 @@ while read -r line; do
 done <"$tmp/lines"
 wait "$drv"
 status=$?
-[ "$status" = 130 ] && pass "drive ends with status 130 on SIGTERM" || fail "drive status $status on SIGTERM"
+[ "$status" = 143 ] && pass "drive ends with status 143 (128 + SIGTERM) on SIGTERM" || fail "drive status $status on SIGTERM"
 v=$(field v "$last")
 within "$v" 0 0.01 && pass "SIGTERM: robot stopped (final v = $v)" || fail "SIGTERM: final line $last"
 
@@ -79,5 +79,19 @@ grep -q "botwire sim: stopped" "$tmp/sim.err" && pass "$(cat "$tmp/sim.err")" ||
 status=$?
 [ "$status" = 1 ] && grep -q "cannot open" "$tmp/err" && pass "no robot: $(cat "$tmp/err")" ||
     fail "no robot: status $status, $(cat "$tmp/err")"
+
+# 6. An emulator behind a bad cable (--ber): the driver counts what it threw
+# out and still drives.
+"$bw" sim kobuki --pty "$tmp/noisy" --ber 1e-3 --for 30 --detach >"$tmp/noisy.said" 2>/dev/null
+noisy_pid=$(sed -E 's/.*\(pid ([0-9]+)\)$/\1/' "$tmp/noisy.said")
+"$bw" drive "kobuki:$tmp/noisy" --v 0.2 --for 1 >"$tmp/noisy.out" 2>"$tmp/noisy.err"
+status=$?
+kill "$noisy_pid" 2>/dev/null
+last=$(tail -n 1 "$tmp/noisy.out")
+x=$(field x "$last")
+rejected=$(field rejected "$last")
+[ "$status" = 0 ] && within "$x" 0.2 0.05 && [ "$rejected" -gt 0 ] &&
+    pass "sim --ber 1e-3: x = $x m, $rejected frames rejected" ||
+    fail "sim --ber: status $status, $last, $(cat "$tmp/noisy.err")"
 
 finish "Kobuki real-time"

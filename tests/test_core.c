@@ -91,13 +91,14 @@ static void test_sum16_pairs_golden(void **state)
 static void test_stats_add(void **state)
 {
     (void)state;
-    bw_parse_stats_t a = { 1, 2, 3, 4, 5 }, b = { 10, 20, 30, 40, UINT32_MAX + 1ull };
+    bw_parse_stats_t a = { 1, 2, 3, 4, 5, 6 }, b = { 10, 20, 30, 40, UINT32_MAX + 1ull, 60 };
     bw_parse_stats_add(&a, &b);
     assert_int_equal(a.frames, 11);
     assert_int_equal(a.checksum_errors, 22);
     assert_int_equal(a.length_errors, 33);
     assert_int_equal(a.skipped_bytes, 44);
     assert_true(a.unknown == UINT32_MAX + 6ull); /* 64-bit counters */
+    assert_int_equal(a.implausible, 66);
 }
 
 typedef struct {

@@ -48,7 +48,8 @@ static pid_t start_sim_log(const char *family, const char *opt, const char *wher
         close(fds[1]);
         if (errfile && !freopen(errfile, "w", stderr))
             _exit(126);
-        execl(botwire, botwire, "sim", family, opt, where, "--for", "60", (char *)NULL);
+        execl(botwire, botwire, "sim", family, opt, where, "--for", "60", "--idle", "1",
+              (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -351,6 +352,154 @@ static void test_p2os_client_killed_while_driving_tcp(void **state)
     killed_while_driving("--tcp", where, url, true, port);
 }
 
+/* CPU seconds a process has used (user + system). */
+static double cpu_of(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    /* Fields 14 and 15, counted after the ")" that ends the command name. */
+    const char *p = strrchr(buf, ')');
+    assert_non_null(p);
+    unsigned long ut = 0, st = 0;
+    assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st),
+                     2);
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Measures the CPU a process uses over `seconds` of wall time: the
+ * measurement is the wait, there is nothing to wait for. */
+static double cpu_share(pid_t pid, double seconds)
+{
+    double c0 = cpu_of(pid), t0 = now_s();
+    struct timespec ts = { (time_t)seconds, (long)((seconds - floor(seconds)) * 1e9) };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+    return (cpu_of(pid) - c0) / (now_s() - t0);
+}
+
+/* `botwire drive` through every state of its link: online, the robot
+ * silent (its emulator stopped), the port gone (the emulator killed), and
+ * back. No state may spin: it waits on the port or on a deadline. */
+static void drive_never_spins(const char *family, const char *opt, const char *where,
+                              const char *url)
+{
+    char said[256];
+    pid_t sim = start_sim(family, opt, where, said, sizeof said);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t drive = fork();
+    assert_true(drive >= 0);
+    if (drive == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl(botwire, botwire, "drive", url, "--for", "60", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    /* Its first line: online. The rest goes to a child that reads it. */
+    char c;
+    assert_int_equal(read(fds[0], &c, 1), 1);
+    pid_t sink = fork();
+    if (sink == 0) {
+        char buf[4096];
+        while (read(fds[0], buf, sizeof buf) > 0)
+            ;
+        _exit(0);
+    }
+    close(fds[0]);
+    const char *states[] = { "online", "robot silent", "port gone", "back" };
+    for (int i = 0; i < 4; i++) {
+        if (i == 1)
+            kill(sim, SIGSTOP);
+        if (i == 2) {
+            kill(sim, SIGKILL);
+            waitpid(sim, NULL, 0);
+        }
+        if (i == 3)
+            sim = start_sim(family, opt, where, said, sizeof said);
+        double share = cpu_share(drive, 1.0);
+        printf("%s drive, %s: %.1f %% CPU\n", family, states[i], share * 100);
+        assert_true(share < 0.10);
+    }
+    kill(drive, SIGTERM);
+    waitpid(drive, NULL, 0);
+    waitpid(sink, NULL, 0);
+    kill(sim, SIGTERM);
+    waitpid(sim, NULL, 0);
+}
+
+static void test_drive_never_spins(void **state)
+{
+    (void)state;
+    char link[128], url[160];
+    snprintf(link, sizeof link, "%s/kobuki-spin", dir);
+    snprintf(url, sizeof url, "kobuki:%s", link);
+    drive_never_spins("kobuki", "--pty", link, url);
+    snprintf(link, sizeof link, "%s/p2os-spin", dir);
+    snprintf(url, sizeof url, "p2os:%s", link);
+    drive_never_spins("p2os", "--pty", link, url);
+    bw_listener_t *l;
+    assert_int_equal(bw_listener_open(&l, NULL, 0, NULL, 0), 0);
+    int port = bw_listener_port(l);
+    bw_listener_close(l);
+    char where[32];
+    snprintf(where, sizeof where, "127.0.0.1:%d", port);
+    snprintf(url, sizeof url, "p2os:tcp://127.0.0.1:%d", port);
+    drive_never_spins("p2os", "--tcp", where, url);
+}
+
+/* Over TCP: a client that says nothing is let go after the idle time (here
+ * 1 s); one that dies mid-frame leaves nothing for the next, which connects
+ * at once, right after the other closed. */
+static void test_p2os_tcp_clean_line_and_idle(void **state)
+{
+    (void)state;
+    bw_listener_t *l;
+    assert_int_equal(bw_listener_open(&l, NULL, 0, NULL, 0), 0);
+    int port = bw_listener_port(l);
+    bw_listener_close(l);
+    char where[32], said[256], err[256];
+    snprintf(where, sizeof where, "127.0.0.1:%d", port);
+    pid_t sim = start_sim("p2os", "--tcp", where, said, sizeof said);
+
+    bw_port_t *silent;
+    assert_int_equal(bw_port_open_tcp(&silent, "127.0.0.1", port, 1.0, err, sizeof err), 0);
+    double t0 = now_s();
+    struct pollfd p = { bw_port_fd(silent), POLLIN, 0 };
+    assert_int_equal(poll(&p, 1, 5000), 1);
+    uint8_t b[16];
+    assert_int_equal(bw_port_read(silent, b, sizeof b), BW_ECLOSED);
+    double gone = now_s() - t0;
+    printf("a silent client is let go after %.2f s\n", gone);
+    assert_true(gone >= 0.9 && gone < 2.0);
+    bw_port_close(silent);
+
+    for (int round = 0; round < 3; round++) {
+        bw_port_t *half;
+        assert_int_equal(bw_port_open_tcp(&half, "127.0.0.1", port, 1.0, err, sizeof err), 0);
+        static const uint8_t cut[] = { 0xFA, 0xFB, 0xC8, 0x0B, 0x3B }; /* says 200 bytes follow */
+        assert_int_equal(bw_port_write(half, cut, sizeof cut), (int)sizeof cut);
+        bw_port_close(half);
+        bw_port_t *next;
+        assert_int_equal(bw_port_open_tcp(&next, "127.0.0.1", port, 1.0, err, sizeof err), 0);
+        double stopped, t1 = now_s();
+        double open = aria_like_connect(next, &stopped);
+        assert_true(happened(open));
+        printf("round %d: connected %.0f ms after the last client left mid-frame\n", round,
+               (open - t1) * 1000);
+        assert_true(open - t1 < 1.0);
+        bw_port_close(next);
+    }
+    kill(sim, SIGTERM);
+    waitpid(sim, NULL, 0);
+}
+
 /* Decodes every Base Control the server received. */
 static size_t kobuki_commands(const uint8_t *bytes, size_t len, bw_kobuki_base_control_t *out,
                               size_t cap)
@@ -484,6 +633,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_p2os_tcp_dies_and_returns),
         cmocka_unit_test(test_p2os_client_killed_while_driving_pty),
         cmocka_unit_test(test_p2os_client_killed_while_driving_tcp),
+        cmocka_unit_test(test_p2os_tcp_clean_line_and_idle),
+        cmocka_unit_test(test_drive_never_spins),
         cmocka_unit_test(test_sigterm_stops_the_robot),
         cmocka_unit_test(test_exit_stops_the_robot),
     };

@@ -449,9 +449,10 @@ static void test_pty_clients(void **state)
     assert_int_equal(poll(&p, 1, 1000), 1);
     assert_int_equal(bw_pty_clients(m, &emptied), 1);
     assert_false(emptied);
-    bw_port_t *c2 = open_client(link, 115200);
+    int c2 = open(link, O_RDWR | O_NOCTTY | O_NONBLOCK); /* a second program, not botwire */
+    assert_true(c2 >= 0);
     assert_int_equal(bw_pty_clients(m, &emptied), 2);
-    bw_port_close(c2);
+    close(c2);
     assert_int_equal(bw_pty_clients(m, &emptied), 1);
     assert_false(emptied);
 
@@ -591,28 +592,85 @@ static void test_pty_link_replace_and_remove(void **state)
     bw_port_close(m2);
     assert_string_equal(link_target(link), "/dev/null");
 
-    /* a regular file at the name is replaced too */
+    /* a regular file at the name is never replaced: it is the user's */
     FILE *f = fopen(file, "w");
     assert_non_null(f);
+    fputs("precious", f);
     fclose(f);
-    open_pty(&m1, s1, sizeof s1, file);
-    assert_string_equal(link_target(file), s1);
-    bw_port_close(m1);
-    struct stat st;
-    assert_int_not_equal(lstat(file, &st), 0);
-
-    /* a directory is not */
-    assert_int_equal(mkdir(sub, 0700), 0);
     char err[256] = "";
     bw_port_t *m = not_null_port();
+    assert_int_equal(bw_pty_open(&m, s1, sizeof s1, file, err, sizeof err), BW_EINVAL);
+    assert_null(m);
+    assert_non_null(strstr(err, "it exists and is not a link (a file)"));
+    struct stat st;
+    assert_int_equal(lstat(file, &st), 0);
+    assert_true(S_ISREG(st.st_mode) && st.st_size == 8);
+
+    /* nor is a directory */
+    assert_int_equal(mkdir(sub, 0700), 0);
+    m = not_null_port();
     assert_int_equal(bw_pty_open(&m, s1, sizeof s1, sub, err, sizeof err), BW_EINVAL);
     assert_null(m);
     assert_non_null(strstr(err, "directory"));
-    assert_int_equal(dir_entries(t), 2); /* link and sub */
+    assert_int_equal(dir_entries(t), 3); /* link, file and sub */
 
     /* a slave path buffer too small */
     assert_int_equal(bw_pty_open(&m, s1, 4, NULL, err, sizeof err), BW_EINVAL);
     assert_null(m);
+}
+
+/* Two hosts on one line would fight over the robot: the second is told. */
+static void test_second_host_refused(void **state)
+{
+    tmpdir_t *t = *state;
+    char link[PATH_MAX];
+    tmp_path(t, "robot", link, sizeof link);
+    bw_port_t *m;
+    open_pty(&m, NULL, 0, link);
+    bw_port_t *c1 = open_client(link, 115200), *c2 = not_null_port();
+    char err[512] = "";
+    assert_int_equal(bw_port_open_serial(&c2, link, 115200, err, sizeof err), BW_EIO);
+    assert_null(c2);
+    assert_non_null(strstr(err, "another program is driving this robot through it"));
+    bw_port_close(c1); /* and once the first has gone, the next is welcome */
+    c2 = open_client(link, 115200);
+    check_text(c2, m, "mine now");
+    bw_port_close(c2);
+    bw_port_close(m);
+}
+
+/* A link left by a killed emulator, whose pty number another pty has since
+ * taken, does not lead a client to that other pty. */
+static void test_stale_pty_link(void **state)
+{
+    tmpdir_t *t = *state;
+    char link[PATH_MAX], s1[64], s2[64];
+    tmp_path(t, "robot", link, sizeof link);
+    bw_port_t *m1, *m2;
+    open_pty(&m1, s1, sizeof s1, NULL);
+    assert_int_equal(symlink(s1, link), 0); /* the emulator's link, made after its pty */
+    bw_port_t *c = open_client(link, 115200);
+    bw_port_close(c);
+    /* The emulator dies without removing it; later the next pty takes the
+     * number. (The clocks of file times tick in milliseconds: the link is
+     * dated back a second, as it would be.) */
+    bw_port_close(m1);
+    open_pty(&m2, s2, sizeof s2, NULL);
+    struct stat st;
+    assert_int_equal(stat(s2, &st), 0);
+    struct timespec when[2] = { st.st_ctim, st.st_ctim };
+    when[0].tv_sec -= 1;
+    when[1].tv_sec -= 1;
+    assert_int_equal(utimensat(AT_FDCWD, link, when, AT_SYMLINK_NOFOLLOW), 0);
+    char err[512] = "";
+    bw_port_t *p = not_null_port();
+    assert_int_equal(bw_port_open_serial(&p, link, 115200, err, sizeof err), BW_EIO);
+    assert_null(p);
+    if (strcmp(s1, s2) == 0)
+        assert_non_null(strstr(err, "stale link"));
+    else
+        assert_non_null(strstr(err, "no such device"));
+    bw_port_close(m2);
 }
 
 static void test_serial_errors(void **state)
@@ -1056,6 +1114,8 @@ int main(void)
                                         tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_pty_link_replace_and_remove, tmpdir_setup,
                                         tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_stale_pty_link, tmpdir_setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_second_host_refused, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_serial_errors, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test(test_tcp_both_ways),
         cmocka_unit_test(test_tcp_peer_close),

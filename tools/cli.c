@@ -54,7 +54,8 @@ const char cli_url_help[] =
     "  sim:FAMILY                 the emulated robot in this process, e.g. sim:kobuki,\n"
     "                             sim:p2os; options after ?, joined by &:\n"
     "                             world=FILE, noise=X (1 nominal), seed=N,\n"
-    "                             model=M (p2os: p2dx, p2pb, p2at)\n"
+    "                             model=M (p2os: p2dx, p2pb, p2at), and a bad\n"
+    "                             cable: ber=X (bit errors), drop=P, insert=P\n"
     "  Serial URLs take ?baud=N. Families: kobuki, p2os (any case).\n";
 
 static void check_limit(const char *cmd, const bw_base_t *b, const char *opt, double value,
@@ -121,6 +122,8 @@ void cli_catch_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);  /* the terminal closed, the ssh session dropped */
+    sigaction(SIGQUIT, &sa, NULL);
 }
 
 int cli_buf_append(cli_buf_t *b, const void *data, size_t n)

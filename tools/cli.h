@@ -40,8 +40,9 @@ double cli_now(void);
 /* Waits until fd (if >= 0) is readable or the monotonic time `until`,
  * whichever comes first; returns early when a signal arrives. */
 void cli_wait(int fd, double until);
-/* SIGINT and SIGTERM set cli_interrupted instead of killing the process, so
- * commands can stop the robot and say goodbye. */
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT set cli_interrupted (to the signal's
+ * number) instead of killing the process, so commands can stop the robot
+ * and say goodbye; they then exit with 128 + that number. */
 extern volatile sig_atomic_t cli_interrupted;
 void cli_catch_signals(void);
 

@@ -20,7 +20,9 @@ static void usage(FILE *f)
             "theta (rad), v (m/s), w (rad/s), bumper, cliff (bit masks), battery (V), online.\n"
             "Events (bump, cliff, wheel_drop, offline, ...) are printed as they happen as\n"
             "{\"t\":..,\"event\":..,\"on\":..,\"mask\":..}. Then the robot is stopped; the last line\n"
-            "is the final state. Ctrl-C stops the robot and ends the run.\n"
+            "is the final state, with what the link let through: frames, rejected (bad\n"
+            "checksum or length), skipped_bytes, implausible (good checksum, values the\n"
+            "robot cannot have). Ctrl-C stops the robot and ends the run.\n"
             "\n"
             "%s"
             "\n"
@@ -38,7 +40,19 @@ static void usage(FILE *f)
             cli_url_help);
 }
 
-static void print_state(FILE *out, const bw_base_state_t *s, double t)
+/* What the link let through and what it did not: frames taken, rejected by
+ * their checksum or length, bytes skipped, frames set aside as implausible. */
+static void put_link(json_t *o, const bw_parse_stats_t *l)
+{
+    json_object_set_new(o, "frames", json_integer((json_int_t)l->frames));
+    json_object_set_new(o, "rejected",
+                        json_integer((json_int_t)(l->checksum_errors + l->length_errors)));
+    json_object_set_new(o, "skipped_bytes", json_integer((json_int_t)l->skipped_bytes));
+    json_object_set_new(o, "implausible", json_integer((json_int_t)l->implausible));
+}
+
+/* A state line; the last one also says how the link went. */
+static void print_state(FILE *out, const bw_base_state_t *s, double t, bool last)
 {
     json_t *o = json_object();
     json_object_set_new(o, "t", json_real(round(t * 1000) / 1000));
@@ -51,6 +65,8 @@ static void print_state(FILE *out, const bw_base_state_t *s, double t)
     json_object_set_new(o, "cliff", json_integer(s->cliffs));
     json_object_set_new(o, "battery", json_real(s->battery));
     json_object_set_new(o, "online", json_boolean(s->online));
+    if (last)
+        put_link(o, &s->link);
     json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
     fputc('\n', out);
     json_decref(o);
@@ -182,7 +198,7 @@ int cmd_drive(int argc, char **argv)
         if (!cli_interrupted)
             cli_error("drive", "no answer from %s within %.0f s", url, ONLINE_WAIT);
         bw_base_close(b, clk.now);
-        return cli_interrupted ? 130 : 1;
+        return cli_interrupted ? 128 + cli_interrupted : 1;
     }
     bw_event_t ev;
     while (bw_base_next_event(b, &ev))
@@ -198,7 +214,11 @@ int cmd_drive(int argc, char **argv)
         corner = bw_square_corner(&sq);
     }
     const char *stopped_by = NULL;
+    bool output_gone = false, too_long = false;
     int status = 0;
+    /* A square that cannot finish (a robot that does not move) ends anyway. */
+    double square_limit = square && !isfinite(duration)
+                              ? t0 + fmax(60, 10 * (4 * side / v + 2 * BW_PI / w)) : INFINITY;
     for (;;) {
         while (bw_base_next_event(b, &ev)) {
             print_event(stdout, &ev, t0);
@@ -208,10 +228,18 @@ int cmd_drive(int argc, char **argv)
                 stopped_by = bw_event_name(ev.type);
         }
         while (clk.now >= next_print - 1e-9) {
-            print_state(stdout, st, next_print - t0);
+            print_state(stdout, st, next_print - t0, false);
             next_print += PRINT_PERIOD;
         }
-        fflush(stdout);
+        /* Nobody reads any more (`drive | head`): stop the robot. */
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            output_gone = true;
+            break;
+        }
+        if (clk.now >= square_limit) {
+            too_long = true;
+            break;
+        }
         if (cli_interrupted || stopped_by || clk.now >= end)
             break;
         travelled += hypot(st->pose.x - last.x, st->pose.y - last.y);
@@ -231,10 +259,10 @@ int cmd_drive(int argc, char **argv)
     }
 
     /* Stop, and let the robot come to rest before the final word; a second
-     * Ctrl-C cuts that short. */
+     * signal cuts that short. The stop goes first, whatever ended the run. */
     int signalled = cli_interrupted;
     cli_interrupted = 0;
-    bw_base_stop(b, clk.now);
+    bool stop_sent = bw_base_stop(b, clk.now) == 0;
     double settle_end = clk.now + SETTLE_MAX;
     do {
         advance(&clk, b, fmin(settle_end, clk.now + PRINT_PERIOD));
@@ -242,14 +270,15 @@ int cmd_drive(int argc, char **argv)
              (fabs(st->v) > 0.005 || fabs(st->w) > 0.01) && st->online);
     while (bw_base_next_event(b, &ev))
         print_event(stdout, &ev, t0);
-    print_state(stdout, st, clk.now - t0);
+    print_state(stdout, st, clk.now - t0, true);
     if (square) {
         travelled += hypot(st->pose.x - last.x, st->pose.y - last.y);
         json_t *o = json_object();
         json_object_set_new(o, "t", json_real(round((clk.now - t0) * 1000) / 1000));
         json_object_set_new(o, "summary", json_string("square"));
         json_object_set_new(o, "side", json_real(side));
-        json_object_set_new(o, "complete", json_boolean(!stopped_by && !signalled));
+        json_object_set_new(o, "complete",
+                            json_boolean(!stopped_by && !signalled && !too_long && !output_gone));
         json_object_set_new(o, "distance", json_real(round(travelled * 1000) / 1000));
         json_object_set_new(o, "time", json_real(round((clk.now - t0) * 1000) / 1000));
         json_object_set_new(o, "closure", json_real(round(hypot(st->pose.x - start.x,
@@ -257,17 +286,30 @@ int cmd_drive(int argc, char **argv)
         json_object_set_new(o, "closure_deg",
                             json_real(round(fabs(bw_angle_diff(st->pose.theta, start.theta)) *
                                             180 / BW_PI * 100) / 100));
+        put_link(o, &st->link);
         print_json(stdout, o);
     }
-    if (stopped_by) {
+    if (!signalled)
+        signalled = cli_interrupted;
+    if (output_gone) {
+        status = 141; /* as SIGPIPE would have it */
+    } else if (signalled) {
+        status = 128 + signalled;
+    } else if (stopped_by) {
         cli_error("drive", "square stopped early by a %s event at t=%.2f s", stopped_by,
                   clk.now - t0);
         status = 1;
-    } else if (signalled || cli_interrupted) {
-        status = 130;
+    } else if (too_long) {
+        cli_error("drive", "the square did not finish within %.0f s", square_limit - t0);
+        status = 1;
     }
     bw_base_close(b, clk.now);
-    if (fflush(stdout) != 0) {
+    if (!stop_sent) {
+        cli_error("drive", "could not send the stop: the link to %s is down", url);
+        if (status == 0)
+            status = 1;
+    }
+    if (!output_gone && fflush(stdout) != 0) {
         cli_error("drive", "cannot write output");
         return 1;
     }

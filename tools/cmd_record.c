@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -88,10 +89,17 @@ int cmd_record(int argc, char **argv)
         return 2;
     }
     const char *url = argv[optind];
+    /* Written aside and renamed into place at the end: a run that fails
+     * leaves any existing file as it was. */
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", output, (long)getpid()) >= (int)sizeof tmp) {
+        cli_error("record", "output path too long");
+        return 2;
+    }
     recorder_t r = { 0 };
-    r.f = fopen(output, "w");
+    r.f = fopen(tmp, "wx");
     if (!r.f) {
-        cli_error("record", "cannot create %s: %s", output, strerror(errno));
+        cli_error("record", "cannot create %s: %s", tmp, strerror(errno));
         return 1;
     }
     r.t0 = cli_now();
@@ -100,7 +108,7 @@ int cmd_record(int argc, char **argv)
     if (bw_base_open(&b, url, NULL, r.t0, err, sizeof err) < 0) {
         cli_error("record", "%s", err);
         fclose(r.f);
-        remove(output);
+        remove(tmp);
         return 1;
     }
     cli_check_limits("record", b, v, w);
@@ -126,13 +134,24 @@ int cmd_record(int argc, char **argv)
             fprintf(stderr, "botwire record: %.2f s: %s%s\n", ev.t - r.t0, bw_event_name(ev.type),
                     ev.on ? "" : " cleared");
     }
+    /* The stop first, whatever ended the run. */
+    int signalled = cli_interrupted;
+    bool stop_sent = bw_base_stop(b, now) == 0;
+    bw_base_poll(b, now);
     bw_base_close(b, now);
-    bool ok = !r.failed && fclose(r.f) == 0;
-    if (!ok) {
+    int status = signalled ? 128 + signalled : 0;
+    if (!stop_sent) {
+        cli_error("record", "could not send the stop: the link to %s is down", url);
+        status = status ? status : 1;
+    }
+    bool ok = !r.failed && fflush(r.f) == 0 && fsync(fileno(r.f)) == 0;
+    ok = fclose(r.f) == 0 && ok;
+    if (!ok || rename(tmp, output) != 0) {
         cli_error("record", "cannot write %s: %s", output, strerror(errno));
+        remove(tmp);
         return 1;
     }
     fprintf(stderr, "botwire record: %.1f s, %llu bytes from the robot, %llu from the host, in %s\n",
             now - r.t0, (unsigned long long)r.bytes[1], (unsigned long long)r.bytes[0], output);
-    return cli_interrupted ? 130 : 0;
+    return status;
 }

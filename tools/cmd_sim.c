@@ -18,7 +18,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
-            "                  [--noise X] [--seed N] [--for S] [--detach]\n"
+            "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
+            "                  [--idle S] [--for S] [--detach]\n"
             "\n"
             "Runs the emulated robot of FAMILY (kobuki, p2os) in a simulated world, in real\n"
             "time, speaking its protocol where any program can connect: a pseudo-terminal\n"
@@ -37,8 +38,15 @@ static void usage(FILE *f)
             "  --pty LINK       serve on a pty, and make LINK a symlink to it\n"
             "  --tcp [HOST:]PORT  serve on TCP (HOST default 127.0.0.1)\n"
             "  --noise X        wheel slip and encoder noise, 1 = nominal (default 0)\n"
-            "  --seed N         noise seed (default 1)\n"
+            "  --ber X          a bad cable, both ways: each bit flipped with probability X\n"
+            "                   (0..0.1; 1e-3 is a poor line)\n"
+            "  --drop P, --insert P   ...each byte lost, or a random byte slipped in,\n"
+            "                   with probability P (0..0.5)\n"
+            "  --seed N         seed of the noise and the line noise (default 1)\n"
             "  --for S          stop after S seconds (default: run until stopped)\n"
+            "  --idle S         close a TCP client that has no session (P2OS: no OPEN) for\n"
+            "                   S seconds, so one that says nothing cannot hold the only\n"
+            "                   place (default 10)\n"
             "  --detach         once serving, go on in the background and return (the first\n"
             "                   line then ends with its pid, to stop it: kill PID)\n"
             "  -h, --help       this help\n",
@@ -47,9 +55,12 @@ static void usage(FILE *f)
 
 typedef struct {
     bw_device_t *dev;
+    bool noisy;              /* --ber, --drop, --insert */
+    bw_line_t up, down;      /* the bad cable: host to robot, robot to host */
     uint64_t dropped; /* output bytes nobody took */
     bool served;      /* it got as far as serving (else the error alone is said) */
     bool detach;      /* --detach */
+    double idle;      /* --idle: s a TCP client may hold the slot without a session */
 } server_t;
 
 /* The first line: where it serves. With --detach the serving goes on in a
@@ -88,14 +99,24 @@ static void announce(server_t *s, const char *line)
  * client left). */
 static int pump(server_t *s, bw_port_t *port, bool listener, double now)
 {
-    uint8_t buf[4096];
+    uint8_t buf[4096], noisy[2 * sizeof buf];
     int n = 0;
-    while (port && (n = bw_port_read(port, buf, sizeof buf)) > 0)
-        bw_device_input(s->dev, buf, (size_t)n, now);
+    while (port && (n = bw_port_read(port, buf, sizeof buf)) > 0) {
+        if (s->noisy)
+            bw_device_input(s->dev, noisy, bw_line_pass(&s->up, buf, (size_t)n, noisy, sizeof noisy),
+                            now);
+        else
+            bw_device_input(s->dev, buf, (size_t)n, now);
+    }
     bw_device_step(s->dev, now);
     size_t out;
     while ((out = bw_device_output(s->dev, buf, sizeof buf)) > 0) {
-        int w = port && listener && n >= 0 ? bw_port_write(port, buf, out) : 0;
+        const uint8_t *bytes = buf;
+        if (s->noisy) {
+            out = bw_line_pass(&s->down, buf, out, noisy, sizeof noisy);
+            bytes = noisy;
+        }
+        int w = port && listener && n >= 0 ? bw_port_write(port, bytes, out) : 0;
         /* Nobody reading: the rest is lost, as on a real line. */
         if (w < (int)out)
             s->dropped += out - (size_t)(w > 0 ? w : 0);
@@ -161,6 +182,10 @@ static int serve_pty(server_t *s, const char *family, const char *model, const c
                 fprintf(stderr, "botwire sim: a client opened %s\n", slave);
                 bw_device_link(s->dev, true, now);
             }
+            if (clients > 1 && clients > was)
+                fprintf(stderr, "botwire sim: %d programs have %s open: their commands mix and "
+                                "they will fight over the robot\n",
+                        clients, slave);
         }
         int rc = pump(s, pty, clients != 0, now);
         if (rc < 0) {
@@ -171,6 +196,28 @@ static int serve_pty(server_t *s, const char *family, const char *model, const c
     }
     bw_port_close(pty);
     return status;
+}
+
+/* The TCP client's turn: its bytes in, the robot's out; it goes when it has
+ * left, or has held the place for the idle time without a session. */
+static void serve_client(server_t *s, bw_port_t **client, double *quiet_since, double now)
+{
+    int rc = pump(s, *client, true, now);
+    if (!*client)
+        return;
+    if (bw_device_in_session(s->dev))
+        *quiet_since = now;
+    bool idle = now - *quiet_since >= s->idle;
+    if (rc == 0 && !idle)
+        return;
+    if (idle)
+        fprintf(stderr, "botwire sim: client %s started no session in %g s: closed\n",
+                bw_port_name(*client), s->idle);
+    else
+        fprintf(stderr, "botwire sim: client %s left\n", bw_port_name(*client));
+    bw_device_link(s->dev, false, now);
+    bw_port_close(*client);
+    *client = NULL;
 }
 
 static int serve_tcp(server_t *s, const char *family, const char *model, const char *host,
@@ -188,20 +235,21 @@ static int serve_tcp(server_t *s, const char *family, const char *model, const c
              model ? model : "", host && *host ? host : "127.0.0.1", bw_listener_port(l));
     announce(s, line);
     bw_port_t *client = NULL;
+    double quiet_since = 0; /* when the client last had no session */
     while (running(s, end)) {
         int fds[2] = { bw_listener_fd(l), client ? bw_port_fd(client) : -1 };
-        wait_any(fds, 2, fmin(bw_device_next_deadline(s->dev), end));
+        double until = fmin(bw_device_next_deadline(s->dev), end);
+        if (client && !bw_device_in_session(s->dev))
+            until = fmin(until, quiet_since + s->idle);
+        wait_any(fds, 2, until);
         double now = cli_now();
         /* The client first: one that has just left makes room for the next
          * one knocking (a client reconnecting at once is not refused). */
-        if (pump(s, client, true, now) < 0) {
-            fprintf(stderr, "botwire sim: client %s left\n", bw_port_name(client));
-            bw_device_link(s->dev, false, now);
-            bw_port_close(client);
-            client = NULL;
-        }
+        serve_client(s, &client, &quiet_since, now);
         bw_port_t *c;
         while (bw_listener_accept(l, &c) == 1) {
+            /* Someone knocks: is the one we have still there? */
+            serve_client(s, &client, &quiet_since, now);
             if (client) {
                 /* One client at a time: a second one is told so by a close. */
                 fprintf(stderr, "botwire sim: refused %s: a client is connected\n",
@@ -210,6 +258,7 @@ static int serve_tcp(server_t *s, const char *family, const char *model, const c
                 continue;
             }
             client = c;
+            quiet_since = now;
             fprintf(stderr, "botwire sim: client %s connected\n", bw_port_name(client));
             bw_device_link(s->dev, true, now);
         }
@@ -262,12 +311,15 @@ int cmd_sim(int argc, char **argv)
         { "tcp", required_argument, NULL, 't' },   { "model", required_argument, NULL, 'm' },
         { "noise", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
         { "for", required_argument, NULL, 'f' },   { "help", no_argument, NULL, 'h' },
-        { "detach", no_argument, NULL, 'D' },
+        { "detach", no_argument, NULL, 'D' },      { "idle", required_argument, NULL, 'i' },
+        { "ber", required_argument, NULL, 'b' },   { "drop", required_argument, NULL, 'd' },
+        { "insert", required_argument, NULL, 'I' },
         { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
     bool detach = false;
+    double idle = 10, ber = 0, drop = 0, insert = 0;
     int c;
     optind = 0;
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
@@ -289,6 +341,22 @@ int cmd_sim(int argc, char **argv)
                 return 2;
             break;
         case 'D': detach = true; break;
+        case 'b':
+            if (cli_number("sim", "--ber", optarg, 0, 0.1, &ber) < 0)
+                return 2;
+            break;
+        case 'd':
+            if (cli_number("sim", "--drop", optarg, 0, 0.5, &drop) < 0)
+                return 2;
+            break;
+        case 'I':
+            if (cli_number("sim", "--insert", optarg, 0, 0.5, &insert) < 0)
+                return 2;
+            break;
+        case 'i':
+            if (cli_number("sim", "--idle", optarg, 0.1, 1e6, &idle) < 0)
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
@@ -329,6 +397,10 @@ int cmd_sim(int argc, char **argv)
     double t = cli_now();
     server_t s = { 0 };
     s.detach = detach;
+    s.idle = idle;
+    s.noisy = ber > 0 || drop > 0 || insert > 0;
+    (void)bw_line_init(&s.up, ber, drop, insert, (uint64_t)seed * 2 + 1);
+    (void)bw_line_init(&s.down, ber, drop, insert, (uint64_t)seed * 2 + 2);
     if (bw_device_create(&s.dev, family, &o, t, err, sizeof err) < 0) {
         cli_error("sim", "%s", err);
         return 2;

@@ -58,6 +58,11 @@ static json_t *msg_to_json(const bw_kobuki_msg_t *m)
     return o;
 }
 
+/* Bytes that must go out as they came: "raw" on a message whose encoding
+ * differs from the wire (non-zero unused bytes), or a "raw" element for what
+ * could not be read as a sub-payload at all. */
+static void put_raw(json_t *o, const uint8_t *p, size_t n) { json_object_set_new(o, "raw", jm_hex(p, n)); }
+
 static int emit_frame(kobuki_state_t *s, const bw_kobuki_frame_t *frame, cli_emit_fn emit,
                       void *ctx)
 {
@@ -66,13 +71,22 @@ static int emit_frame(kobuki_state_t *s, const bw_kobuki_frame_t *frame, cli_emi
     json_t *group = s->frames ? json_array() : NULL;
     bw_kobuki_iter_init(&it, frame, s->dir, &s->sub_stats);
     int r;
-    while ((r = bw_kobuki_iter_next(&it, &m)) != 0) {
+    for (size_t off = 0; (r = bw_kobuki_iter_next(&it, &m)) != 0; off = it.off) {
         /* A mis-sized sub-payload (BW_ELENGTH) is counted and shown as
          * unknown with its bytes, so nothing vanishes; one overrunning the
-         * frame (BW_ETRUNC, also counted) ends the walk. */
-        if (r == BW_ETRUNC)
-            break;
-        json_t *o = msg_to_json(&m);
+         * frame (BW_ETRUNC, also counted) ends the walk, its bytes kept raw. */
+        json_t *o;
+        if (r == BW_ETRUNC) {
+            o = jm_object("raw");
+            json_object_set_new(o, "data", jm_hex(m.u.unknown.data, m.length));
+        } else {
+            o = msg_to_json(&m);
+            uint8_t again[BW_KOBUKI_MAX_FRAME];
+            int n = bw_kobuki_encode_sub(again, sizeof again, &m);
+            size_t wire = it.off - off;
+            if (n != (int)wire || memcmp(again, frame->payload + off, wire) != 0)
+                put_raw(o, frame->payload + off, wire);
+        }
         if (group)
             json_array_append_new(group, o);
         else if (emit(o, ctx) < 0)
@@ -244,9 +258,41 @@ static int k_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
             snprintf(err, errlen, "frame element %zu is not an object", i);
             return -1;
         }
-        if (json_to_msg(o, &m, scratch, err, errlen) < 0)
-            return -1;
-        int rc = bw_kobuki_writer_add(&w, &m);
+        json_t *type = json_object_get(o, "type");
+        json_t *raw = json_incref(json_object_get(o, "raw")); /* kept across the del below */
+        int rc;
+        if (json_is_string(type) && strcmp(json_string_value(type), "raw") == 0) {
+            static const char *const keys[] = { "data", NULL };
+            size_t nb;
+            if (jm_check_keys(o, NULL, keys, err, errlen) < 0 ||
+                jm_get_hex(o, "data", scratch, BW_KOBUKI_MAX_PAYLOAD, &nb, err, errlen) < 0)
+                return -1;
+            rc = bw_kobuki_writer_add_raw(&w, scratch, nb);
+        } else {
+            /* Read and checked as the message, then written as the bytes. */
+            if (raw)
+                json_object_del(o, "raw");
+            int ok = json_to_msg(o, &m, scratch, err, errlen);
+            if (raw)
+                json_object_set_new(o, "raw", raw); /* the reference goes back */
+            if (ok < 0)
+                return -1;
+            if (raw) {
+                uint8_t bytes[BW_KOBUKI_MAX_PAYLOAD];
+                size_t nb;
+                if (jm_get_hex(o, "raw", bytes, sizeof bytes, &nb, err, errlen) < 0)
+                    return -1;
+                if (nb < 2 || bytes[0] != bw_kobuki_type_id(m.type) || bytes[1] != nb - 2) {
+                    snprintf(err, errlen, "field \"raw\" must be this %s's sub-payload (id %u, "
+                                          "its length, data)",
+                             bw_kobuki_type_name(m.type), bw_kobuki_type_id(m.type));
+                    return -1;
+                }
+                rc = bw_kobuki_writer_add_raw(&w, bytes, nb);
+            } else {
+                rc = bw_kobuki_writer_add(&w, &m);
+            }
+        }
         if (rc == BW_ENOSPC) {
             snprintf(err, errlen, "frame payload exceeds %u bytes", BW_KOBUKI_MAX_PAYLOAD);
             return -1;

@@ -67,6 +67,11 @@ double bw_device_next_deadline(const bw_device_t *dev);
  * (TCP, pty); families with sessions (P2OS) reset theirs. */
 void bw_device_link(bw_device_t *dev, bool connected, double now);
 
+/* True while a client holds a session (P2OS: between OPEN and CLOSE);
+ * always true for families without sessions. An emulator serving one client
+ * at a time can let go of a client that never starts one. */
+bool bw_device_in_session(const bw_device_t *dev);
+
 /* The simulation inside: the true pose, the world. */
 bw_sim_t *bw_device_sim(bw_device_t *dev);
 const char *bw_device_family(const bw_device_t *dev);

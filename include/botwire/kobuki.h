@@ -294,7 +294,10 @@ void bw_kobuki_iter_init(bw_kobuki_iter_t *it, const bw_kobuki_frame_t *frame,
  *                length error, *msg filled as BW_KOBUKI_UNKNOWN with its bytes,
  *                skipped by its declared length; call again to go on;
  *   BW_ETRUNC    a sub-payload running past the end of the frame: counted as a
- *                length error; the walk ends.
+ *                length error; the walk ends. *msg is filled as
+ *                BW_KOBUKI_UNKNOWN whose data and length are the bytes left
+ *                in the payload (from that sub-payload's id on), so a tool
+ *                can keep them (bw_kobuki_writer_add_raw).
  */
 int bw_kobuki_iter_next(bw_kobuki_iter_t *it, bw_kobuki_msg_t *msg);
 
@@ -324,6 +327,9 @@ void bw_kobuki_writer_init(bw_kobuki_writer_t *w, uint8_t *buf, size_t cap);
 /* Appends a sub-payload. Returns 0 or the (sticky) error: BW_ENOSPC when the
  * buffer or the 255-byte payload limit is exceeded, BW_EINVAL, BW_ERANGE. */
 int bw_kobuki_writer_add(bw_kobuki_writer_t *w, const bw_kobuki_msg_t *msg);
+/* Appends bytes as they are, outside any sub-payload (what a frame carried
+ * that could not be read as one): 0 or the sticky error, as above. */
+int bw_kobuki_writer_add_raw(bw_kobuki_writer_t *w, const uint8_t *bytes, size_t n);
 /* Finishes the frame: returns its total length, or the first error
  * (BW_ELENGTH for a payload shorter than BW_KOBUKI_MIN_PAYLOAD). */
 int bw_kobuki_writer_finish(bw_kobuki_writer_t *w);

@@ -30,8 +30,10 @@ typedef struct bw_port bw_port_t;
  * Opens a serial device (or a pty's slave path, or a symlink to one): raw
  * mode, 8N1, no flow control, `baud` (one of the standard rates, e.g. 9600,
  * 38400, 57600, 115200), exclusive (TIOCEXCL), non-blocking, and stale input
- * flushed. Returns 0 or BW_EIO / BW_EINVAL (unsupported baud), with a
- * one-line reason in err (may be NULL).
+ * flushed. A symlink to a pty older than the pty it names now (left by an
+ * emulator that was killed; the number since reused) is refused. Returns 0
+ * or BW_EIO / BW_EINVAL (unsupported baud), with a one-line reason in err (may
+ * be NULL).
  */
 int bw_port_open_serial(bw_port_t **port, const char *path, int baud, char *err, size_t errlen);
 
@@ -73,9 +75,10 @@ void bw_port_close(bw_port_t *port);
  * line settings; output written while no client reads is dropped when the
  * terminal buffer is full. The slave's path (e.g. /dev/pts/5) is copied to
  * slave_path. If `link` is not NULL a symlink with that name is pointed at
- * the slave, replacing one that exists (atomically, so a client reopening it
- * sees the old or the new one). bw_port_close removes the link if it still
- * points at this pty.
+ * the slave, replacing a symlink that exists (atomically, so a client
+ * reopening it sees the old or the new one); any other file there is left
+ * alone and the call fails (BW_EINVAL). bw_port_close removes the link if it
+ * still points at this pty.
  */
 int bw_pty_open(bw_port_t **master, char *slave_path, size_t slave_cap, const char *link,
                 char *err, size_t errlen);

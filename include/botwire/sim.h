@@ -204,6 +204,28 @@ void bw_sim_step_to(bw_sim_t *s, double now);
  * along its heading to the first wall, or max_range. */
 double bw_sim_range(const bw_sim_t *s, bw_pose_t mount, double max_range);
 
+/* ---- a bad cable ------------------------------------------------------------ */
+
+/*
+ * Line noise on one direction of a link, as a worn cable or a noisy radio
+ * gives it: each bit flipped with probability `ber`, each byte lost with
+ * probability `drop`, a random byte slipped in before a byte with
+ * probability `insert`. Deterministic for a seed. A line with all three at 0
+ * passes bytes through unchanged.
+ */
+typedef struct {
+    double ber, drop, insert;
+    uint64_t rng;
+    uint64_t bits_to_flip; /* bits left before the next flipped one */
+    uint64_t flipped, dropped, inserted; /* what it did so far */
+} bw_line_t;
+
+/* BW_EINVAL unless 0 <= ber <= 0.1 and 0 <= drop, insert <= 0.5. */
+int bw_line_init(bw_line_t *l, double ber, double drop, double insert, uint64_t seed);
+/* Passes n bytes through the line into out (at most 2 n bytes, never more
+ * than cap); returns the count written. */
+size_t bw_line_pass(bw_line_t *l, const uint8_t *in, size_t n, uint8_t *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

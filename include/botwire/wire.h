@@ -119,6 +119,9 @@ typedef struct {
     uint64_t length_errors;   /* impossible lengths, mis-sized messages, truncation */
     uint64_t skipped_bytes;   /* bytes not part of any accepted frame */
     uint64_t unknown;         /* well-framed messages with an unknown identifier */
+    uint64_t implausible;     /* drivers only: good frames whose values the robot cannot
+                                 have (a jump beyond what it can move since the last
+                                 one), set aside: what a checksum let through */
 } bw_parse_stats_t;
 
 /* Adds every counter of src into dst. */

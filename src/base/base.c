@@ -199,11 +199,42 @@ static void try_reopen(bw_base_t *b, double now)
     b->ops->on_open(b, now);
 }
 
+/* A bit changes when the frame before and this one agree on its new value. */
+static uint32_t agree(uint32_t shown, uint32_t before, uint32_t now)
+{
+    uint32_t same = ~(before ^ now);
+    return (shown & ~same) | (now & same);
+}
+
 void bw_base_frame_ok(bw_base_t *b, double now)
 {
+    bw_base_state_t *st = &b->st;
+    /* The driver wrote this frame's bits; what shows is what two agree on. */
+    const uint32_t raw[] = { st->bumpers, st->cliffs, st->wheel_drops, st->buttons,
+                             st->stalled, (uint32_t)st->charging };
+    uint32_t *field[] = { &st->bumpers, &st->cliffs, &st->wheel_drops, &st->buttons };
+    for (size_t i = 0; i < 5; i++)
+        b->shown[i] = agree(b->shown[i], b->raw[i], raw[i]);
+    for (size_t i = 0; i < 4; i++)
+        *field[i] = b->shown[i];
+    st->stalled = b->shown[4] != 0;
+    if (raw[5] == b->raw[5]) /* a state, not bits: both frames say the same */
+        b->shown[5] = raw[5];
+    st->charging = (bw_charge_t)b->shown[5];
+    memcpy(b->raw, raw, sizeof b->raw);
     b->last_frame = now;
-    b->st.t = now;
-    b->st.online = true;
+    st->t = now;
+    st->online = true;
+}
+
+bool bw_base_implausible(bw_base_t *b, bool bad)
+{
+    if (!bad) {
+        b->implausible_run = 0;
+        return false;
+    }
+    b->implausible++;
+    return ++b->implausible_run < BW_BASE_IMPLAUSIBLE_RUN;
 }
 
 int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now)
@@ -213,22 +244,36 @@ int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now)
     int rc = bw_port_write(b->port, data, n);
     if (rc > 0 && b->tap)
         b->tap(b->tap_ctx, false, data, (size_t)rc, now);
+    if (rc > 0 && b->device)
+        b->sim_unheard = fmin(b->sim_unheard, now); /* it answers at once, as over a wire */
     if (rc == BW_ECLOSED || rc == BW_EIO)
         link_lost(b, now);
     return rc;
 }
 
-/* The in-process robot: its input, its time, its output. */
+/* The in-process robot: its input, its time, its output, through the bad
+ * cable when the URL asks for one. */
 static void pump_device(bw_base_t *b, double now)
 {
-    uint8_t buf[4096];
+    uint8_t buf[4096], noisy[2 * sizeof buf];
     int n;
-    while ((n = bw_port_read(b->dev_port, buf, sizeof buf)) > 0)
-        bw_device_input(b->device, buf, (size_t)n, now);
+    while ((n = bw_port_read(b->dev_port, buf, sizeof buf)) > 0) {
+        if (b->noisy)
+            bw_device_input(b->device, noisy,
+                            bw_line_pass(&b->line_up, buf, (size_t)n, noisy, sizeof noisy), now);
+        else
+            bw_device_input(b->device, buf, (size_t)n, now);
+    }
+    b->sim_unheard = INFINITY;
     bw_device_step(b->device, now);
     size_t out;
-    while ((out = bw_device_output(b->device, buf, sizeof buf)) > 0)
-        bw_port_write(b->dev_port, buf, out);
+    while ((out = bw_device_output(b->device, buf, sizeof buf)) > 0) {
+        if (b->noisy)
+            bw_port_write(b->dev_port, noisy,
+                          bw_line_pass(&b->line_down, buf, out, noisy, sizeof noisy));
+        else
+            bw_port_write(b->dev_port, buf, out);
+    }
 }
 
 /* ---- open / close ---------------------------------------------------------------------- */
@@ -265,13 +310,29 @@ static int parse_double(const char *s, double *out)
     return 0;
 }
 
+/* A number parameter within [lo, hi] (whole if asked): 1 with *out set, 0
+ * when absent, BW_EINVAL with the reason in err. */
+static int number_param(const bw_base_t *b, const char *key, double lo, double hi, bool whole,
+                        double *out, char *err, size_t errlen)
+{
+    const char *text = bw_url_param(&b->url, key);
+    if (!text)
+        return 0;
+    double v;
+    if (parse_double(text, &v) < 0 || v < lo || v > hi || (whole && v != floor(v))) {
+        snprintf(err, errlen, "%s=%s: expected %s in [%g, %g]", key, text,
+                 whole ? "a whole number" : "a number", lo, hi);
+        return BW_EINVAL;
+    }
+    *out = v;
+    return 1;
+}
+
 static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
 {
     bw_device_options_t o;
     bw_device_options_init(&o);
     const char *world = bw_url_param(&b->url, "world");
-    const char *noise = bw_url_param(&b->url, "noise");
-    const char *seed = bw_url_param(&b->url, "seed");
     o.model = bw_url_param(&b->url, "model");
     if (world) {
         b->world = malloc(sizeof *b->world);
@@ -282,23 +343,59 @@ static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
             return rc;
         o.world = b->world;
     }
-    if (noise && (parse_double(noise, &o.noise) < 0 || o.noise < 0)) {
-        snprintf(err, errlen, "noise=%s: expected a number >= 0", noise);
-        return BW_EINVAL;
-    }
-    double s = 0;
-    if (seed && (parse_double(seed, &s) < 0 || s < 0 || s > 1e15 || s != floor(s))) {
-        snprintf(err, errlen, "seed=%s: expected a whole number", seed);
-        return BW_EINVAL;
-    }
-    o.seed = (uint64_t)s;
-    int rc = bw_device_create(&b->device, b->url.family, &o, now, err, errlen);
+    /* The same ranges as `botwire sim`'s options. */
+    double seed = 1, ber = 0, drop = 0, insert = 0;
+    int rc;
+    if ((rc = number_param(b, "noise", 0, 100, false, &o.noise, err, errlen)) < 0 ||
+        (rc = number_param(b, "seed", 0, 1e15, true, &seed, err, errlen)) < 0 ||
+        (rc = number_param(b, "ber", 0, 0.1, false, &ber, err, errlen)) < 0 ||
+        (rc = number_param(b, "drop", 0, 0.5, false, &drop, err, errlen)) < 0 ||
+        (rc = number_param(b, "insert", 0, 0.5, false, &insert, err, errlen)) < 0)
+        return rc;
+    o.seed = (uint64_t)seed;
+    b->noisy = ber > 0 || drop > 0 || insert > 0;
+    (void)bw_line_init(&b->line_up, ber, drop, insert, o.seed * 2 + 1);
+    (void)bw_line_init(&b->line_down, ber, drop, insert, o.seed * 2 + 2);
+    rc = bw_device_create(&b->device, b->url.family, &o, now, err, errlen);
     if (rc < 0)
         return rc;
     rc = bw_port_pair(&b->port, &b->dev_port, 1 << 16);
     if (rc < 0) {
         snprintf(err, errlen, "out of memory");
         return rc;
+    }
+    return 0;
+}
+
+/* Every parameter of the URL is one its kind and family take: a typo is an
+ * error, not a default silently used. */
+static int check_params(const bw_base_t *b, char *err, size_t errlen)
+{
+    static const char *const serial[] = { "baud", NULL };
+    static const char *const sim[] = { "world", "noise", "seed", "ber", "drop", "insert", NULL };
+    static const char *const none[] = { NULL };
+    const char *const *kind = b->url.kind == BW_URL_SERIAL ? serial
+                              : b->url.kind == BW_URL_SIM  ? sim
+                                                           : none;
+    const char *const *family = b->ops->params ? b->ops->params : none;
+    for (size_t i = 0; i < b->url.nparams; i++) {
+        const char *key = b->url.params[i].key;
+        bool known = false;
+        for (const char *const *k = kind; *k && !known; k++)
+            known = strcmp(*k, key) == 0;
+        for (const char *const *k = family; *k && !known; k++)
+            known = strcmp(*k, key) == 0;
+        if (known)
+            continue;
+        int n = snprintf(err, errlen, "unknown parameter \"%s\" (this URL takes:", key);
+        const char *const *lists[] = { kind, family };
+        bool any = false;
+        for (size_t l = 0; l < 2; l++)
+            for (const char *const *k = lists[l]; *k && n > 0 && (size_t)n < errlen; k++, any = true)
+                n += snprintf(err + n, errlen - (size_t)n, "%s %s", any ? "," : "", *k);
+        if (n > 0 && (size_t)n < errlen)
+            snprintf(err + n, errlen - (size_t)n, "%s)", any ? "" : " none");
+        return BW_EINVAL;
     }
     return 0;
 }
@@ -333,6 +430,7 @@ static int base_new(bw_base_t **out, const char *family, const bw_base_options_t
         return BW_ENOMEM;
     }
     b->slot = -1;
+    b->sim_unheard = INFINITY;
     b->ops = ops;
     b->drv = drv;
     b->caps = ops->caps;
@@ -380,15 +478,16 @@ int bw_base_open(bw_base_t **out, const char *url, const bw_base_options_t *opt,
         return rc;
     }
     b->url = u;
-    const char *baud = bw_url_param(&b->url, "baud");
-    double v;
-    if (baud && (parse_double(baud, &v) < 0 || v < 50 || v > 4000000 || v != floor(v))) {
-        snprintf(err, errlen, "baud=%s: expected a baud rate such as 115200", baud);
+    double baud = 0;
+    rc = check_params(b, err, errlen);
+    if (rc == 0)
+        rc = number_param(b, "baud", 50, 4000000, true, &baud, err, errlen);
+    if (rc < 0) {
         free_base(b);
-        return BW_EINVAL;
+        return rc;
     }
-    if (baud)
-        b->baud = (int)v;
+    if (rc > 0)
+        b->baud = (int)baud;
     rc = b->ops->init ? b->ops->init(b, &b->url, err, errlen) : 0;
     if (rc == 0)
         rc = b->url.kind == BW_URL_SIM ? open_sim(b, now, err, errlen) : open_port(b, err, errlen);
@@ -486,7 +585,11 @@ static size_t read_input(bw_base_t *b, double now)
         }
         if (b->tap)
             b->tap(b->tap_ctx, true, buf, (size_t)n, now);
+        if (b->ops->line_gap > 0 && now - b->last_input > b->ops->line_gap)
+            b->ops->reset_line(b, now);
+        b->last_input = now;
         b->ops->on_input(b, buf, (size_t)n, now);
+        b->st.link.implausible = b->implausible;
         total += (size_t)n;
     }
     return total;
@@ -525,9 +628,12 @@ int bw_base_fd(const bw_base_t *b) { return b->port ? bw_port_fd(b->port) : -1; 
 
 double bw_base_next_deadline(const bw_base_t *b)
 {
-    double t = b->ops->next_deadline ? b->ops->next_deadline(b) : INFINITY;
+    /* Without a port the driver's deadlines (a sync to retry, a keep-alive
+     * to send) cannot be met and would stay in the past: only the reopen
+     * counts then, or a caller waiting on them would spin. */
+    double t = b->port && b->ops->next_deadline ? b->ops->next_deadline(b) : INFINITY;
     if (b->device)
-        t = fmin(t, bw_device_next_deadline(b->device));
+        t = fmin(t, fmin(bw_device_next_deadline(b->device), b->sim_unheard));
     if (!b->port)
         t = fmin(t, b->next_reopen);
     if (b->st.online)

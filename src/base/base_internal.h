@@ -16,8 +16,15 @@ typedef struct {
     size_t size;         /* bytes of driver state (b->drv) */
     uint32_t caps;       /* BW_CAP_* the family always has (drivers may add
                             to b->caps once they know the model) */
+    const char *const *params; /* the family's own URL parameters, NULL-terminated (or NULL) */
     double link_timeout; /* default seconds without a valid frame before offline */
     double max_v, max_w; /* the fastest the robot goes (m/s, rad/s); it clamps above */
+    /* s of silence inside which no frame of this family has a gap: input
+     * after a longer one does not continue what the parser holds (a corrupt
+     * length byte must not hold back the frames behind it until its length
+     * is reached). 0: never. reset_line drops the held bytes, finding the
+     * frames inside them. */
+    double line_gap;
     int baud;            /* default serial baud rate */
     /* Reads family-specific URL parameters; 0 or BW_EINVAL with err (NULL:
      * the family has none). */
@@ -25,6 +32,7 @@ typedef struct {
     /* The port was just (re)opened: start the session, forget the link's
      * history (not the pose). */
     void (*on_open)(bw_base_t *b, double now);
+    void (*reset_line)(bw_base_t *b, double now);
     /* Bytes from the robot. Call bw_base_frame_ok for every valid frame. */
     void (*on_input)(bw_base_t *b, const uint8_t *data, size_t n, double now);
     /* Called on every poll after input and supervision (keep-alives; NULL:
@@ -57,12 +65,22 @@ struct bw_base {
     bw_device_t *device;   /* sim: URLs: the robot, in this process */
     bw_port_t *dev_port;   /* ...and its end of the in-memory pair */
     bw_world_t *world;     /* sim: URLs with ?world=FILE */
+    bool noisy;            /* sim: URLs with ?ber=, drop= or insert= */
+    double sim_unheard;    /* when bytes went to the in-process robot that it has not
+                              read yet (INFINITY: none): the next poll is due then */
+    bw_line_t line_up, line_down; /* the bad cable: host to robot, robot to host */
     double last_frame;
     double cmd_v, cmd_w;   /* commanded twist, m/s and rad/s */
     double cmd_t;          /* when it was commanded */
     bool cmd_active;       /* a nonzero twist is in force */
     bw_base_state_t st;
     bw_base_state_t seen;  /* state as of the last events */
+    /* Bumpers, cliffs, wheel drops, buttons, the stall and the charging
+     * state: as the last frame had them, and as two frames in a row agreed. */
+    uint32_t raw[6], shown[6];
+    uint64_t implausible;  /* frames set aside (added to st.link) */
+    double last_input;     /* when bytes last came from the robot */
+    unsigned implausible_run;
     bw_event_t events[BW_BASE_EVENTS];
     unsigned ev_head, ev_len;
     uint8_t stop[BW_BASE_STOP_MAX];
@@ -72,8 +90,20 @@ struct bw_base {
     void *tap_ctx;
 };
 
-/* For drivers. */
+/* For drivers. A valid frame has updated the state (call once per frame).
+ * Bumpers, cliffs, wheel drops, buttons, the stall and the charging state
+ * change only
+ * when two frames in a row agree, so a bit flipped on the line that the
+ * checksum let through never raises an event. */
 void bw_base_frame_ok(bw_base_t *b, double now);
+/* A frame with values the robot cannot have (bad true): counted as
+ * implausible; returns true while the driver should set it aside. After
+ * BW_BASE_IMPLAUSIBLE_RUN such frames in a row the values are believed (the
+ * robot was reset, or the host was away): false, and the driver takes the
+ * frame as its new reference without integrating the jump. bad false ends a
+ * run. */
+bool bw_base_implausible(bw_base_t *b, bool bad);
+#define BW_BASE_IMPLAUSIBLE_RUN 3
 /* Writes to the robot; a failed link is closed and reopened later. Returns
  * the count written or a negative error. */
 int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now);

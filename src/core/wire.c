@@ -61,6 +61,7 @@ void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src)
     dst->length_errors += src->length_errors;
     dst->skipped_bytes += src->skipped_bytes;
     dst->unknown += src->unknown;
+    dst->implausible += src->implausible;
 }
 
 size_t bw_ftype_size(bw_ftype_t t)

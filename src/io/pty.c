@@ -55,8 +55,11 @@ static const struct bw_port_ops pty_ops = {
 static int make_link(const char *link, const char *target, char *err, size_t errlen)
 {
     struct stat st;
-    if (lstat(link, &st) == 0 && S_ISDIR(st.st_mode)) {
-        bw_io_errf(err, errlen, "cannot create link %s: it is a directory", link);
+    if (lstat(link, &st) == 0 && !S_ISLNK(st.st_mode)) {
+        /* Only a link (an old emulator's) is ours to replace. */
+        bw_io_errf(err, errlen, "cannot create link %s: it exists and is not a link (%s); not "
+                                "replacing it",
+                   link, S_ISDIR(st.st_mode) ? "a directory" : "a file");
         return BW_EINVAL;
     }
     char tmp[PATH_MAX];

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -70,6 +71,29 @@ static const struct bw_port_ops serial_ops = {
     .close = serial_close,
 };
 
+/* A link an emulator made to its pty outlives it when it is killed; the
+ * pty's number is then given to the next pty opened, another emulator's or a
+ * terminal. A pty made after the link is not the one the link was made for. */
+static bool stale_link(const char *path, char *err, size_t errlen)
+{
+    struct stat l, t;
+    char target[256];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0 || lstat(path, &l) != 0 || stat(path, &t) != 0)
+        return false;
+    target[n] = 0;
+    if (strncmp(target, "/dev/pts/", 9) != 0)
+        return false;
+    bool newer = t.st_ctim.tv_sec > l.st_mtim.tv_sec ||
+                 (t.st_ctim.tv_sec == l.st_mtim.tv_sec && t.st_ctim.tv_nsec > l.st_mtim.tv_nsec);
+    if (newer)
+        bw_io_errf(err, errlen,
+                   "cannot open %s: it is a stale link to %s, which now belongs to another "
+                   "program (the emulator that made it is gone: start it again)",
+                   path, target);
+    return newer;
+}
+
 /* Why a serial device did not open, and what to do about it. */
 static void open_failed(const char *path, int e, char *err, size_t errlen)
 {
@@ -124,6 +148,10 @@ int bw_port_open_serial(bw_port_t **port, const char *path, int baud, char *err,
         bw_io_errf(err, errlen, "cannot open %s: out of memory", path);
         return BW_ENOMEM;
     }
+    if (stale_link(path, err, errlen)) {
+        free(s);
+        return BW_EIO;
+    }
     int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         open_failed(path, errno, err, errlen);
@@ -139,6 +167,15 @@ int bw_port_open_serial(bw_port_t **port, const char *path, int baud, char *err,
     /* Not on a pty slave: the emulator holds its slave open for the whole
      * run, so the flag would outlive a client killed before its close and
      * lock every later client out (TIOCEXCL lasts until the last close). */
+    /* Two hosts on one line fight over the robot without knowing it: a
+     * second botwire host (of any kind) is refused. TIOCEXCL cannot say so
+     * on an emulator's pty (below); an advisory lock on the open line can. */
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        bw_io_errf(err, errlen, "cannot open %s: %s", path,
+                   errno == EWOULDBLOCK ? "another program is driving this robot through it"
+                                        : strerror(errno));
+        goto fail;
+    }
     if (!is_pty_slave(fd)) {
         if (ioctl(fd, TIOCEXCL) != 0) {
             bw_io_errf(err, errlen, "cannot lock %s for exclusive use: %s", path, strerror(errno));

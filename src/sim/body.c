@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "botwire/sim.h"
+#include "rng.h"
 
 #define CONTACT_MARGIN 0.002 /* m beyond the radius that still counts as touching */
 #define DOCK_RADIUS 0.10     /* m from the dock's position that counts as docked */
@@ -37,32 +38,9 @@ static const bw_world_t *world_of(const bw_sim_t *s)
     return s->world ? s->world : &empty;
 }
 
-/* splitmix64: spreads neighbouring seeds (1, 2, ...) into unrelated states. */
-static uint64_t mix_seed(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    x ^= x >> 31;
-    return x ? x : 0x2545F4914F6CDD1Dull; /* xorshift must never hold zero */
-}
-
-static uint64_t next_u64(uint64_t *st)
-{
-    uint64_t x = *st;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *st = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
-
-/* Uniform in (0, 1): never 0, so log() below stays finite. */
-static double uniform(uint64_t *st) { return ((double)(next_u64(st) >> 11) + 0.5) * 0x1p-53; }
-
 static double gaussian(uint64_t *st, double sd)
 {
-    double u1 = uniform(st), u2 = uniform(st);
+    double u1 = bw_rng_uniform(st), u2 = bw_rng_uniform(st);
     return sd * sqrt(-2.0 * log(u1)) * cos(2.0 * BW_PI * u2);
 }
 
@@ -116,7 +94,7 @@ void bw_sim_init(bw_sim_t *s, const bw_world_t *world, const bw_body_params_t *p
     s->body.battery = s->body.prm.battery_full;
     s->t = t0;
     s->dt = 0.005;
-    s->rng = mix_seed(s->body.prm.seed);
+    s->rng = bw_rng_seed(s->body.prm.seed);
     sense(s);
 }
 

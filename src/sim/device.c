@@ -1,4 +1,5 @@
 /* Emulated robots: the family-independent part. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     }
     d->ops = ops;
     d->priv = priv;
+    d->last_input = -INFINITY;
     const bw_world_t *world = opt->world;
     if (!world) {
         bw_world_default(&d->own_world);
@@ -78,8 +80,14 @@ void bw_device_destroy(bw_device_t *d)
 void bw_device_input(bw_device_t *d, const uint8_t *data, size_t n, double now)
 {
     d->ops->step(d, now);
-    if (n)
-        d->ops->input(d, data, n, now);
+    if (!n)
+        return;
+    /* Half a frame followed by a long silence is a client that died or a
+     * line that dropped bytes: it must not swallow what comes next. */
+    if (now - d->last_input > BW_DEVICE_LINE_GAP)
+        d->ops->reset_line(d);
+    d->last_input = now;
+    d->ops->input(d, data, n, now);
 }
 
 void bw_device_step(bw_device_t *d, double now) { d->ops->step(d, now); }
@@ -89,6 +97,7 @@ double bw_device_next_deadline(const bw_device_t *d) { return d->ops->next_deadl
 void bw_device_link(bw_device_t *d, bool connected, double now)
 {
     d->ops->step(d, now);
+    d->ops->reset_line(d); /* a new client starts on a clean line, always */
     if (d->ops->link)
         d->ops->link(d, connected, now);
 }
@@ -186,4 +195,9 @@ bool bw_device_exit_requested(const bw_device_t *d, int *status)
     if (d->exit_requested && status)
         *status = d->exit_status;
     return d->exit_requested;
+}
+
+bool bw_device_in_session(const bw_device_t *d)
+{
+    return d->ops->in_session ? d->ops->in_session(d) : true;
 }

@@ -17,8 +17,13 @@ typedef struct {
     /* Advances to now, emitting the feedback that falls due on the way. */
     void (*step)(bw_device_t *d, double now);
     double (*next_deadline)(const bw_device_t *d);
-    /* A client came or went (NULL: nothing to do). */
+    /* Drops whatever the parser holds of a command not finished (counted
+     * as skipped): a new client, or a silence no frame has inside it. */
+    void (*reset_line)(bw_device_t *d);
+    /* A client came or went (NULL: nothing to do); the line is reset first. */
     void (*link)(bw_device_t *d, bool connected, double now);
+    /* A session is open (NULL: the family has none, always true). */
+    bool (*in_session)(const bw_device_t *d);
     /* Name of a command number (NULL: the family has no names). */
     const char *(*command_name)(unsigned id);
 } bw_device_ops_t;
@@ -26,6 +31,9 @@ typedef struct {
 /* Output kept for a host that does not read: about a second of feedback of
  * any family; beyond it the oldest bytes go, as on a serial line. */
 #define BW_DEVICE_OUT_CAP 16384
+/* s of silence after which half a frame is dropped: a frame's bytes come
+ * together, even at 9600 baud. */
+#define BW_DEVICE_LINE_GAP 0.5
 #define BW_DEVICE_NOTICES 8
 #define BW_DEVICE_NOTICE_LEN 160
 
@@ -40,6 +48,7 @@ struct bw_device {
     uint64_t out_dropped;
     char notices[BW_DEVICE_NOTICES][BW_DEVICE_NOTICE_LEN];
     unsigned notice_head, notice_len;
+    double last_input;    /* when host bytes last came */
     bool exit_requested;
     int exit_status;
     void *priv;

@@ -319,6 +319,15 @@ const bw_kobuki_device_io_t *bw_kobuki_device_io(const bw_device_t *d)
     return d && d->ops == &bw_kobuki_device_ops ? &K(d)->io : NULL;
 }
 
+static void reset_line(bw_device_t *d)
+{
+    kobuki_dev_t *k = K(d);
+    bw_kobuki_frame_t f;
+    while (bw_kobuki_parser_finish(&k->parser, &f) != 0)
+        ;
+    bw_device_link_stats(d, &k->parser.stats);
+}
+
 static const char *command_name(unsigned id)
 {
     bw_kobuki_type_t t = bw_kobuki_type_of(BW_KOBUKI_FROM_HOST, (uint8_t)id);
@@ -332,6 +341,7 @@ const bw_device_ops_t bw_kobuki_device_ops = {
     .input = input,
     .step = step,
     .next_deadline = next_deadline,
+    .reset_line = reset_line,
     .link = NULL,
     .command_name = command_name,
 };

@@ -1,18 +1,29 @@
 /* The Kobuki host driver: feedback to the robot model, twist to Base Control. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../base/base_internal.h"
 #include "botwire/kobuki.h"
 
 #define VERSION_RETRY 0.5 /* s between requests until the versions arrive */
+/* What a Kobuki can do between two frames, with room to spare: its wheels
+ * and gyro at half again their top speeds, a volt of battery, the firmware's
+ * clock within a second of ours. Beyond it a frame is corrupt. */
+#define SPARE 1.5
+#define SLACK 0.1         /* s added to the elapsed time */
+#define BATTERY_JUMP 10   /* 0.1 V */
+#define STAMP_SLIP 1000   /* ms */
 
 typedef struct {
     bw_kobuki_parser_t parser;
     bw_parse_stats_t sub_stats;
     bool have_last;      /* encoder and gyro baselines are set */
     uint16_t last_left, last_right, last_stamp;
+    uint8_t last_battery;
+    double last_heading; /* gyro, rad */
+    double last_time;    /* host time of the last frame taken */
     double gyro_offset;  /* gyro heading minus odometry heading */
     double next_version_request;
 } kobuki_drv_t;
@@ -119,6 +130,22 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
     }
     if (!have_core)
         return;
+    if (k->have_last) {
+        double dt = now - k->last_time + SLACK;
+        double ticks = (b->ops->max_v * SPARE * dt / BW_KOBUKI_M_PER_TICK) + 20;
+        int dl = bw_wrap_delta16(core.left_encoder, k->last_left);
+        int dr = bw_wrap_delta16(core.right_encoder, k->last_right);
+        int stamp = bw_wrap_delta16(core.timestamp, k->last_stamp);
+        bool bad = abs(dl) > ticks || abs(dr) > ticks ||
+                   abs((int)core.battery - (int)k->last_battery) > BATTERY_JUMP ||
+                   fabs(stamp - (now - k->last_time) * 1000) > STAMP_SLIP ||
+                   (have_gyro &&
+                    fabs(bw_angle_diff(heading, k->last_heading)) > b->ops->max_w * SPARE * dt);
+        if (bw_base_implausible(b, bad))
+            return; /* set aside: nothing of it is believed */
+        if (bad)
+            k->have_last = false; /* believed after all: a new reference, no jump */
+    }
 
     st->bumpers = ((core.bumper & BW_KOBUKI_BUMPER_LEFT) ? BW_BUMP_FRONT_LEFT : 0u) |
                   ((core.bumper & BW_KOBUKI_BUMPER_CENTRAL) ? BW_BUMP_FRONT : 0u) |
@@ -157,6 +184,9 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
     k->last_left = core.left_encoder;
     k->last_right = core.right_encoder;
     k->last_stamp = core.timestamp;
+    k->last_battery = core.battery;
+    k->last_heading = heading;
+    k->last_time = now;
     k->have_last = true;
 
     bw_base_frame_ok(b, now);

@@ -325,6 +325,11 @@ int bw_kobuki_iter_next(bw_kobuki_iter_t *it, bw_kobuki_msg_t *msg)
         it->off = it->len;
         if (it->stats)
             it->stats->length_errors++;
+        memset(msg, 0, sizeof *msg);
+        msg->type = BW_KOBUKI_UNKNOWN;
+        msg->id = sub[0];
+        msg->length = (uint8_t)left;
+        msg->u.unknown.data = sub;
         return BW_ETRUNC;
     }
     it->off += 2 + (size_t)sub[1];
@@ -441,6 +446,18 @@ int bw_kobuki_writer_add(bw_kobuki_writer_t *w, const bw_kobuki_msg_t *msg)
     if (n < 0)
         return w->err = n;
     w->len += (size_t)n;
+    return 0;
+}
+
+int bw_kobuki_writer_add_raw(bw_kobuki_writer_t *w, const uint8_t *bytes, size_t n)
+{
+    if (w->err)
+        return w->err;
+    if (w->len - 3 + n > BW_KOBUKI_MAX_PAYLOAD || w->len + n > w->cap)
+        return w->err = BW_ENOSPC;
+    if (n)
+        memmove(w->buf + w->len, bytes, n);
+    w->len += n;
     return 0;
 }
 

@@ -644,21 +644,25 @@ static double next_deadline(const bw_device_t *d)
     return p->session == OPEN ? tick_time(p, p->sip_tick) : INFINITY;
 }
 
-/* A client came or went: whatever the parser holds of the last one's bytes
- * is dropped (counted as skipped), so the next starts on a clean line. */
-static void link(bw_device_t *d, bool connected, double now)
+static void reset_line(bw_device_t *d)
 {
-    (void)now;
     p2os_dev_t *p = P(d);
     bw_p2os_frame_t f;
     while (bw_p2os_parser_finish(&p->parser, &f) != 0)
-        ;
+        ; /* frames the held bytes still give belong to whoever sent them */
     bw_device_link_stats(d, &p->parser.stats);
+}
+
+static void link(bw_device_t *d, bool connected, double now)
+{
+    (void)now;
     if (!connected)
         end_session(d);
 }
 
 static const char *command_name(unsigned id) { return bw_p2os_command_name((uint8_t)id); }
+
+static bool in_session(const bw_device_t *d) { return P(d)->session == OPEN; }
 
 const bw_device_ops_t bw_p2os_device_ops = {
     .family = "p2os",
@@ -667,6 +671,8 @@ const bw_device_ops_t bw_p2os_device_ops = {
     .input = input,
     .step = step,
     .next_deadline = next_deadline,
+    .reset_line = reset_line,
     .link = link,
+    .in_session = in_session,
     .command_name = command_name,
 };

@@ -2,6 +2,7 @@
  * and RVEL. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../base/base_internal.h"
@@ -9,8 +10,15 @@
 
 #define SYNC_TIMEOUT 1.0   /* s for the server to echo a SYNC */
 #define CLOSE_SETTLE 0.3   /* s after closing a stale session before syncing */
+#define SIP_GAP 0.1        /* s between SIPs */
 #define PULSE_IDLE 0.5     /* s without a command before a PULSE (or the twist again) */
 #define SONAR_MAX 5.0      /* m */
+/* What a Pioneer can do between two SIPs, with room to spare (its top
+ * speeds: 2 m/s, 360 deg/s; a volt of battery). Beyond it a SIP is corrupt. */
+#define TOP_V 2.0          /* m/s */
+#define TOP_W (2 * BW_PI)  /* rad/s */
+#define SLACK 0.1          /* s added to the elapsed time */
+#define BATTERY_JUMP 10    /* 0.1 V */
 
 typedef enum { H_SYNC0, H_SYNC1, H_SYNC2, H_CLOSING, H_READY } handshake_t;
 
@@ -24,6 +32,9 @@ typedef struct {
     bool model_forced; /* ?model= in the URL */
     bool have_last;
     uint16_t last_x, last_y;
+    int16_t last_th;
+    uint8_t last_battery;
+    double last_time;
     double rot; /* odometry heading minus the robot's own heading */
 } p2os_drv_t;
 
@@ -142,6 +153,18 @@ static void on_sip(bw_base_t *b, const bw_p2os_sip_t *s, double now)
     bw_base_state_t *st = &b->st;
     const bw_p2os_model_t *m = p->model;
     bw_pose_t *pose = &st->pose;
+    if (p->have_last) {
+        double dt = now - p->last_time + SLACK;
+        double mm = TOP_V * 1000 * dt / m->dist_conv + 20; /* position units */
+        double dth = bw_angle_diff(s->thpos * m->angle_conv, p->last_th * m->angle_conv);
+        bool bad = abs(bw_p2os_wrap15_delta(s->xpos, p->last_x)) > mm ||
+                   abs(bw_p2os_wrap15_delta(s->ypos, p->last_y)) > mm ||
+                   fabs(dth) > TOP_W * dt || abs((int)s->battery - (int)p->last_battery) > BATTERY_JUMP;
+        if (bw_base_implausible(b, bad))
+            return; /* set aside: nothing of it is believed */
+        if (bad)
+            p->have_last = false; /* believed after all: a new reference, no jump */
+    }
     double th = bw_angle_norm(s->thpos * m->angle_conv);
     if (!p->have_last) {
         /* The robot keeps its own odometry; ours carries on from where it
@@ -156,6 +179,9 @@ static void on_sip(bw_base_t *b, const bw_p2os_sip_t *s, double now)
     pose->theta = bw_angle_norm(th + p->rot);
     p->last_x = s->xpos;
     p->last_y = s->ypos;
+    p->last_th = s->thpos;
+    p->last_battery = s->battery;
+    p->last_time = now;
     p->have_last = true;
 
     st->v = (s->lvel + s->rvel) / 2.0 * m->vel_conv / 1000;
@@ -177,6 +203,10 @@ static void on_sip(bw_base_t *b, const bw_p2os_sip_t *s, double now)
     }
     p->last_sip = now;
     bw_base_frame_ok(b, now);
+    /* Moving when told to stop: the stop was lost or mangled on the way. */
+    if (b->cmd_v == 0 && b->cmd_w == 0 && (s->lvel != 0 || s->rvel != 0) &&
+        now - p->last_send >= SIP_GAP)
+        send_twist(b, now);
 }
 
 static void on_body(bw_base_t *b, const bw_p2os_frame_t *f, double now)
@@ -219,6 +249,16 @@ static void on_body(bw_base_t *b, const bw_p2os_frame_t *f, double now)
     send_int(b, BW_P2OS_ENABLE, 1, now);
     send_int(b, BW_P2OS_SONAR, 1, now);
     send_twist(b, now);
+}
+
+static void reset_line(bw_base_t *b, double now)
+{
+    p2os_drv_t *p = D(b);
+    bw_p2os_frame_t f;
+    int rc;
+    while ((rc = bw_p2os_parser_finish(&p->parser, &f)) != 0)
+        if (rc > 0)
+            on_body(b, &f, now);
 }
 
 static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
@@ -288,15 +328,20 @@ static void on_close(bw_base_t *b, double now)
     send_cmd(b, BW_P2OS_CLOSE, now);
 }
 
+static const char *const params[] = { "model", NULL };
+
 const bw_driver_ops_t bw_p2os_driver_ops = {
     .family = "p2os",
+    .params = params,
     .size = sizeof(p2os_drv_t),
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BATTERY | BW_CAP_SONAR | BW_CAP_STALL,
     .max_v = 1.0,       /* the server's TransVelMax and RotVelMax at connect */
     .max_w = 100 * BW_PI / 180,
+    .line_gap = 0.05, /* SIPs 100 ms apart; one goes out whole in 33 ms at 9600 baud */
     .link_timeout = 2.0,
     .baud = 9600,
     .init = init,
+    .reset_line = reset_line,
     .on_open = on_open,
     .on_input = on_input,
     .on_tick = on_tick,
