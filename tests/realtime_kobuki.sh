@@ -94,4 +94,13 @@ rejected=$(field rejected "$last")
     pass "sim --ber 1e-3: x = $x m, $rejected frames rejected" ||
     fail "sim --ber: status $status, $last, $(cat "$tmp/noisy.err")"
 
+# 7. The link lost at the end: the emulator goes away while drive runs; the
+# stop cannot be sent, and the status says so.
+"$bw" sim kobuki --pty "$tmp/brief" --for 1 --detach >/dev/null 2>&1
+"$bw" drive "kobuki:$tmp/brief" --v 0.1 --for 2 >/dev/null 2>"$tmp/brief.err"
+status=$?
+[ "$status" = 1 ] && grep -q "could not send the stop" "$tmp/brief.err" &&
+    pass "link lost at the end: status 1, $(cat "$tmp/brief.err")" ||
+    fail "link lost at the end: status $status, $(cat "$tmp/brief.err")"
+
 finish "Kobuki real-time"
