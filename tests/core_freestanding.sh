@@ -21,7 +21,9 @@ for f in "$src"/src/core/*.c "$src"/src/robots/*/proto.c "$src"/src/robots/*/con
     grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*<' "$f" |
         grep -Ev '<(stdint|stddef|stdbool|string)\.h>' | sed "s|^|$f: |" | grep . && fail=1
 done
-for h in "$src"/include/botwire/wire.h "$src"/include/botwire/kobuki.h "$src"/include/botwire/p2os.h; do
+for h in "$src"/include/botwire/wire.h "$src"/include/botwire/kobuki.h "$src"/include/botwire/p2os.h \
+    "$src"/include/botwire/lobot.h "$src"/include/botwire/create.h "$src"/include/botwire/rbsm.h \
+    "$src"/include/botwire/rflex.h; do
     grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*<' "$h" |
         grep -Ev '<(stdint|stddef|stdbool|string)\.h>' | sed "s|^|$h: |" | grep . && fail=1
 done

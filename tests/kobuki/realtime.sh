@@ -4,7 +4,7 @@
 # usage: realtime_kobuki.sh BOTWIRE
 set -u
 bw=$1
-. "$(dirname "$0")/testlib.sh"
+. "$(dirname "$0")/../testlib.sh"
 sim=
 cleanup() { [ -n "$sim" ] && kill "$sim" 2>/dev/null; }
 

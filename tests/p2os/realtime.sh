@@ -5,7 +5,7 @@
 # usage: realtime_p2os.sh BOTWIRE
 set -u
 bw=$1
-. "$(dirname "$0")/testlib.sh"
+. "$(dirname "$0")/../testlib.sh"
 sim=
 cleanup() { [ -n "$sim" ] && kill "$sim" 2>/dev/null; }
 

@@ -1,7 +1,7 @@
 /* P2OS messages as JSON for `botwire decode` and `botwire encode`. */
 #include <string.h>
 
-#include "cli.h"
+#include "../cli.h"
 
 typedef struct {
     bw_p2os_parser_t parser;

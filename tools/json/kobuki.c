@@ -1,7 +1,7 @@
 /* Kobuki messages as JSON for `botwire decode` and `botwire encode`. */
 #include <string.h>
 
-#include "cli.h"
+#include "../cli.h"
 
 typedef struct {
     bw_kobuki_parser_t parser;

@@ -4,7 +4,7 @@
 set -u
 bw=$1
 data=$2/data
-. "$(dirname "$0")/testlib.sh"
+. "$(dirname "$0")/../testlib.sh"
 
 # encodes_to NAME JSON HEX: one line of JSON gives exactly these bytes.
 encodes_to() {

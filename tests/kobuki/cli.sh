@@ -4,7 +4,7 @@
 set -u
 bw=$1
 data=$2/data
-. "$(dirname "$0")/testlib.sh"
+. "$(dirname "$0")/../testlib.sh"
 
 # 1. Golden vectors from PROTOCOL-NOTES.md.
 got=$(echo '{"type":"base_control","speed":100,"radius":0}' | "$bw" encode --proto kobuki --hex)

@@ -1,0 +1,811 @@
+/* iRobot Create OI codec: commands, sensor packets, Stream frames. */
+#include "botwire/create.h"
+
+#include <string.h>
+
+/* ---- sensor packets ---------------------------------------------------------- */
+
+#define FIRST_VALUE 7u /* packets 7..42 are single values */
+#define NVALUES (BW_CREATE_LAST_PACKET - FIRST_VALUE + 1u)
+#define WIRE_SIZE(type) ((type) == BW_FT_U16 || (type) == BW_FT_I16 ? 2u : 1u)
+
+#define PKT_FIELD(id, name, type) \
+    [(id) - FIRST_VALUE] = { #name, type, 1, (uint16_t)offsetof(bw_create_sensors_t, name) },
+#define PKT_PAD(id) [(id) - FIRST_VALUE] = { "unused", BW_FT_PAD, 1, 0 },
+
+/* Every single-value packet in id order: a group is a run of this table. */
+static const bw_field_t f_values[NVALUES] = { BW_CREATE_SENSOR_LIST(PKT_FIELD, PKT_PAD) };
+
+#define PKT_DESC(id, name, type) \
+    [id] = { #name, &f_values[(id) - FIRST_VALUE], 1, WIRE_SIZE(type), BW_ORDER_BE },
+#define PKT_PAD_DESC(id) [id] = { "unused", &f_values[(id) - FIRST_VALUE], 1, 1, BW_ORDER_BE },
+#define GROUP(g, first, last, size) \
+    [g] = { "group_" #g, &f_values[(first) - FIRST_VALUE], (last) - (first) + 1, size, BW_ORDER_BE },
+
+static const bw_msgdesc_t d_packets[BW_CREATE_LAST_PACKET + 1] = {
+    GROUP(0, 7, 26, 26)
+    GROUP(1, 7, 16, 10)
+    GROUP(2, 17, 20, 6)
+    GROUP(3, 21, 26, 10)
+    GROUP(4, 27, 34, 14)
+    GROUP(5, 35, 42, 12)
+    GROUP(6, 7, 42, 52)
+    BW_CREATE_SENSOR_LIST(PKT_DESC, PKT_PAD_DESC)
+};
+
+static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+/* A lower-case table name against a name in any case. */
+static bool name_eq(const char *table, const char *name)
+{
+    while (*table && *table == lower(*name))
+        table++, name++;
+    return !*table && !*name;
+}
+
+const bw_msgdesc_t *bw_create_packet_desc(uint8_t id)
+{
+    return id <= BW_CREATE_LAST_PACKET ? &d_packets[id] : NULL;
+}
+
+const char *bw_create_packet_name(uint8_t id)
+{
+    return id <= BW_CREATE_LAST_PACKET ? d_packets[id].name : NULL;
+}
+
+int bw_create_packet_id(const char *name)
+{
+    for (uint8_t id = 0; id <= BW_CREATE_LAST_PACKET; id++) {
+        const bw_msgdesc_t *d = &d_packets[id];
+        /* "unused" names two packets, so it names none. */
+        if (d->nfields == 1 && d->fields[0].type == BW_FT_PAD)
+            continue;
+        if (name_eq(d->name, name))
+            return id;
+    }
+    return BW_EUNKNOWN;
+}
+
+int bw_create_packet_size(uint8_t id)
+{
+    return id <= BW_CREATE_LAST_PACKET ? d_packets[id].wire_len : BW_EUNKNOWN;
+}
+
+int bw_create_decode_packet(uint8_t id, const uint8_t *data, size_t len, bw_create_sensors_t *s)
+{
+    const bw_msgdesc_t *d = bw_create_packet_desc(id);
+    if (!d)
+        return BW_EUNKNOWN;
+    if (len != d->wire_len)
+        return BW_ELENGTH;
+    bw_desc_decode(d, data, s);
+    return 0;
+}
+
+int bw_create_encode_packet(uint8_t *buf, size_t cap, uint8_t id, const bw_create_sensors_t *s)
+{
+    const bw_msgdesc_t *d = bw_create_packet_desc(id);
+    if (!d)
+        return BW_EUNKNOWN;
+    if (cap < d->wire_len)
+        return BW_ENOSPC;
+    bw_desc_encode(d, s, buf);
+    return d->wire_len;
+}
+
+int bw_create_query_size(const uint8_t *ids, size_t n)
+{
+    int total = 0;
+    for (size_t i = 0; i < n; i++) {
+        int size = bw_create_packet_size(ids[i]);
+        if (size < 0)
+            return size;
+        /* 255 ids of 52 bytes still fit a 16-bit int. */
+        if (total > 0x7FFF - size)
+            return BW_ERANGE;
+        total += size;
+    }
+    return total;
+}
+
+int bw_create_decode_query(const uint8_t *ids, size_t n, const uint8_t *data, size_t len,
+                           bw_create_sensors_t *s)
+{
+    int total = bw_create_query_size(ids, n);
+    if (total < 0)
+        return total;
+    if ((size_t)total != len)
+        return BW_ELENGTH;
+    for (size_t i = 0; i < n; i++) {
+        bw_desc_decode(&d_packets[ids[i]], data, s);
+        data += d_packets[ids[i]].wire_len;
+    }
+    return 0;
+}
+
+int bw_create_encode_query(uint8_t *buf, size_t cap, const uint8_t *ids, size_t n,
+                           const bw_create_sensors_t *s)
+{
+    int total = bw_create_query_size(ids, n);
+    if (total < 0)
+        return total;
+    if ((size_t)total > cap)
+        return BW_ENOSPC;
+    for (size_t i = 0; i < n; i++) {
+        bw_desc_encode(&d_packets[ids[i]], s, buf);
+        buf += d_packets[ids[i]].wire_len;
+    }
+    return total;
+}
+
+/* ---- Stream frames -------------------------------------------------------- */
+
+static uint8_t sum8(const uint8_t *p, size_t n)
+{
+    uint8_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        s = (uint8_t)(s + p[i]);
+    return s;
+}
+
+/* First byte the checksum covers. */
+static size_t sum_from(uint8_t sum) { return sum == BW_CREATE_SUM_AFTER_HEADER ? 1u : 0u; }
+
+/* Header, count and checksum around the len body bytes already at buf + 2. */
+static int close_stream(uint8_t *buf, size_t len, uint8_t sum)
+{
+    buf[0] = BW_CREATE_STREAM_HEADER;
+    buf[1] = (uint8_t)len;
+    size_t from = sum_from(sum);
+    buf[2 + len] = (uint8_t)(0u - sum8(buf + from, 2 + len - from));
+    return (int)len + 3;
+}
+
+int bw_create_frame_stream_body(uint8_t *buf, size_t cap, const uint8_t *body, size_t len,
+                                bw_create_sum_t sum)
+{
+    if (len < BW_CREATE_MIN_STREAM_BODY || len > BW_CREATE_MAX_STREAM_BODY)
+        return BW_ERANGE;
+    if (len + 3 > cap)
+        return BW_ENOSPC;
+    memmove(buf + 2, body, len);
+    return close_stream(buf, len, (uint8_t)sum);
+}
+
+int bw_create_encode_stream(uint8_t *buf, size_t cap, const uint8_t *ids, size_t n,
+                            const bw_create_sensors_t *s, bw_create_sum_t sum)
+{
+    int data = bw_create_query_size(ids, n);
+    if (data < 0)
+        return data;
+    /* Compared in size_t: n may be far beyond what an int holds. */
+    if (n == 0 || n > BW_CREATE_MAX_STREAM_BODY || (size_t)data + n > BW_CREATE_MAX_STREAM_BODY)
+        return BW_ERANGE;
+    size_t len = n + (size_t)data;
+    if (len + 3 > cap)
+        return BW_ENOSPC;
+    uint8_t *w = buf + 2;
+    for (size_t i = 0; i < n; i++) {
+        *w++ = ids[i];
+        bw_desc_encode(&d_packets[ids[i]], s, w);
+        w += d_packets[ids[i]].wire_len;
+    }
+    return close_stream(buf, len, (uint8_t)sum);
+}
+
+int bw_create_stream_next(const bw_create_stream_frame_t *f, size_t *off, uint8_t *id,
+                          const uint8_t **data)
+{
+    if (*off >= f->len)
+        return 0;
+    uint8_t pid = f->body[*off];
+    int size = bw_create_packet_size(pid);
+    if (size < 0)
+        return BW_EUNKNOWN;
+    if ((size_t)size > f->len - *off - 1)
+        return BW_ETRUNC;
+    *id = pid;
+    *data = f->body + *off + 1;
+    *off += 1 + (size_t)size;
+    return 1;
+}
+
+int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors_t *s)
+{
+    size_t off = 0;
+    uint8_t id;
+    const uint8_t *data;
+    int rc, n = 0;
+    while ((rc = bw_create_stream_next(f, &off, &id, &data)) == 1) {
+        bw_desc_decode(&d_packets[id], data, s);
+        n++;
+    }
+    return rc < 0 ? rc : n;
+}
+
+/* ---- one streaming scanner for both parsers --------------------------------------- */
+
+/*
+ * Both parsers look for a message that starts with one byte (the Stream
+ * header, or any opcode) and whose size its first bytes tell. The shared
+ * framer (wire.h) needs two fixed header bytes, so this is its one-byte
+ * cousin: the same fast path in the caller's input, the same rescan of held
+ * bytes after a rejection, the same accounting.
+ */
+
+#define NOT_START (-100) /* the byte cannot start a message */
+
+typedef struct {
+    /* Size of the message at p (n >= 1 bytes there): its size (may exceed
+     * n), 0 when more bytes are needed to tell, NOT_START, or BW_ELENGTH. */
+    int (*size)(const uint8_t *p, size_t n, uint8_t opt);
+    /* 0 if the whole message is good, else BW_ECHECKSUM, BW_ELENGTH or
+     * BW_EUNKNOWN. */
+    int (*check)(const uint8_t *p, size_t size, uint8_t opt);
+    int start_byte;            /* the one byte that starts a message, or -1 */
+    bool count_unknown_starts; /* a skipped non-start byte is also "unknown" */
+} scan_ops_t;
+
+typedef struct {
+    const scan_ops_t *ops;
+    uint8_t opt;
+    bw_parse_stats_t *stats;
+    uint16_t *held, *drop;
+    uint8_t *buf;
+} scanner_t;
+
+/* Skips the bytes at p that cannot start a message; returns how many. */
+static size_t skip_non_starts(const scanner_t *s, const uint8_t *p, size_t n)
+{
+    size_t k = 0;
+    if (n == 0)
+        return 0;
+    if (s->ops->start_byte >= 0) {
+        const uint8_t *a = memchr(p, s->ops->start_byte, n);
+        k = a ? (size_t)(a - p) : n;
+    } else {
+        while (k < n && s->ops->size(p + k, 1, s->opt) == NOT_START)
+            k++;
+    }
+    s->stats->skipped_bytes += k;
+    if (s->ops->count_unknown_starts)
+        s->stats->unknown += k;
+    return k;
+}
+
+/* Drops held bytes [0, from), then up to the next byte that can start a
+ * message. */
+static void rescan(const scanner_t *s, size_t from)
+{
+    s->stats->skipped_bytes += from;
+    size_t k = from + skip_non_starts(s, s->buf + from, *s->held - from);
+    memmove(s->buf, s->buf + k, *s->held - k);
+    *s->held = (uint16_t)(*s->held - k);
+}
+
+static int reject(const scanner_t *s, int err)
+{
+    if (err == BW_ECHECKSUM)
+        s->stats->checksum_errors++;
+    else if (err == BW_EUNKNOWN)
+        s->stats->unknown++;
+    else
+        s->stats->length_errors++;
+    return err;
+}
+
+/* Nothing held: messages are found and checked in the caller's input; only
+ * one cut by the end of the input is copied. */
+static int scan_direct(const scanner_t *s, const uint8_t **data, size_t *len, const uint8_t **msg,
+                       size_t *size)
+{
+    if (*len == 0)
+        return 0; /* *data may be NULL (finish): no arithmetic on it */
+    const uint8_t *d = *data;
+    size_t n = *len;
+    int ret = 0;
+    for (;;) {
+        size_t k = skip_non_starts(s, d, n);
+        d += k;
+        n -= k;
+        if (n == 0)
+            goto out;
+        int r = s->ops->size(d, n, s->opt);
+        int err = r == BW_ELENGTH ? r : 0;
+        if (!err && (r == 0 || (size_t)r > n))
+            break;
+        if (!err)
+            err = s->ops->check(d, (size_t)r, s->opt);
+        if (err) {
+            /* The candidate's other bytes stay in the input, to be scanned
+             * again from its second byte. */
+            s->stats->skipped_bytes++;
+            d++;
+            n--;
+            ret = reject(s, err);
+            goto out;
+        }
+        *msg = d;
+        *size = (size_t)r;
+        s->stats->frames++;
+        d += r;
+        n -= (size_t)r;
+        ret = 1;
+        goto out;
+    }
+    /* Fewer bytes than the message, or than it takes to know its size. */
+    memcpy(s->buf, d, n);
+    *s->held = (uint16_t)n;
+    d += n;
+    n = 0;
+out:
+    *data = d;
+    *len = n;
+    return ret;
+}
+
+static int scan_parse(const scanner_t *s, const uint8_t **data, size_t *len, const uint8_t **msg,
+                      size_t *size)
+{
+    if (*s->drop) {
+        /* The message returned from buf last time is no longer in use; the
+         * bytes behind it need not start a message. */
+        memmove(s->buf, s->buf + *s->drop, (size_t)(*s->held - *s->drop));
+        *s->held = (uint16_t)(*s->held - *s->drop);
+        *s->drop = 0;
+        rescan(s, 0);
+    }
+    for (;;) {
+        if (*s->held == 0)
+            return scan_direct(s, data, len, msg, size);
+        /* Held bytes start with a byte that can start a message. */
+        int r = s->ops->size(s->buf, *s->held, s->opt);
+        if (r == BW_ELENGTH) {
+            rescan(s, 1);
+            return reject(s, r);
+        }
+        size_t need = r > 0 ? (size_t)r : (size_t)*s->held + 1;
+        if (r > 0 && *s->held >= need) {
+            int err = s->ops->check(s->buf, need, s->opt);
+            if (err) {
+                rescan(s, 1);
+                return reject(s, err);
+            }
+            *msg = s->buf;
+            *size = need;
+            s->stats->frames++;
+            *s->drop = (uint16_t)need;
+            return 1;
+        }
+        if (*len == 0)
+            return 0;
+        size_t take = need - *s->held;
+        if (take > *len)
+            take = *len;
+        memcpy(s->buf + *s->held, *data, take);
+        *s->held = (uint16_t)(*s->held + take);
+        *data += take;
+        *len -= take;
+    }
+}
+
+static int scan_finish(const scanner_t *s, const uint8_t **msg, size_t *size)
+{
+    for (;;) {
+        const uint8_t *none = NULL;
+        size_t zero = 0;
+        int rc = scan_parse(s, &none, &zero, msg, size);
+        if (rc != 0 || *s->held == 0)
+            return rc;
+        s->stats->length_errors++;
+        rescan(s, 1);
+    }
+}
+
+/* ---- the Stream parser ----------------------------------------------------------- */
+
+static int stream_size(const uint8_t *p, size_t n, uint8_t opt)
+{
+    (void)opt;
+    if (p[0] != BW_CREATE_STREAM_HEADER)
+        return NOT_START;
+    if (n < 2)
+        return 0;
+    return p[1] < BW_CREATE_MIN_STREAM_BODY ? BW_ELENGTH : (int)p[1] + 3;
+}
+
+/* The body must be known packets ending exactly at the checksum: with a
+ * one-byte header and an 8-bit sum, this is what keeps a false 19 in the
+ * data from passing as a frame one time in 256. */
+static int stream_check(const uint8_t *p, size_t size, uint8_t opt)
+{
+    size_t from = sum_from(opt);
+    if (sum8(p + from, size - from) != 0)
+        return BW_ECHECKSUM;
+    const uint8_t *body = p + 2;
+    size_t len = size - 3, off = 0;
+    while (off < len) {
+        int psize = bw_create_packet_size(body[off]);
+        if (psize < 0)
+            return BW_EUNKNOWN;
+        off += 1 + (size_t)psize;
+    }
+    return off == len ? 0 : BW_ELENGTH;
+}
+
+static const scan_ops_t stream_ops = {
+    .size = stream_size,
+    .check = stream_check,
+    .start_byte = BW_CREATE_STREAM_HEADER,
+    .count_unknown_starts = false,
+};
+
+static scanner_t stream_scanner(bw_create_stream_parser_t *p)
+{
+    scanner_t s = { &stream_ops, p->sum, &p->stats, &p->held, &p->drop, p->buf };
+    return s;
+}
+
+void bw_create_stream_parser_init(bw_create_stream_parser_t *p, bw_create_sum_t sum)
+{
+    memset(&p->stats, 0, sizeof p->stats);
+    p->held = 0;
+    p->drop = 0;
+    p->sum = (uint8_t)sum;
+}
+
+static int body_of(int rc, const uint8_t *m, size_t size, bw_create_stream_frame_t *frame)
+{
+    if (rc == 1) {
+        frame->body = m + 2;
+        frame->len = (uint8_t)(size - 3);
+    }
+    return rc;
+}
+
+int bw_create_stream_parse(bw_create_stream_parser_t *p, const uint8_t **data, size_t *len,
+                           bw_create_stream_frame_t *frame)
+{
+    scanner_t s = stream_scanner(p);
+    const uint8_t *m = NULL;
+    size_t size = 0;
+    int rc = scan_parse(&s, data, len, &m, &size);
+    return body_of(rc, m, size, frame);
+}
+
+int bw_create_stream_parser_finish(bw_create_stream_parser_t *p, bw_create_stream_frame_t *frame)
+{
+    scanner_t s = stream_scanner(p);
+    const uint8_t *m = NULL;
+    size_t size = 0;
+    int rc = scan_finish(&s, &m, &size);
+    return body_of(rc, m, size, frame);
+}
+
+/* ---- commands ------------------------------------------------------------------------ */
+
+#define OFF(member) ((uint16_t)offsetof(bw_create_cmd_t, u.member))
+#define FIELD(name, type, member) { name, type, 1, OFF(member) }
+#define DESC(name, fields, len) \
+    { name, fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_BE }
+#define NODATA(name) { name, NULL, 0, 0, BW_ORDER_BE }
+
+static const bw_field_t f_baud[] = { FIELD("code", BW_FT_U8, baud) };
+static const bw_field_t f_demo[] = { FIELD("demo", BW_FT_I8, demo) };
+static const bw_field_t f_drive[] = {
+    FIELD("velocity", BW_FT_I16, drive.velocity),
+    FIELD("radius", BW_FT_I16, drive.radius),
+};
+static const bw_field_t f_lsd[] = { FIELD("bits", BW_FT_U8, low_side_drivers) };
+static const bw_field_t f_leds[] = {
+    FIELD("bits", BW_FT_U8, leds.bits),
+    FIELD("color", BW_FT_U8, leds.color),
+    FIELD("intensity", BW_FT_U8, leds.intensity),
+};
+static const bw_field_t f_play[] = { FIELD("song", BW_FT_U8, play) };
+static const bw_field_t f_sensors[] = { FIELD("packet_id", BW_FT_U8, sensors) };
+static const bw_field_t f_pwm[] = {
+    FIELD("lsd2", BW_FT_U8, pwm_low_side_drivers.lsd2),
+    FIELD("lsd1", BW_FT_U8, pwm_low_side_drivers.lsd1),
+    FIELD("lsd0", BW_FT_U8, pwm_low_side_drivers.lsd0),
+};
+static const bw_field_t f_drive_direct[] = {
+    FIELD("right", BW_FT_I16, drive_direct.right),
+    FIELD("left", BW_FT_I16, drive_direct.left),
+};
+static const bw_field_t f_outputs[] = { FIELD("bits", BW_FT_U8, digital_outputs) };
+static const bw_field_t f_pause[] = { FIELD("resume", BW_FT_U8, pause_resume_stream) };
+static const bw_field_t f_send_ir[] = { FIELD("byte", BW_FT_U8, send_ir) };
+static const bw_field_t f_wait_time[] = { FIELD("time", BW_FT_U8, wait_time) };
+static const bw_field_t f_wait_distance[] = { FIELD("distance", BW_FT_I16, wait_distance) };
+static const bw_field_t f_wait_angle[] = { FIELD("angle", BW_FT_I16, wait_angle) };
+static const bw_field_t f_wait_event[] = { FIELD("event", BW_FT_I8, wait_event) };
+
+/* Indexed by opcode - 128; a NULL name is no Create 1 opcode. Commands of
+ * a fixed layout have a desc; the others are coded by hand. */
+enum { VAR_SONG = 0xF0, VAR_LIST = 0xF1, VAR_SCRIPT = 0xF2 };
+typedef struct {
+    const char *name;
+    uint8_t len; /* data bytes, or VAR_* */
+    bw_msgdesc_t desc;
+} op_info_t;
+
+#define OP_FIRST BW_CREATE_OP_START
+#define OP_LAST BW_CREATE_OP_WAIT_EVENT
+#define FIXED(op, name, fields, len) [(op) - OP_FIRST] = { name, len, DESC(name, fields, len) }
+#define BARE(op, name) [(op) - OP_FIRST] = { name, 0, NODATA(name) }
+#define VAR(op, name, kind) [(op) - OP_FIRST] = { name, kind, NODATA(name) }
+
+static const op_info_t op_table[OP_LAST - OP_FIRST + 1] = {
+    BARE(BW_CREATE_OP_START, "start"),
+    FIXED(BW_CREATE_OP_BAUD, "baud", f_baud, 1),
+    BARE(BW_CREATE_OP_CONTROL, "control"),
+    BARE(BW_CREATE_OP_SAFE, "safe"),
+    BARE(BW_CREATE_OP_FULL, "full"),
+    BARE(BW_CREATE_OP_SPOT, "spot"),
+    BARE(BW_CREATE_OP_COVER, "cover"),
+    FIXED(BW_CREATE_OP_DEMO, "demo", f_demo, 1),
+    FIXED(BW_CREATE_OP_DRIVE, "drive", f_drive, 4),
+    FIXED(BW_CREATE_OP_LOW_SIDE_DRIVERS, "low_side_drivers", f_lsd, 1),
+    FIXED(BW_CREATE_OP_LEDS, "leds", f_leds, 3),
+    VAR(BW_CREATE_OP_SONG, "song", VAR_SONG),
+    FIXED(BW_CREATE_OP_PLAY, "play", f_play, 1),
+    FIXED(BW_CREATE_OP_SENSORS, "sensors", f_sensors, 1),
+    BARE(BW_CREATE_OP_COVER_AND_DOCK, "cover_and_dock"),
+    FIXED(BW_CREATE_OP_PWM_LOW_SIDE_DRIVERS, "pwm_low_side_drivers", f_pwm, 3),
+    FIXED(BW_CREATE_OP_DRIVE_DIRECT, "drive_direct", f_drive_direct, 4),
+    FIXED(BW_CREATE_OP_DIGITAL_OUTPUTS, "digital_outputs", f_outputs, 1),
+    VAR(BW_CREATE_OP_STREAM, "stream", VAR_LIST),
+    VAR(BW_CREATE_OP_QUERY_LIST, "query_list", VAR_LIST),
+    FIXED(BW_CREATE_OP_PAUSE_RESUME_STREAM, "pause_resume_stream", f_pause, 1),
+    FIXED(BW_CREATE_OP_SEND_IR, "send_ir", f_send_ir, 1),
+    VAR(BW_CREATE_OP_SCRIPT, "script", VAR_SCRIPT),
+    BARE(BW_CREATE_OP_PLAY_SCRIPT, "play_script"),
+    BARE(BW_CREATE_OP_SHOW_SCRIPT, "show_script"),
+    FIXED(BW_CREATE_OP_WAIT_TIME, "wait_time", f_wait_time, 1),
+    FIXED(BW_CREATE_OP_WAIT_DISTANCE, "wait_distance", f_wait_distance, 2),
+    FIXED(BW_CREATE_OP_WAIT_ANGLE, "wait_angle", f_wait_angle, 2),
+    FIXED(BW_CREATE_OP_WAIT_EVENT, "wait_event", f_wait_event, 1),
+};
+
+static const op_info_t *op_info(uint8_t op)
+{
+    if (op < OP_FIRST || op > OP_LAST || !op_table[op - OP_FIRST].name)
+        return NULL;
+    return &op_table[op - OP_FIRST];
+}
+
+const char *bw_create_op_name(uint8_t op)
+{
+    const op_info_t *i = op_info(op);
+    return i ? i->name : NULL;
+}
+
+int bw_create_op_from_name(const char *name)
+{
+    for (unsigned op = OP_FIRST; op <= OP_LAST; op++) {
+        const op_info_t *i = op_info((uint8_t)op);
+        if (i && name_eq(i->name, name))
+            return (int)op;
+    }
+    return BW_EUNKNOWN;
+}
+
+int bw_create_op_at(unsigned i)
+{
+    for (unsigned op = OP_FIRST; op <= OP_LAST; op++)
+        if (op_info((uint8_t)op) && i-- == 0)
+            return (int)op;
+    return -1;
+}
+
+const bw_msgdesc_t *bw_create_cmd_desc(uint8_t op)
+{
+    const op_info_t *i = op_info(op);
+    return i && i->len < VAR_SONG ? &i->desc : NULL;
+}
+
+static int cmd_size(const uint8_t *p, size_t n, uint8_t opt)
+{
+    (void)opt;
+    const op_info_t *i = op_info(p[0]);
+    if (!i)
+        return NOT_START;
+    switch (i->len) {
+    case VAR_SONG:
+        if (n < 3)
+            return 0;
+        return p[2] < 1 || p[2] > BW_CREATE_MAX_SONG ? BW_ELENGTH : 3 + 2 * (int)p[2];
+    case VAR_LIST:
+        if (n < 2)
+            return 0;
+        return p[1] > BW_CREATE_MAX_PACKETS ? BW_ELENGTH : 2 + (int)p[1];
+    case VAR_SCRIPT:
+        if (n < 2)
+            return 0;
+        return p[1] < 1 || p[1] > BW_CREATE_MAX_SCRIPT ? BW_ELENGTH : 2 + (int)p[1];
+    default: return 1 + (int)i->len;
+    }
+}
+
+static int cmd_check(const uint8_t *p, size_t size, uint8_t opt)
+{
+    (void)p, (void)size, (void)opt;
+    return 0;
+}
+
+static const scan_ops_t cmd_ops = {
+    .size = cmd_size,
+    .check = cmd_check,
+    .start_byte = -1,
+    .count_unknown_starts = true,
+};
+
+static scanner_t cmd_scanner(bw_create_cmd_parser_t *p)
+{
+    scanner_t s = { &cmd_ops, 0, &p->stats, &p->held, &p->drop, p->buf };
+    return s;
+}
+
+void bw_create_cmd_parser_init(bw_create_cmd_parser_t *p)
+{
+    memset(&p->stats, 0, sizeof p->stats);
+    p->held = 0;
+    p->drop = 0;
+}
+
+static int cmd_of(int rc, const uint8_t *m, size_t size, bw_create_cmd_frame_t *cmd)
+{
+    if (rc == 1) {
+        cmd->bytes = m;
+        cmd->len = (uint8_t)size;
+    }
+    return rc;
+}
+
+int bw_create_cmd_parse(bw_create_cmd_parser_t *p, const uint8_t **data, size_t *len,
+                        bw_create_cmd_frame_t *cmd)
+{
+    scanner_t s = cmd_scanner(p);
+    const uint8_t *m = NULL;
+    size_t size = 0;
+    int rc = scan_parse(&s, data, len, &m, &size);
+    return cmd_of(rc, m, size, cmd);
+}
+
+int bw_create_cmd_parser_finish(bw_create_cmd_parser_t *p, bw_create_cmd_frame_t *cmd)
+{
+    scanner_t s = cmd_scanner(p);
+    const uint8_t *m = NULL;
+    size_t size = 0;
+    int rc = scan_finish(&s, &m, &size);
+    return cmd_of(rc, m, size, cmd);
+}
+
+void bw_create_cmd_init(bw_create_cmd_t *cmd, uint8_t op)
+{
+    memset(cmd, 0, sizeof *cmd);
+    cmd->opcode = op;
+}
+
+int bw_create_decode_cmd(const uint8_t *b, size_t len, bw_create_cmd_t *cmd)
+{
+    memset(cmd, 0, sizeof *cmd);
+    if (len == 0)
+        return BW_ELENGTH;
+    cmd->opcode = b[0];
+    int size = cmd_size(b, len, 0);
+    if (size == NOT_START)
+        return BW_EUNKNOWN;
+    if (size <= 0 || (size_t)size != len)
+        return BW_ELENGTH;
+    const op_info_t *i = op_info(b[0]);
+    switch (i->len) {
+    case VAR_SONG:
+        cmd->u.song.number = b[1];
+        cmd->u.song.length = b[2];
+        for (size_t k = 0; k < b[2]; k++) {
+            cmd->u.song.notes[k].note = b[3 + 2 * k];
+            cmd->u.song.notes[k].duration = b[4 + 2 * k];
+        }
+        break;
+    case VAR_LIST:
+        cmd->u.packets.n = b[1];
+        memcpy(cmd->u.packets.ids, b + 2, b[1]);
+        break;
+    case VAR_SCRIPT:
+        cmd->u.script.length = b[1];
+        memcpy(cmd->u.script.bytes, b + 2, b[1]);
+        break;
+    default: bw_desc_decode(&i->desc, b + 1, cmd); break;
+    }
+    return 0;
+}
+
+int bw_create_encode_cmd(uint8_t *buf, size_t cap, const bw_create_cmd_t *cmd)
+{
+    const op_info_t *i = op_info(cmd->opcode);
+    if (!i)
+        return BW_EUNKNOWN;
+    size_t size;
+    switch (i->len) {
+    case VAR_SONG:
+        if (cmd->u.song.length < 1 || cmd->u.song.length > BW_CREATE_MAX_SONG)
+            return BW_ERANGE;
+        size = 3u + 2u * cmd->u.song.length;
+        break;
+    case VAR_LIST:
+        if (cmd->u.packets.n > BW_CREATE_MAX_PACKETS)
+            return BW_ERANGE;
+        size = 2u + cmd->u.packets.n;
+        break;
+    case VAR_SCRIPT:
+        if (cmd->u.script.length < 1 || cmd->u.script.length > BW_CREATE_MAX_SCRIPT)
+            return BW_ERANGE;
+        size = 2u + cmd->u.script.length;
+        break;
+    default: size = 1u + i->len; break;
+    }
+    if (size > cap)
+        return BW_ENOSPC;
+    buf[0] = cmd->opcode;
+    switch (i->len) {
+    case VAR_SONG:
+        buf[1] = cmd->u.song.number;
+        buf[2] = cmd->u.song.length;
+        for (size_t k = 0; k < cmd->u.song.length; k++) {
+            buf[3 + 2 * k] = cmd->u.song.notes[k].note;
+            buf[4 + 2 * k] = cmd->u.song.notes[k].duration;
+        }
+        break;
+    case VAR_LIST:
+        buf[1] = cmd->u.packets.n;
+        memcpy(buf + 2, cmd->u.packets.ids, cmd->u.packets.n);
+        break;
+    case VAR_SCRIPT:
+        buf[1] = cmd->u.script.length;
+        memcpy(buf + 2, cmd->u.script.bytes, cmd->u.script.length);
+        break;
+    default: bw_desc_encode(&i->desc, cmd, buf + 1); break;
+    }
+    return (int)size;
+}
+
+/* Written by hand, not through op_table: on an AVR a const table is copied
+ * to RAM, and the Command Module has 1 KB of it. A test checks these
+ * against the table. */
+static int put_op_words(uint8_t *buf, size_t cap, uint8_t op, int16_t a, int16_t b)
+{
+    if (cap < 5)
+        return BW_ENOSPC;
+    buf[0] = op;
+    bw_put_be16(buf + 1, (uint16_t)a);
+    bw_put_be16(buf + 3, (uint16_t)b);
+    return 5;
+}
+
+int bw_create_encode_drive(uint8_t *buf, size_t cap, int16_t velocity, int16_t radius)
+{
+    return put_op_words(buf, cap, BW_CREATE_OP_DRIVE, velocity, radius);
+}
+
+int bw_create_encode_drive_direct(uint8_t *buf, size_t cap, int16_t right, int16_t left)
+{
+    return put_op_words(buf, cap, BW_CREATE_OP_DRIVE_DIRECT, right, left);
+}
+
+/* ---- baud codes ------------------------------------------------------------------ */
+
+static const uint32_t baud_rates[] = { 300,   600,   1200,  2400,  4800,  9600,
+                                       14400, 19200, 28800, 38400, 57600, 115200 };
+#define NBAUD (sizeof baud_rates / sizeof baud_rates[0])
+
+uint32_t bw_create_baud_rate(uint8_t code) { return code < NBAUD ? baud_rates[code] : 0; }
+
+int bw_create_baud_code(uint32_t rate)
+{
+    for (size_t i = 0; i < NBAUD; i++)
+        if (baud_rates[i] == rate)
+            return (int)i;
+    return BW_EINVAL;
+}
