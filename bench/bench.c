@@ -113,8 +113,11 @@ int bench_run(const bench_proto_t *proto, double seconds, bench_result_t *r)
     volatile uint64_t sink = 0;
     double fps_framing;
     long a0 = bench_alloc_count();
-    measure(run_framing, proto->framing(), cap.p, cap.len, seconds, &r->framing_mb_s, &fps_framing,
-            &sink);
+    if (proto->framing)
+        measure(run_framing, proto->framing(), cap.p, cap.len, seconds, &r->framing_mb_s,
+                &fps_framing, &sink);
+    else
+        measure(proto->frame, NULL, cap.p, cap.len, seconds, &r->framing_mb_s, &fps_framing, &sink);
     measure(proto->decode, NULL, cap.p, cap.len, seconds, &r->decode_mb_s, &r->frames_per_s, &sink);
     long a1 = bench_alloc_count();
     r->stream_bytes = cap.len;

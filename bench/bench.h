@@ -24,18 +24,22 @@ typedef struct {
 typedef uint64_t (*bench_pass_fn)(const void *ctx, const uint8_t *stream, size_t len,
                                   uint64_t *frames);
 
-/* One protocol: its emulated robot's URL, its framing (for the framing and
- * checksum pass, the same for every protocol), and its full decode pass. */
+/* One protocol: its emulated robot's URL, its framing and checksum pass
+ * (the shared framer over its framing, or its own parser for protocols the
+ * framer does not fit), and its full decode pass. */
 typedef struct {
     const char *name;
     const char *sim_url;
     double capture_seconds; /* robot time recorded for the stream */
-    const bw_framing_t *(*framing)(void);
+    const bw_framing_t *(*framing)(void); /* NULL: frame is the pass */
+    bench_pass_fn frame;
     bench_pass_fn decode;
 } bench_proto_t;
 
 extern const bench_proto_t bench_kobuki;
 extern const bench_proto_t bench_p2os;
+extern const bench_proto_t bench_lobot;
+extern const bench_proto_t bench_create;
 
 /* Measures a protocol for about `seconds` per measurement. The stream is
  * what its emulated robot sends while driving squares, recorded off the

@@ -1,5 +1,6 @@
 # Shared by the shell tests: `. testlib.sh` after setting nothing; gives $tmp
-# (removed on exit, after the optional `cleanup` hook), and:
+# (removed on exit, after the `cleanup` hook: by default it stops the
+# emulator start_emulator started; a script may define its own), and:
 #   pass MSG / fail MSG          report a check (failures are counted)
 #   field NAME JSON              a number from a JSON line
 #   within X WANT TOL            true if |X - WANT| <= TOL
@@ -8,8 +9,14 @@
 #                                PATTERN and writes nothing to stdout
 #   expect_failure NAME STATUS PATTERN CMD...   the same, stdout allowed
 #   finish                       exits 1 if anything failed
+#   start_emulator WANT SIM_ARGS...
+#                                runs `$bw sim SIM_ARGS...` in the background
+#                                ($sim: its pid, its stderr in $tmp/sim.err) and
+#                                waits for its first line, which must start
+#                                with WANT (else: fail and exit)
 tmp=$(mktemp -d)
-cleanup() { :; }
+sim= # start_emulator's emulator, stopped on exit unless the script did
+cleanup() { [ -n "$sim" ] && kill "$sim" 2>/dev/null; }
 trap 'cleanup; rm -rf "$tmp"' EXIT
 failures=0
 
@@ -42,4 +49,22 @@ expect_failure() { run_expecting 0 "$@"; }
 finish() {
     [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
     echo "all $1 checks passed"
+}
+
+# The emulator announces where it serves on its first line: wait for that
+# line (a blocking read on a fifo), never for a guessed time.
+start_emulator() {
+    want=$1
+    shift
+    mkfifo "$tmp/announce"
+    "$bw" sim "$@" >"$tmp/announce" 2>"$tmp/sim.err" &
+    sim=$!
+    read -r ready <"$tmp/announce"
+    case $ready in
+    "$want"*) pass "emulator up: $ready" ;;
+    *)
+        fail "emulator did not announce itself: $ready ($(cat "$tmp/sim.err"))"
+        exit 1
+        ;;
+    esac
 }

@@ -48,15 +48,21 @@ const char cli_url_help[] =
     "  kobuki:/dev/ttyUSB0        a Kobuki on a serial port (115200 baud)\n"
     "  p2os:/dev/ttyS0            a Pioneer on a serial port (9600 baud; ?baud=38400\n"
     "                             or 115200 for robots set so)\n"
+    "  lobot:/dev/ttyUSB0         an iRobot Create with the Robolocust Command Module\n"
+    "                             (57600 baud); ?turn=spin: pure turns as SPIN moves\n"
+    "  create:/dev/ttyUSB0        a bare Create 1 or Roomba 500 over its Open Interface\n"
+    "                             (57600 baud; ?baud=115200 for a Roomba 500);\n"
+    "                             ?mode=safe drives in Safe mode (default Full)\n"
     "  FAMILY:/path/to/pty        an emulator's pty (botwire sim FAMILY --pty PATH)\n"
     "  p2os:tcp://HOST:PORT       a Pioneer or simulator over TCP (8101 by default\n"
     "                             for simulators)\n"
     "  sim:FAMILY                 the emulated robot in this process, e.g. sim:kobuki,\n"
     "                             sim:p2os; options after ?, joined by &:\n"
     "                             world=FILE, noise=X (1 nominal), seed=N,\n"
-    "                             model=M (p2os: p2dx, p2pb, p2at), and a bad\n"
-    "                             cable: ber=X (bit errors), drop=P, insert=P\n"
-    "  Serial URLs take ?baud=N. Families: kobuki, p2os (any case).\n";
+    "                             model=M (p2os: p2dx, p2pb, p2at), window=MS\n"
+    "                             (lobot: the wait for a command after READY), and a\n"
+    "                             bad cable: ber=X (bit errors), drop=P, insert=P\n"
+    "  Serial URLs take ?baud=N. Families: kobuki, p2os, lobot, create (any case).\n";
 
 static void check_limit(const char *cmd, const bw_base_t *b, const char *opt, double value,
                         double max, const char *unit)
@@ -418,6 +424,8 @@ json_t *jm_stats(const bw_parse_stats_t *s)
 static const cli_codec_t *const codecs[] = {
     &cli_codec_kobuki,
     &cli_codec_p2os,
+    &cli_codec_lobot,
+    &cli_codec_create,
 };
 
 const cli_codec_t *cli_codec_find(const char *name)

@@ -108,6 +108,8 @@ const char *cli_codec_names(void);
 
 extern const cli_codec_t cli_codec_kobuki;
 extern const cli_codec_t cli_codec_p2os;
+extern const cli_codec_t cli_codec_lobot;
+extern const cli_codec_t cli_codec_create;
 
 /* ---- JSON helpers over field descriptors ---------------------------------- */
 

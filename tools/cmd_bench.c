@@ -10,6 +10,8 @@
 static const bench_proto_t *const benches[] = {
     &bench_kobuki,
     &bench_p2os,
+    &bench_lobot,
+    &bench_create,
 };
 
 static void usage(FILE *f)

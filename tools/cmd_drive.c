@@ -19,10 +19,12 @@ static void usage(FILE *f)
             "Drives a robot and prints one JSON line of state every 100 ms: t (s), x, y (m),\n"
             "theta (rad), v (m/s), w (rad/s), bumper, cliff (bit masks), battery (V), online.\n"
             "Events (bump, cliff, wheel_drop, offline, ...) are printed as they happen as\n"
-            "{\"t\":..,\"event\":..,\"on\":..,\"mask\":..}. Then the robot is stopped; the last line\n"
-            "is the final state, with what the link let through: frames, rejected (bad\n"
-            "checksum or length), skipped_bytes, implausible (good checksum, values the\n"
-            "robot cannot have). Ctrl-C stops the robot and ends the run.\n"
+            "{\"t\":..,\"event\":..,\"on\":..,\"mask\":..}; a reflex (the base's own controller\n"
+            "moved, e.g. lobot backing off a bump) adds detail, distance (m) and angle (rad).\n"
+            "Then the robot is stopped; the last line is the final state, with what the\n"
+            "link let through: frames, rejected (bad checksum or length), skipped_bytes,\n"
+            "implausible (good checksum, values the robot cannot have). Ctrl-C stops the\n"
+            "robot and ends the run.\n"
             "\n"
             "%s"
             "\n"
@@ -86,6 +88,13 @@ static void print_event(FILE *out, const bw_event_t *ev, double t0)
     json_object_set_new(o, "event", json_string(bw_event_name(ev->type)));
     json_object_set_new(o, "on", json_boolean(ev->on));
     json_object_set_new(o, "mask", json_integer(ev->mask));
+    if (ev->type == BW_EV_REFLEX) {
+        /* What the base's own controller did: what set it off (the family's
+         * flags), how far it moved (m) and turned (rad). */
+        json_object_set_new(o, "detail", json_integer(ev->detail));
+        json_object_set_new(o, "distance", json_real(round(ev->distance * 1000) / 1000));
+        json_object_set_new(o, "angle", json_real(round(ev->angle * 1e4) / 1e4));
+    }
     print_json(out, o);
 }
 

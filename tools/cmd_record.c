@@ -1,4 +1,5 @@
 /* `botwire record`: save the bytes of a robot link, both ways, with times. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -104,23 +105,30 @@ int cmd_record(int argc, char **argv)
     }
     r.t0 = cli_now();
     char err[256];
+    /* The header first, then every byte from the session's start on. */
+    bw_url_t u;
+    if (bw_url_parse(url, &u, err, sizeof err) == 0) {
+        char family[sizeof u.family];
+        for (size_t i = 0; i < sizeof family; i++)
+            family[i] = (char)tolower((unsigned char)u.family[i]);
+        char when[32];
+        time_t wall = time(NULL);
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
+        json_t *head = json_pack("{s:i,s:s,s:s,s:s}", "botwire_record", 1, "url", url, "family",
+                                 family, "start", when);
+        json_dumpf(head, r.f, JSON_COMPACT);
+        fputc('\n', r.f);
+        json_decref(head);
+    }
+    bw_base_options_t o = { .tap = tap, .tap_ctx = &r };
     bw_base_t *b;
-    if (bw_base_open(&b, url, NULL, r.t0, err, sizeof err) < 0) {
+    if (bw_base_open(&b, url, &o, r.t0, err, sizeof err) < 0) {
         cli_error("record", "%s", err);
         fclose(r.f);
         remove(tmp);
         return 1;
     }
     cli_check_limits("record", b, v, w);
-    char when[32];
-    time_t wall = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
-    json_t *head = json_pack("{s:i,s:s,s:s,s:s}", "botwire_record", 1, "url", url, "family",
-                             bw_base_family(b), "start", when);
-    json_dumpf(head, r.f, JSON_COMPACT);
-    fputc('\n', r.f);
-    json_decref(head);
-    bw_base_set_tap(b, tap, &r);
     cli_catch_signals();
 
     double now = r.t0, end = r.t0 + duration;

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -19,13 +20,14 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
             "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
-            "                  [--idle S] [--for S] [--detach]\n"
+            "                  [--window MS] [--idle S] [--for S] [--detach]\n"
             "\n"
-            "Runs the emulated robot of FAMILY (kobuki, p2os) in a simulated world, in real\n"
-            "time, speaking its protocol where any program can connect: a pseudo-terminal\n"
-            "(opened like a serial port; the default for kobuki) or TCP (the default for\n"
-            "p2os, on 127.0.0.1:%d, one client at a time). The first line of output says\n"
-            "where, e.g.\n"
+            "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create) in a simulated\n"
+            "world, in real time, speaking its protocol where any program can connect: a\n"
+            "pseudo-terminal (opened like a serial port; the default for all but p2os) or\n"
+            "TCP (the default for p2os, on 127.0.0.1:%d, one client at a time). lobot is\n"
+            "an iRobot Create with the Robolocust Command Module program; create, a bare\n"
+            "Create speaking the Open Interface. The first line of output says where, e.g.\n"
             "  botwire sim: kobuki on /dev/pts/5 (link /tmp/kobuki)\n"
             "  botwire sim: p2os p2dx on tcp://127.0.0.1:%d\n"
             "Ctrl-C stops it (and removes the link); it ends with a line of what it\n"
@@ -34,6 +36,9 @@ static void usage(FILE *f)
             "  botwire drive kobuki:/tmp/kobuki --v 0.2 --for 2\n"
             "\n"
             "  --model M        the model (p2os: p2dx, p2pb, p2at; default p2dx)\n"
+            "  --window MS      lobot: how long the Command Module waits for a command\n"
+            "                   after each READY (default 1500, the protocol's; the\n"
+            "                   deployed program waited 250); silence is STOP\n"
             "  --world FILE     the world to move in (default: the built-in 5 m x 4 m room)\n"
             "  --pty LINK       serve on a pty, and make LINK a symlink to it\n"
             "  --tcp [HOST:]PORT  serve on TCP (HOST default 127.0.0.1)\n"
@@ -313,13 +318,13 @@ int cmd_sim(int argc, char **argv)
         { "for", required_argument, NULL, 'f' },   { "help", no_argument, NULL, 'h' },
         { "detach", no_argument, NULL, 'D' },      { "idle", required_argument, NULL, 'i' },
         { "ber", required_argument, NULL, 'b' },   { "drop", required_argument, NULL, 'd' },
-        { "insert", required_argument, NULL, 'I' },
+        { "insert", required_argument, NULL, 'I' }, { "window", required_argument, NULL, 'w' },
         { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
     bool detach = false;
-    double idle = 10, ber = 0, drop = 0, insert = 0;
+    double idle = 10, ber = 0, drop = 0, insert = 0, window = 0;
     int c;
     optind = 0;
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
@@ -357,12 +362,17 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--idle", optarg, 0.1, 1e6, &idle) < 0)
                 return 2;
             break;
+        case 'w':
+            if (cli_number("sim", "--window", optarg, 10, 60000, &window) < 0)
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
     }
     if (optind != argc - 1) {
-        cli_error("sim", optind == argc ? "which robot? (botwire sim kobuki, botwire sim p2os)"
+        cli_error("sim", optind == argc ? "which robot? (botwire sim FAMILY: kobuki, p2os, lobot, "
+                                          "create)"
                                         : "one robot at a time");
         return 2;
     }
@@ -377,7 +387,7 @@ int cmd_sim(int argc, char **argv)
         cli_error("sim", "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
         return 2;
     }
-    bool use_tcp = tcp || (!link && strcmp(family, "p2os") == 0);
+    bool use_tcp = tcp || (!link && strcasecmp(family, "p2os") == 0);
 
     char err[512];
     static bw_world_t world;
@@ -392,6 +402,13 @@ int cmd_sim(int argc, char **argv)
     }
     o.noise = noise;
     o.seed = (uint64_t)seed;
+    bool lobot = strcasecmp(family, "lobot") == 0;
+    if (lobot)
+        o.command_timeout = window / 1000; /* the window after READY */
+    else if (window > 0) {
+        cli_error("sim", "--window is lobot's (the Command Module's window after READY)");
+        return 2;
+    }
     o.model = model;
 
     double t = cli_now();
@@ -405,6 +422,7 @@ int cmd_sim(int argc, char **argv)
         cli_error("sim", "%s", err);
         return 2;
     }
+    family = bw_device_family(s.dev);
     if (!model && strcmp(family, "p2os") == 0)
         model = "p2dx";
     cli_catch_signals();
@@ -425,6 +443,9 @@ int cmd_sim(int argc, char **argv)
             (unsigned long long)(s.dropped + bw_device_dropped(s.dev)), sim->body.pose.x,
             sim->body.pose.y,
             sim->body.pose.theta * 180 / BW_PI);
+    if (strcmp(family, "lobot") == 0 && bw_lobot_device_unheard(s.dev))
+        fprintf(stderr, "; %llu bytes came outside the window, unheard",
+                (unsigned long long)bw_lobot_device_unheard(s.dev));
     print_counts(s.dev, "ignored", ds->ignored_by_id);
     print_counts(s.dev, "unknown", ds->unknown_by_id);
     fprintf(stderr, "\n");

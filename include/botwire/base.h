@@ -60,6 +60,7 @@ enum {
     BW_CAP_DOCK_IR = 1u << 10,
     BW_CAP_STALL = 1u << 11,
     BW_CAP_VERSION = 1u << 12,
+    BW_CAP_REFLEXES = 1u << 13, /* the base's own controller reacts to bumps, cliffs, drops */
 };
 
 /* Bumpers, by where they are on the robot. */
@@ -84,6 +85,20 @@ enum {
     BW_DROP_LEFT = 1u << 0,
     BW_DROP_RIGHT = 1u << 1,
     BW_DROP_CASTER = 1u << 2,
+};
+
+/* Where charge comes from. */
+enum {
+    BW_SOURCE_INTERNAL = 1u << 0, /* a charger plugged into the robot */
+    BW_SOURCE_DOCK = 1u << 1,     /* the docking station */
+};
+
+/* What set off a reflex of the base's own controller. */
+enum {
+    BW_REFLEX_BUMP = 1u << 0,
+    BW_REFLEX_CLIFF = 1u << 1,
+    BW_REFLEX_WHEEL_DROP = 1u << 2,
+    BW_REFLEX_REMOTE = 1u << 3, /* a remote control took over */
 };
 
 typedef enum {
@@ -117,7 +132,12 @@ typedef struct {
     uint32_t buttons;    /* bit i: button i */
     bool stalled;
     double battery;      /* V; 0 when unknown */
+    /* Where the base reports more of its battery (else 0):
+     * A (negative when discharging), Ah, Ah, degrees C. */
+    double battery_current, battery_charge, battery_capacity, battery_temp;
     bw_charge_t charging;
+    uint32_t charge_sources; /* BW_SOURCE_* */
+    char mode[16];       /* the base's own mode where it has one ("full", "safe", ...) */
     char firmware[32];   /* "1.2.0", empty until known */
     char hardware[32];   /* "1.0.4", or a model such as "Pioneer p2dx" */
     char name[32];       /* the robot's own name, if it has one */
@@ -137,6 +157,7 @@ typedef enum {
     BW_EV_BUTTON,
     BW_EV_POWER,   /* charging state changed */
     BW_EV_STALL,
+    BW_EV_REFLEX,  /* the base's own controller moved: mask BW_REFLEX_* */
 } bw_event_type_t;
 
 typedef struct {
@@ -144,15 +165,27 @@ typedef struct {
     double t;      /* caller time */
     uint32_t mask; /* the bits that changed (BW_BUMP_*, BW_CLIFF_*, ...) */
     bool on;       /* pressed / detected / online (false: released, cleared) */
+    /* BW_EV_REFLEX: how far the base moved (m, negative backwards) and
+     * turned (rad, CCW positive) on its own; what set it off in detail (the
+     * family's flags: bump, cliff or wheel-drop bits, or the remote's code). */
+    double distance, angle;
+    uint32_t detail;
 } bw_event_t;
 
 /* Name of an event type ("bump", "cliff", ...). */
 const char *bw_event_name(bw_event_type_t type);
 
+/* Sees every byte on the link: from_robot true for bytes read from the
+ * robot, false for bytes the base sent; now as passed to the call that moved
+ * them. */
+typedef void (*bw_tap_fn)(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now);
+
 typedef struct {
     double link_timeout;    /* s without a valid frame before offline; 0: family default */
     double command_timeout; /* s after the last drive before stopping; 0: 0.5; <0: never */
     double reopen_interval; /* s between attempts to reopen a lost port; 0: 0.25 */
+    bw_tap_fn tap;          /* a tap from the first byte (the session's start) on */
+    void *tap_ctx;
 } bw_base_options_t;
 
 /*
@@ -202,10 +235,8 @@ void bw_base_limits(const bw_base_t *base, double *max_v, double *max_w);
 /* The in-process emulated robot of a sim: URL, or NULL. */
 bw_device_t *bw_base_device(bw_base_t *base);
 
-/* Sees every byte on the link: from_robot true for bytes read from the
- * robot, false for bytes the base sent; now as passed to the call that moved
- * them. NULL removes the tap. */
-typedef void (*bw_tap_fn)(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now);
+/* Sets the tap (bw_base_options_t.tap to see the bytes of the open too);
+ * NULL removes it. */
 void bw_base_set_tap(bw_base_t *base, bw_tap_fn fn, void *ctx);
 
 /* Makes exit() and SIGINT/SIGTERM send the stop command to every base that

@@ -23,6 +23,7 @@
 
 #include "botwire/geom.h"
 #include "botwire/kobuki.h"
+#include "botwire/lobot.h"
 #include "botwire/sim.h"
 #include "botwire/wire.h"
 
@@ -117,6 +118,16 @@ typedef struct {
 
 /* NULL if dev is not a Kobuki. */
 const bw_kobuki_device_io_t *bw_kobuki_device_io(const bw_device_t *dev);
+
+/* Create (and lobot, whose Create it is): what the infrared receiver hears,
+ * as the Roomba remote sends it (BW_CREATE_IR_*, 255: nothing). BW_EINVAL
+ * for another family. */
+int bw_create_device_remote(bw_device_t *dev, uint8_t ir_byte);
+
+/* lobot: the Command Module program inside (its state, for tests), and the
+ * bytes from the host it never heard because its USART was the Create's. */
+const bw_lobot_cm_t *bw_lobot_device_program(const bw_device_t *dev);
+uint64_t bw_lobot_device_unheard(const bw_device_t *dev);
 
 #ifdef __cplusplus
 }

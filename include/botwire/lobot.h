@@ -257,6 +257,74 @@ int bw_lobot_ack_parse(bw_lobot_ack_parser_t *p, const uint8_t **data, size_t *l
  * empty. */
 int bw_lobot_ack_parser_finish(bw_lobot_ack_parser_t *p, bw_lobot_ack_frame_t *ack);
 
+/* ---- the Command Module's program -------------------------------------------------- */
+
+/*
+ * The low-level program of the Command Module, written as its firmware is:
+ * no allocation, no clock of its own, one USART. The Command Module's one
+ * USART talks either to the host (its USB port) or to the Create (its serial
+ * port), as a select line says; bytes from the side not selected are lost.
+ * That is why the host may send only in the window after a READY.
+ *
+ * One cycle: ask the Create for sensor group 6; react (wheel drop > cliff >
+ * bump > remote: stop, or back up and spin, measuring the motion with the
+ * Create's distance and angle packets); switch to the host; send at most one
+ * event ACK, then SENSORS (the motion the program made itself added to its
+ * distance and angle, spin flag 1), then READY unless a wheel drop, a cliff
+ * or the remote holds the host off; wait up to the window for one command
+ * (silence, a bad parity or an unknown id: STOP); switch to the Create; carry
+ * the command out; wait 50 ms; again.
+ *
+ * Reactions (back-up mm / spin degrees, CCW positive, at 225 mm/s and
+ * 150 mm/s): bumps both -300/-30, left -150/-15, right -150/+15; rear bumps
+ * (only after 'e'; the switches on the Create's cargo bay digital inputs 0
+ * rear right and 1 rear left) both +25/+20, left +75/+10, right +75/-10;
+ * cliffs by the deployed firmware's table (e.g. left -100/-15, right
+ * -100/+15, all four -300/180); a wheel drop stops the robot at once.
+ */
+typedef struct {
+    uint16_t window_ms; /* wait for a command after READY: 1500 (seed), 250 (deployed) */
+} bw_lobot_cm_config_t;
+
+typedef struct {
+    bw_lobot_cm_config_t cfg;
+    uint8_t state;
+    bool usb;                 /* the select line: the USART is the host's */
+    uint32_t wake;            /* ms: when the state next needs a step */
+    uint32_t started;         /* ms: when the state began */
+    uint8_t got;              /* bytes of the reply collected */
+    uint8_t reply[52];        /* group 6, or distance and angle */
+    uint8_t sensors[52];      /* the last group 6 */
+    bool have_sensors;
+    bw_lobot_cmd_parser_t cmd; /* the host's commands */
+    bw_lobot_cmd_t next;      /* the command to carry out */
+    int16_t speed, radius;    /* the drive in force: mm/s, mm (OI specials) */
+    uint8_t ack_id;           /* event ACK to send (0: none) */
+    uint8_t ack[5];
+    int16_t odo_distance, odo_angle; /* own motion, for the next SENSORS */
+    bool spin_flag;
+    bool rear_enabled, hold_off;
+    /* A reaction or a spin in progress: up to two moves (back up, spin). */
+    uint8_t moves, move;
+    uint8_t spins;            /* bit i: move i is a spin (else a straight move) */
+    int16_t target[2];        /* mm, degrees */
+    int16_t measured[2];      /* mm, degrees */
+} bw_lobot_cm_t;
+
+void bw_lobot_cm_init(bw_lobot_cm_t *cm, const bw_lobot_cm_config_t *cfg, uint32_t now_ms);
+
+/*
+ * Runs the program at now_ms. rx are the bytes the USART received since the
+ * last call, from the side selected then. Writes what the USART sends into
+ * tx (at most cap bytes; 64 suffice) and returns the count: they go to the
+ * side selected when the call began. When a call changes the select line it
+ * returns at once: call again (bw_lobot_cm_next_ms says when).
+ */
+size_t bw_lobot_cm_step(bw_lobot_cm_t *cm, uint32_t now_ms, const uint8_t *rx, size_t nrx,
+                        uint8_t *tx, size_t cap);
+/* When the program next needs a step (ms, on the caller's clock). */
+uint32_t bw_lobot_cm_next_ms(const bw_lobot_cm_t *cm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,8 @@
 static const bw_driver_ops_t *const drivers[] = {
     &bw_kobuki_driver_ops,
     &bw_p2os_driver_ops,
+    &bw_lobot_driver_ops,
+    &bw_create_driver_ops,
 };
 
 /* ---- stop on exit ------------------------------------------------------------ */
@@ -107,6 +109,7 @@ const char *bw_event_name(bw_event_type_t type)
     case BW_EV_BUTTON: return "button";
     case BW_EV_POWER: return "power";
     case BW_EV_STALL: return "stall";
+    case BW_EV_REFLEX: return "reflex";
     default: return "unknown";
     }
 }
@@ -118,8 +121,19 @@ static void push_event(bw_base_t *b, bw_event_type_t type, uint32_t mask, bool o
         b->ev_len--;
         b->st.events_dropped++;
     }
-    b->events[(b->ev_head + b->ev_len) % BW_BASE_EVENTS] = (bw_event_t){ type, now, mask, on };
+    b->events[(b->ev_head + b->ev_len) % BW_BASE_EVENTS] = (bw_event_t){ type, now, mask, on,
+                                                                         0, 0, 0 };
     b->ev_len++;
+}
+
+void bw_base_reflex(bw_base_t *b, uint32_t what, uint32_t detail, double distance, double angle,
+                    double now)
+{
+    push_event(b, BW_EV_REFLEX, what, true, now);
+    bw_event_t *ev = &b->events[(b->ev_head + b->ev_len - 1) % BW_BASE_EVENTS];
+    ev->distance = distance;
+    ev->angle = angle;
+    ev->detail = detail;
 }
 
 static void diff_bits(bw_base_t *b, bw_event_type_t type, uint32_t was, uint32_t is, double now)
@@ -278,7 +292,7 @@ static void pump_device(bw_base_t *b, double now)
 
 /* ---- open / close ---------------------------------------------------------------------- */
 
-/* "kobuki, p2os": the families, for error messages. */
+/* "kobuki, p2os, ...": the families, for error messages. */
 static const char *family_names(void)
 {
     static char names[128];
@@ -344,15 +358,17 @@ static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
         o.world = b->world;
     }
     /* The same ranges as `botwire sim`'s options. */
-    double seed = 1, ber = 0, drop = 0, insert = 0;
+    double seed = 1, ber = 0, drop = 0, insert = 0, window = 0;
     int rc;
     if ((rc = number_param(b, "noise", 0, 100, false, &o.noise, err, errlen)) < 0 ||
+        (rc = number_param(b, "window", 10, 60000, false, &window, err, errlen)) < 0 ||
         (rc = number_param(b, "seed", 0, 1e15, true, &seed, err, errlen)) < 0 ||
         (rc = number_param(b, "ber", 0, 0.1, false, &ber, err, errlen)) < 0 ||
         (rc = number_param(b, "drop", 0, 0.5, false, &drop, err, errlen)) < 0 ||
         (rc = number_param(b, "insert", 0, 0.5, false, &insert, err, errlen)) < 0)
         return rc;
     o.seed = (uint64_t)seed;
+    o.command_timeout = window / 1000; /* lobot: ms, the Command Module's window */
     b->noisy = ber > 0 || drop > 0 || insert > 0;
     (void)bw_line_init(&b->line_up, ber, drop, insert, o.seed * 2 + 1);
     (void)bw_line_init(&b->line_down, ber, drop, insert, o.seed * 2 + 2);
@@ -436,6 +452,8 @@ static int base_new(bw_base_t **out, const char *family, const bw_base_options_t
     b->caps = ops->caps;
     if (opt)
         b->opt = *opt;
+    b->tap = b->opt.tap;
+    b->tap_ctx = b->opt.tap_ctx;
     if (b->opt.link_timeout <= 0)
         b->opt.link_timeout = ops->link_timeout;
     if (b->opt.command_timeout == 0)

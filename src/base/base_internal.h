@@ -103,6 +103,9 @@ void bw_base_frame_ok(bw_base_t *b, double now);
  * frame as its new reference without integrating the jump. bad false ends a
  * run. */
 bool bw_base_implausible(bw_base_t *b, bool bad);
+/* The base's own controller moved the robot (BW_EV_REFLEX). */
+void bw_base_reflex(bw_base_t *b, uint32_t what, uint32_t detail, double distance, double angle,
+                    double now);
 #define BW_BASE_IMPLAUSIBLE_RUN 3
 /* Writes to the robot; a failed link is closed and reopened later. Returns
  * the count written or a negative error. */
@@ -110,5 +113,7 @@ int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now);
 
 extern const bw_driver_ops_t bw_kobuki_driver_ops;
 extern const bw_driver_ops_t bw_p2os_driver_ops;
+extern const bw_driver_ops_t bw_lobot_driver_ops;
+extern const bw_driver_ops_t bw_create_driver_ops;
 
 #endif

@@ -4,12 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "device_internal.h"
 
 static const bw_device_ops_t *const families[] = {
     &bw_kobuki_device_ops,
     &bw_p2os_device_ops,
+    &bw_lobot_device_ops,
+    &bw_create_device_ops,
 };
 
 void bw_device_options_init(bw_device_options_t *o)
@@ -23,7 +26,7 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     *dev = NULL;
     const bw_device_ops_t *ops = NULL;
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (strcmp(families[i]->family, family) == 0)
+        if (strcasecmp(families[i]->family, family) == 0)
             ops = families[i];
     if (!ops) {
         if (err) {
@@ -73,6 +76,8 @@ void bw_device_destroy(bw_device_t *d)
 {
     if (!d)
         return;
+    if (d->ops->destroy && d->priv)
+        d->ops->destroy(d);
     free(d->priv);
     free(d);
 }
@@ -135,7 +140,7 @@ size_t bw_device_output(bw_device_t *d, uint8_t *buf, size_t cap)
     return n;
 }
 
-bw_sim_t *bw_device_sim(bw_device_t *d) { return &d->sim; }
+bw_sim_t *bw_device_sim(bw_device_t *d) { return d->ops->sim ? d->ops->sim(d) : &d->sim; }
 const char *bw_device_family(const bw_device_t *d) { return d->ops->family; }
 const bw_device_stats_t *bw_device_stats(const bw_device_t *d) { return &d->stats; }
 uint64_t bw_device_dropped(const bw_device_t *d) { return d->out_dropped; }

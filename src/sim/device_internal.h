@@ -24,8 +24,13 @@ typedef struct {
     void (*link)(bw_device_t *d, bool connected, double now);
     /* A session is open (NULL: the family has none, always true). */
     bool (*in_session)(const bw_device_t *d);
+    /* The sim the robot moves in (NULL: the device's own). A family built
+     * around another device (lobot around its Create) names that one's. */
+    bw_sim_t *(*sim)(bw_device_t *d);
     /* Name of a command number (NULL: the family has no names). */
     const char *(*command_name)(unsigned id);
+    /* Frees what init allocated beyond the family state (NULL: nothing). */
+    void (*destroy)(bw_device_t *d);
 } bw_device_ops_t;
 
 /* Output kept for a host that does not read: about a second of feedback of
@@ -54,6 +59,9 @@ struct bw_device {
     void *priv;
 };
 
+/* lobot's Create, or NULL for another device. */
+bw_device_t *bw_lobot_create_of(bw_device_t *d);
+
 /* Queues feedback bytes for the host. */
 void bw_device_emit(bw_device_t *d, const uint8_t *bytes, size_t n);
 /* Counts a well-framed command the robot does not act on: a known one it
@@ -69,5 +77,7 @@ void bw_device_notice(bw_device_t *d, const char *fmt, ...) __attribute__((forma
 
 extern const bw_device_ops_t bw_kobuki_device_ops;
 extern const bw_device_ops_t bw_p2os_device_ops;
+extern const bw_device_ops_t bw_create_device_ops;
+extern const bw_device_ops_t bw_lobot_device_ops;
 
 #endif

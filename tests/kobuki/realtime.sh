@@ -5,19 +5,8 @@
 set -u
 bw=$1
 . "$(dirname "$0")/../testlib.sh"
-sim=
-cleanup() { [ -n "$sim" ] && kill "$sim" 2>/dev/null; }
 
-# The emulator announces its device on its first line: wait for that line
-# (a blocking read on a fifo), never for a guessed time.
-mkfifo "$tmp/announce"
-"$bw" sim kobuki --pty "$tmp/kobuki" --for 120 >"$tmp/announce" 2>"$tmp/sim.err" &
-sim=$!
-read -r ready <"$tmp/announce"
-case $ready in
-"botwire sim: kobuki on /dev/"*) pass "emulator up: $ready" ;;
-*) fail "emulator did not announce itself: $ready"; exit 1 ;;
-esac
+start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 120
 [ -L "$tmp/kobuki" ] && pass "pty link created" || fail "no link at $tmp/kobuki"
 
 # 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm.

@@ -6,17 +6,8 @@
 set -u
 bw=$1
 . "$(dirname "$0")/../testlib.sh"
-sim=
-cleanup() { [ -n "$sim" ] && kill "$sim" 2>/dev/null; }
 
-mkfifo "$tmp/announce"
-"$bw" sim p2os --for 120 >"$tmp/announce" 2>"$tmp/sim.err" &
-sim=$!
-read -r ready <"$tmp/announce"
-case $ready in
-"botwire sim: p2os p2dx on tcp://127.0.0.1:8101") pass "emulator up: $ready" ;;
-*) fail "emulator did not announce itself: $ready ($(cat "$tmp/sim.err"))"; exit 1 ;;
-esac
+start_emulator "botwire sim: p2os p2dx on tcp://127.0.0.1:8101" p2os --for 120
 url=p2os:tcp://127.0.0.1:8101
 
 # 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm.

@@ -510,8 +510,8 @@ static const bw_field_t f_pwm[] = {
     FIELD("lsd0", BW_FT_U8, pwm_low_side_drivers.lsd0),
 };
 static const bw_field_t f_drive_direct[] = {
-    FIELD("right", BW_FT_I16, drive_direct.right),
-    FIELD("left", BW_FT_I16, drive_direct.left),
+    FIELD("right_velocity", BW_FT_I16, drive_direct.right), /* the OI manual's names */
+    FIELD("left_velocity", BW_FT_I16, drive_direct.left),
 };
 static const bw_field_t f_outputs[] = { FIELD("bits", BW_FT_U8, digital_outputs) };
 static const bw_field_t f_pause[] = { FIELD("resume", BW_FT_U8, pause_resume_stream) };

@@ -178,7 +178,7 @@ static const bw_field_t f_cliffs[] = {
     FIELD("angle", BW_FT_I16, cliffs.angle),
 };
 static const bw_field_t f_remote[] = {
-    FIELD("infrared_byte", BW_FT_U8, remote.infrared_byte),
+    FIELD("ir", BW_FT_U8, remote.infrared_byte),
 };
 /* The Create's group 6, then the spin flag. */
 static const bw_field_t f_sensors[] = {

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Real time, real processes, a real pseudo-terminal: `botwire sim create` (a
+# bare Create speaking the Open Interface) and `botwire drive` / `record`.
+# usage: realtime.sh BOTWIRE
+set -u
+bw=$1
+. "$(dirname "$0")/../testlib.sh"
+
+start_emulator "botwire sim: create on /dev/" create --pty "$tmp/create" --for 120
+
+# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm, stopped at the end.
+"$bw" drive "create:$tmp/create" --v 0.2 --for 2 >"$tmp/drive.out" 2>"$tmp/drive.err"
+status=$?
+last=$(tail -n 1 "$tmp/drive.out")
+x=$(field x "$last")
+[ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
+within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
+v=$(field v "$last")
+within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving at the end: v = $v"
+
+# 2. Record and decode: Start, Full, the stream asked for; group 6 every
+# 15 ms; Drive Direct at 100 mm/s; the stream paused at the end.
+"$bw" record "create:$tmp/create" -o "$tmp/rec.jsonl" --for 1 --v 0.1 2>"$tmp/rec.err"
+status=$?
+[ "$status" = 0 ] && pass "record: $(tail -n 1 "$tmp/rec.err")" || fail "record exited $status: $(cat "$tmp/rec.err")"
+"$bw" decode --proto create "$tmp/rec.jsonl" >"$tmp/rec.dec" 2>"$tmp/dec.err" || fail "decode of a record: $(cat "$tmp/dec.err")"
+frames=$(grep -c '"type":"stream","packets"' "$tmp/rec.dec")
+[ "$frames" -ge 55 ] && [ "$frames" -le 75 ] && pass "record: $frames stream frames in 1 s (every 15 ms)" ||
+    fail "record: $frames stream frames"
+for t in start full; do
+    grep -q "\"type\":\"$t\"" "$tmp/rec.dec" && pass "record: $t" || fail "record: no $t"
+done
+grep -q '"type":"drive_direct","right_velocity":100,"left_velocity":100' "$tmp/rec.dec" &&
+    pass "record: Drive Direct 100 mm/s" || fail "record: no Drive Direct 100"
+grep -q '"type":"pause_resume_stream","resume":0' "$tmp/rec.dec" && pass "record: the stream paused at the end" ||
+    fail "record: the stream was not paused"
+tail -n 1 "$tmp/rec.dec" | grep -q '"checksum_errors":0,"length_errors":0,"skipped_bytes":0' &&
+    pass "record decodes cleanly" || fail "record stats: $(tail -n 1 "$tmp/rec.dec")"
+
+# 3. Ctrl-C stops the emulator cleanly.
+kill -INT "$sim"
+wait "$sim"
+status=$?
+sim=
+[ "$status" = 0 ] && pass "emulator stops cleanly on SIGINT" || fail "emulator exit status $status"
+grep -q "botwire sim: stopped" "$tmp/sim.err" && pass "$(tail -n 1 "$tmp/sim.err")" ||
+    fail "emulator said: $(cat "$tmp/sim.err")"
+
+finish "create real-time"

@@ -1,0 +1,168 @@
+/* The emulated Create alone, driven by raw Open Interface bytes in virtual
+ * time: modes, Drive, the truncated distance and angle, the stream. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+
+typedef struct {
+    bw_device_t *dev;
+    double now;
+    uint8_t out[65536];
+    size_t nout;
+} rig_t;
+
+static void open_rig(rig_t *r)
+{
+    memset(r, 0, sizeof *r);
+    char err[128];
+    assert_int_equal(bw_device_create(&r->dev, "create", NULL, 0.0, err, sizeof err), 0);
+}
+
+static void send(rig_t *r, const uint8_t *b, size_t n) { bw_device_input(r->dev, b, n, r->now); }
+
+/* Steps to now + s in 5 ms steps, keeping what the robot says. */
+static void advance(rig_t *r, double s)
+{
+    for (double end = r->now + s; r->now < end - 1e-9;) {
+        r->now = fmin(end, r->now + 0.005);
+        bw_device_step(r->dev, r->now);
+        r->nout += bw_device_output(r->dev, r->out + r->nout, sizeof r->out - r->nout);
+    }
+}
+
+static const bw_body_t *body(rig_t *r) { return &bw_device_sim(r->dev)->body; }
+
+/* Distance and angle, asked with Query List; reading resets them. */
+static void query_odometry(rig_t *r, int16_t *dist, int16_t *angle)
+{
+    static const uint8_t ask[] = { BW_CREATE_OP_QUERY_LIST, 2, BW_CREATE_PKT_DISTANCE,
+                                   BW_CREATE_PKT_ANGLE };
+    r->nout = 0;
+    send(r, ask, sizeof ask);
+    advance(r, 0.005);
+    assert_int_equal(r->nout, 4);
+    *dist = (int16_t)(uint16_t)((r->out[0] << 8) | r->out[1]);
+    *angle = (int16_t)(uint16_t)((r->out[2] << 8) | r->out[3]);
+}
+
+/* Off until Start; passive ignores Drive (and counts it); Full drives. */
+static void test_modes(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r);
+    uint8_t drive[5];
+    bw_create_encode_drive(drive, sizeof drive, 200, BW_CREATE_RADIUS_STRAIGHT);
+    send(&r, drive, sizeof drive);
+    advance(&r, 0.5);
+    assert_true(fabs(body(&r)->v) < 1e-9);
+    static const uint8_t start[] = { BW_CREATE_OP_START };
+    send(&r, start, 1);
+    send(&r, drive, sizeof drive);
+    advance(&r, 0.5);
+    assert_true(fabs(body(&r)->v) < 1e-9);
+    assert_int_equal(bw_device_stats(r.dev)->ignored_by_id[BW_CREATE_OP_DRIVE], 2);
+    static const uint8_t full[] = { BW_CREATE_OP_FULL };
+    send(&r, full, 1);
+    send(&r, drive, sizeof drive);
+    advance(&r, 1.0);
+    assert_true(fabs(body(&r)->v - 0.2) < 1e-6);
+    /* Turn in place, clockwise: the OI's special radius. */
+    bw_create_encode_drive(drive, sizeof drive, 100, BW_CREATE_RADIUS_CW);
+    send(&r, drive, sizeof drive);
+    advance(&r, 1.0);
+    assert_true(fabs(body(&r)->v) < 1e-6);
+    assert_true(fabs(body(&r)->w + 0.1 / (0.258 / 2)) < 1e-3);
+    bw_device_destroy(r.dev);
+}
+
+/* 1 s at 200 mm/s read once: 200 mm (the ramp up costs a few); the same
+ * slow turn read every 15 ms: every angle truncates to 0, read once a
+ * second it does not. */
+static void test_truncated_counts(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r);
+    static const uint8_t go[] = { BW_CREATE_OP_START, BW_CREATE_OP_FULL };
+    send(&r, go, sizeof go);
+    uint8_t drive[5];
+    bw_create_encode_drive(drive, sizeof drive, 200, BW_CREATE_RADIUS_STRAIGHT);
+    send(&r, drive, sizeof drive);
+    int16_t d, a;
+    query_odometry(&r, &d, &a);
+    advance(&r, 1.0);
+    query_odometry(&r, &d, &a);
+    assert_true(d >= 175 && d <= 200);
+    assert_int_equal(a, 0);
+    /* 20 mm/s in place: 0.155 rad/s, 0.13 degrees per 15 ms. */
+    bw_create_encode_drive(drive, sizeof drive, 20, BW_CREATE_RADIUS_CCW);
+    send(&r, drive, sizeof drive);
+    advance(&r, 0.5);
+    query_odometry(&r, &d, &a);
+    long sum = 0;
+    double th0 = body(&r)->pose.theta;
+    for (int i = 0; i < 200; i++) { /* 3 s */
+        advance(&r, 0.010);
+        query_odometry(&r, &d, &a);
+        sum += a;
+    }
+    double turned = bw_angle_diff(body(&r)->pose.theta, th0) * 180 / BW_PI;
+    assert_true(turned > 20);
+    assert_int_equal(sum, 0);
+    advance(&r, 1.0);
+    query_odometry(&r, &d, &a);
+    assert_true(a >= 8 && a <= 9);
+    bw_device_destroy(r.dev);
+}
+
+/* Stream: a frame every 15 ms with a good checksum; Pause stops it. */
+static void test_stream(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r);
+    static const uint8_t go[] = { BW_CREATE_OP_START, BW_CREATE_OP_FULL, BW_CREATE_OP_STREAM, 2,
+                                  BW_CREATE_GROUP_6, BW_CREATE_PKT_VOLTAGE };
+    send(&r, go, sizeof go);
+    r.nout = 0;
+    advance(&r, 1.5);
+    bw_create_stream_parser_t p;
+    bw_create_stream_parser_init(&p, BW_CREATE_SUM_WITH_HEADER);
+    const uint8_t *d = r.out;
+    size_t n = r.nout;
+    bw_create_stream_frame_t f;
+    int frames = 0;
+    while (bw_create_stream_parse(&p, &d, &n, &f) > 0) {
+        bw_create_sensors_t s;
+        assert_int_equal(bw_create_decode_stream(&f, &s), 2);
+        assert_true(s.voltage > 15000);
+        frames++;
+    }
+    assert_int_equal(p.stats.checksum_errors + p.stats.skipped_bytes, 0);
+    assert_true(frames >= 99 && frames <= 101);
+    static const uint8_t pause[] = { BW_CREATE_OP_PAUSE_RESUME_STREAM, 0 };
+    send(&r, pause, sizeof pause);
+    advance(&r, 0.01);
+    r.nout = 0;
+    advance(&r, 0.5);
+    assert_int_equal(r.nout, 0);
+    bw_device_destroy(r.dev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_truncated_counts),
+        cmocka_unit_test(test_stream),
+    };
+    return cmocka_run_group_tests_name("the emulated Create", tests, NULL, NULL);
+}

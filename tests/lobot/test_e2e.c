@@ -1,0 +1,193 @@
+/* The lobot driver and the emulated Create with its Command Module, in
+ * virtual time over sim:lobot: the acceptance runs of the base API. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+#include "../run.h"
+
+/* "sim:lobot?world=<tests/data/worlds/NAME>" */
+static void world_url(char *out, size_t n, const char *name)
+{
+    const char *slash = strrchr(__FILE__, '/');
+    snprintf(out, n, "sim:lobot?world=%.*s/../data/worlds/%s",
+             (int)(slash ? slash - __FILE__ : 1), slash ? __FILE__ : ".", name);
+}
+
+static void test_online_and_state(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:lobot");
+    run_for(&r, 0.5);
+    assert_true(bw_base_caps(r.b) & BW_CAP_REFLEXES);
+    assert_true(fabs(r.st->battery - 16.5) < 0.2);
+    assert_true(r.st->battery_capacity > 2.0);
+    assert_string_equal(r.st->mode, "full");
+    assert_int_equal(r.st->link.checksum_errors + r.st->link.skipped_bytes, 0);
+    bw_base_close(r.b, r.now);
+}
+
+/* A 1 m square by odometry ends within 3 cm and 3 degrees, and odometry
+ * stays within 1 cm of the truth on the way. */
+static void test_square(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:lobot");
+    double worst = run_square(&r, "lobot", 1.0, 0.2, 0.5, 200);
+    assert_true(hypot(r.st->pose.x, r.st->pose.y) < 0.03);
+    assert_true(fabs(r.st->pose.theta) < 3 * BW_PI / 180);
+    assert_true(worst < 0.01);
+    assert_true(r.sim->travelled > 3.9);
+    bw_base_close(r.b, r.now);
+}
+
+/* The bare sum of the SENSORS' angles, read off the wire. */
+typedef struct {
+    bw_lobot_ack_parser_t p;
+    long angle_sum; /* degrees */
+} tap_t;
+
+static void tap(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now)
+{
+    (void)now;
+    tap_t *t = ctx;
+    bw_lobot_ack_frame_t f;
+    bw_lobot_ack_t a;
+    while (from_robot && bw_lobot_ack_parse(&t->p, &data, &n, &f) > 0)
+        if (bw_lobot_decode_ack(f.id, f.data, f.len, &a) == 0 && a.id == BW_LOBOT_ACK_SENSORS)
+            t->angle_sum += a.u.sensors.oi.angle;
+}
+
+/* 30 s at 0.1 rad/s: each SENSORS' angle is truncated to whole degrees, so
+ * the bare sum falls far behind; the driver's heading stays within 3
+ * degrees of the true one. */
+static void test_slow_turn(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:lobot");
+    tap_t t;
+    memset(&t, 0, sizeof t);
+    bw_lobot_ack_parser_init(&t.p);
+    bw_base_set_tap(r.b, tap, &t);
+    double th0 = r.sim->body.pose.theta, turned = 0, prev = th0, worst = 0;
+    for (double end = r.now + 30; r.now < end;) {
+        bw_base_drive(r.b, 0, 0.1, r.now);
+        run_step(&r);
+        turned += bw_angle_diff(r.sim->body.pose.theta, prev);
+        prev = r.sim->body.pose.theta;
+        worst = fmax(worst, fabs(run_heading_error(&r)));
+    }
+    bw_base_stop(r.b, r.now);
+    run_for(&r, 1.0);
+    turned += bw_angle_diff(r.sim->body.pose.theta, prev);
+    double true_deg = turned * 180 / BW_PI;
+    printf("lobot slow turn: true %.1f deg, bare sum %ld deg, driver off by at most %.2f deg\n",
+           true_deg, t.angle_sum, worst * 180 / BW_PI);
+    assert_true(true_deg > 150);
+    assert_true(fabs(true_deg - (double)t.angle_sum) > 10);
+    assert_true(worst < 3 * BW_PI / 180);
+    assert_true(fabs(run_heading_error(&r)) < 3 * BW_PI / 180);
+    bw_base_close(r.b, r.now);
+}
+
+/* Into the box's corner with the left half of the bumper: the low level
+ * backs up and spins right (clockwise); the driver reports it as a reflex
+ * event with what the low level said, and its odometry follows. */
+static void test_bump_reflex(void **state)
+{
+    (void)state;
+    char url[1024];
+    world_url(url, sizeof url, "box_corner_left.world");
+    run_t r;
+    run_open(&r, url);
+    run_drive(&r, 0.3, 0, 10);
+    size_t i = run_find_event(&r, BW_EV_REFLEX, true, 0);
+    assert_int_not_equal(i, SIZE_MAX);
+    const bw_event_t *e = &r.events[i];
+    assert_int_equal(e->mask, BW_REFLEX_BUMP);
+    assert_int_equal(e->detail, BW_CREATE_BUMP_LEFT);
+    printf("lobot bump reflex: backed %.3f m, turned %.1f deg\n", e->distance,
+           e->angle * 180 / BW_PI);
+    assert_true(e->distance < -0.12 && e->distance > -0.2);
+    assert_true(e->angle < -10 * BW_PI / 180 && e->angle > -20 * BW_PI / 180);
+    assert_true(run_find_event(&r, BW_EV_BUMP, true, 0) != SIZE_MAX);
+    /* Odometry took the low level's own moves in. */
+    assert_true(fabs(run_heading_error(&r)) < 3 * BW_PI / 180);
+    bw_pose_t o = run_odo_world(&r);
+    assert_true(hypot(o.x - r.sim->body.pose.x, o.y - r.sim->body.pose.y) < 0.03);
+    bw_base_close(r.b, r.now);
+}
+
+/* To the stair edge (the drop-off at the room's top left): CLIFFS, the
+ * robot backed away and still on the floor. */
+static void test_cliff_reflex(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:lobot");
+    run_drive(&r, 0, 0.5, BW_PI / 2 / 0.5 + 0.3); /* face +y, roughly */
+    run_drive(&r, 0.2, 0, 14);
+    size_t i = run_find_event(&r, BW_EV_REFLEX, true, 0);
+    assert_int_not_equal(i, SIZE_MAX);
+    assert_int_equal(r.events[i].mask, BW_REFLEX_CLIFF);
+    assert_true(r.events[i].distance < 0);
+    assert_true(run_find_event(&r, BW_EV_CLIFF, true, 0) != SIZE_MAX);
+    assert_false(r.sim->body.drop_left || r.sim->body.drop_right);
+    assert_true(r.sim->body.pose.y < 3.2);
+    bw_base_close(r.b, r.now);
+}
+
+/* ?turn=spin: a pure rotation goes as SPIN moves, and the heading stays
+ * right because each SPIN's measured turn comes back flagged. */
+static void test_turn_by_spin(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:lobot?turn=spin");
+    double th0 = r.sim->body.pose.theta;
+    run_drive(&r, 0, 0.5, 6);
+    bw_base_stop(r.b, r.now);
+    run_for(&r, 3);
+    double turned = bw_angle_diff(r.sim->body.pose.theta, th0);
+    printf("lobot turn=spin: 0.5 rad/s for 6 s turned %.1f deg; odometry off by %.2f deg\n",
+           turned * 180 / BW_PI, run_heading_error(&r) * 180 / BW_PI);
+    assert_true(fabs(turned - 3.0 + 2 * BW_PI) < 0.6 || fabs(turned - 3.0) < 0.6);
+    assert_true(fabs(run_heading_error(&r)) < 2 * BW_PI / 180);
+    assert_true(hypot(r.st->pose.x, r.st->pose.y) < 0.01);
+    bw_base_close(r.b, r.now);
+}
+
+static void test_bad_params(void **state)
+{
+    (void)state;
+    bw_base_t *b;
+    char err[256];
+    assert_int_equal(bw_base_open(&b, "sim:lobot?turn=sideways", NULL, 0, err, sizeof err),
+                     BW_EINVAL);
+    assert_non_null(strstr(err, "turn=sideways"));
+    assert_int_equal(bw_base_open(&b, "sim:lobot?window=5", NULL, 0, err, sizeof err), BW_EINVAL);
+    assert_non_null(strstr(err, "window=5"));
+    assert_int_equal(bw_base_open(&b, "lobot:/dev/null?window=250", NULL, 0, err, sizeof err),
+                     BW_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_online_and_state), cmocka_unit_test(test_square),
+        cmocka_unit_test(test_slow_turn),        cmocka_unit_test(test_bump_reflex),
+        cmocka_unit_test(test_cliff_reflex),     cmocka_unit_test(test_turn_by_spin),
+        cmocka_unit_test(test_bad_params),
+    };
+    return cmocka_run_group_tests_name("lobot driver and emulated robot", tests, NULL, NULL);
+}
