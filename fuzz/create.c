@@ -82,6 +82,9 @@ static void cmd_stream(uint32_t cut, const uint8_t *data, size_t size)
 {
     bw_create_cmd_parser_t p;
     bw_create_cmd_parser_init(&p);
+    static uint32_t tally[256];
+    memset(tally, 0, sizeof tally);
+    bw_create_cmd_parser_tally(&p, tally);
     uint64_t h = 14695981039346656037u;
     size_t fed = 0, in_cmds = 0;
     bw_create_cmd_frame_t c;
@@ -112,6 +115,12 @@ static void cmd_stream(uint32_t cut, const uint8_t *data, size_t size)
     CHECK(p.held == 0);
     CHECK(fed == in_cmds + p.stats.skipped_bytes);
     CHECK(p.stats.unknown <= p.stats.skipped_bytes && p.stats.checksum_errors == 0);
+    uint64_t tallied = 0; /* every unknown byte tallied by its value, none an opcode */
+    for (unsigned b = 0; b < 256; b++) {
+        tallied += tally[b];
+        CHECK(!tally[b] || !bw_create_op_name((uint8_t)b));
+    }
+    CHECK(tallied == p.stats.unknown);
 
     bw_create_cmd_parser_t w;
     bw_create_cmd_parser_init(&w);

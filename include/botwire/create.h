@@ -504,9 +504,15 @@ typedef struct {
     uint16_t held; /* bytes in buf: a command starting with an opcode */
     uint16_t drop; /* leading bytes of buf returned last call */
     uint8_t buf[BW_CREATE_MAX_CMD];
+    uint32_t *tally; /* see bw_create_cmd_parser_tally */
 } bw_create_cmd_parser_t;
 
 void bw_create_cmd_parser_init(bw_create_cmd_parser_t *p);
+
+/* Counts every byte skipped as unknown by its value too: by_byte[b]++ (256
+ * entries, the caller's; NULL stops it). How an emulated Create says which
+ * opcodes of other Roomba models (173 Stop, 146 Drive PWM, ...) it was sent. */
+void bw_create_cmd_parser_tally(bw_create_cmd_parser_t *p, uint32_t *by_byte);
 
 /*
  * Pushes bytes in, any split. A byte where an opcode is due that is no

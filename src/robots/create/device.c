@@ -79,6 +79,8 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     b->battery_empty = VOLTS_EMPTY;
     d->sim.rng = b->seed;
     bw_create_cmd_parser_init(&c->parser);
+    /* What is no Create 1 opcode is listed by number when the emulator stops. */
+    bw_create_cmd_parser_tally(&c->parser, d->stats.unknown_by_id);
     c->t0 = t0;
     c->charge = CAPACITY;
     c->remote = BW_CREATE_IR_NONE;

@@ -252,6 +252,7 @@ typedef struct {
     bw_parse_stats_t *stats;
     uint16_t *held, *drop;
     uint8_t *buf;
+    uint32_t *tally; /* count_unknown_starts: skipped bytes by value (NULL: none) */
 } scanner_t;
 
 /* Skips the bytes at p that cannot start a message; returns how many. */
@@ -268,8 +269,11 @@ static size_t skip_non_starts(const scanner_t *s, const uint8_t *p, size_t n)
             k++;
     }
     s->stats->skipped_bytes += k;
-    if (s->ops->count_unknown_starts)
+    if (s->ops->count_unknown_starts) {
         s->stats->unknown += k;
+        for (size_t i = 0; s->tally && i < k; i++)
+            s->tally[p[i]]++;
+    }
     return k;
 }
 
@@ -442,7 +446,7 @@ static const scan_ops_t stream_ops = {
 
 static scanner_t stream_scanner(bw_create_stream_parser_t *p)
 {
-    scanner_t s = { &stream_ops, p->sum, &p->stats, &p->held, &p->drop, p->buf };
+    scanner_t s = { &stream_ops, p->sum, &p->stats, &p->held, &p->drop, p->buf, NULL };
     return s;
 }
 
@@ -643,7 +647,7 @@ static const scan_ops_t cmd_ops = {
 
 static scanner_t cmd_scanner(bw_create_cmd_parser_t *p)
 {
-    scanner_t s = { &cmd_ops, 0, &p->stats, &p->held, &p->drop, p->buf };
+    scanner_t s = { &cmd_ops, 0, &p->stats, &p->held, &p->drop, p->buf, p->tally };
     return s;
 }
 
@@ -652,6 +656,12 @@ void bw_create_cmd_parser_init(bw_create_cmd_parser_t *p)
     memset(&p->stats, 0, sizeof p->stats);
     p->held = 0;
     p->drop = 0;
+    p->tally = NULL;
+}
+
+void bw_create_cmd_parser_tally(bw_create_cmd_parser_t *p, uint32_t *by_byte)
+{
+    p->tally = by_byte;
 }
 
 static int cmd_of(int rc, const uint8_t *m, size_t size, bw_create_cmd_frame_t *cmd)
