@@ -87,6 +87,17 @@ static uint64_t run_framing(const void *framing, const uint8_t *stream, size_t l
     return sum;
 }
 
+/* A protocol's own parser, framing alone or decoding too. */
+static uint64_t own_framing(const void *proto, const uint8_t *stream, size_t len, uint64_t *frames)
+{
+    return ((const bench_proto_t *)proto)->own(stream, len, frames, false);
+}
+
+static uint64_t own_decode(const void *proto, const uint8_t *stream, size_t len, uint64_t *frames)
+{
+    return ((const bench_proto_t *)proto)->own(stream, len, frames, true);
+}
+
 static void measure(bench_pass_fn fn, const void *ctx, const uint8_t *s, size_t len,
                     double seconds, double *mb_s, double *fps, volatile uint64_t *sink)
 {
@@ -113,12 +124,17 @@ int bench_run(const bench_proto_t *proto, double seconds, bench_result_t *r)
     volatile uint64_t sink = 0;
     double fps_framing;
     long a0 = bench_alloc_count();
-    if (proto->framing)
+    if (proto->framing) {
         measure(run_framing, proto->framing(), cap.p, cap.len, seconds, &r->framing_mb_s,
                 &fps_framing, &sink);
-    else
-        measure(proto->frame, NULL, cap.p, cap.len, seconds, &r->framing_mb_s, &fps_framing, &sink);
-    measure(proto->decode, NULL, cap.p, cap.len, seconds, &r->decode_mb_s, &r->frames_per_s, &sink);
+        measure(proto->decode, NULL, cap.p, cap.len, seconds, &r->decode_mb_s, &r->frames_per_s,
+                &sink);
+    } else {
+        measure(own_framing, proto, cap.p, cap.len, seconds, &r->framing_mb_s, &fps_framing,
+                &sink);
+        measure(own_decode, proto, cap.p, cap.len, seconds, &r->decode_mb_s, &r->frames_per_s,
+                &sink);
+    }
     long a1 = bench_alloc_count();
     r->stream_bytes = cap.len;
     r->heap_allocs = a0 < 0 ? -1 : a1 - a0;

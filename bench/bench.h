@@ -3,6 +3,7 @@
 #ifndef BOTWIRE_BENCH_H
 #define BOTWIRE_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,22 +25,27 @@ typedef struct {
 typedef uint64_t (*bench_pass_fn)(const void *ctx, const uint8_t *stream, size_t len,
                                   uint64_t *frames);
 
-/* One protocol: its emulated robot's URL, its framing and checksum pass
- * (the shared framer over its framing, or its own parser for protocols the
- * framer does not fit), and its full decode pass. */
+/* A pass of a protocol with a parser of its own: framing and its checks
+ * alone (decode false), or every message decoded too. */
+typedef uint64_t (*bench_own_pass_fn)(const uint8_t *stream, size_t len, uint64_t *frames,
+                                      bool decode);
+
+/* One protocol: its emulated robot's URL, and how it is parsed: the shared
+ * framer over its framing plus its full decode pass, or its own parser. */
 typedef struct {
     const char *name;
     const char *sim_url;
     double capture_seconds; /* robot time recorded for the stream */
-    const bw_framing_t *(*framing)(void); /* NULL: frame is the pass */
-    bench_pass_fn frame;
-    bench_pass_fn decode;
+    const bw_framing_t *(*framing)(void); /* the shared framer's protocols */
+    bench_pass_fn decode;                 /* ...their full decode */
+    bench_own_pass_fn own;                /* or: a parser of its own */
 } bench_proto_t;
 
 extern const bench_proto_t bench_kobuki;
 extern const bench_proto_t bench_p2os;
 extern const bench_proto_t bench_lobot;
 extern const bench_proto_t bench_create;
+extern const bench_proto_t bench_rbsm;
 
 /* Measures a protocol for about `seconds` per measurement. The stream is
  * what its emulated robot sends while driving squares, recorded off the

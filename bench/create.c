@@ -29,22 +29,9 @@ static uint64_t pass(const uint8_t *stream, size_t len, uint64_t *frames, bool d
     return sum;
 }
 
-static uint64_t run_frame(const void *ctx, const uint8_t *stream, size_t len, uint64_t *frames)
-{
-    (void)ctx;
-    return pass(stream, len, frames, false);
-}
-
-static uint64_t run_decode(const void *ctx, const uint8_t *stream, size_t len, uint64_t *frames)
-{
-    (void)ctx;
-    return pass(stream, len, frames, true);
-}
-
 const bench_proto_t bench_create = {
     .name = "create",
     .sim_url = "sim:create",
     .capture_seconds = 300, /* 20 000 frames, 1.1 MB */
-    .frame = run_frame,
-    .decode = run_decode,
+    .own = pass,
 };

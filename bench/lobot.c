@@ -26,22 +26,9 @@ static uint64_t pass(const uint8_t *stream, size_t len, uint64_t *frames, bool d
     return sum;
 }
 
-static uint64_t run_frame(const void *ctx, const uint8_t *stream, size_t len, uint64_t *frames)
-{
-    (void)ctx;
-    return pass(stream, len, frames, false);
-}
-
-static uint64_t run_decode(const void *ctx, const uint8_t *stream, size_t len, uint64_t *frames)
-{
-    (void)ctx;
-    return pass(stream, len, frames, true);
-}
-
 const bench_proto_t bench_lobot = {
     .name = "lobot",
     .sim_url = "sim:lobot",
     .capture_seconds = 1000, /* about 20 000 cycles, 1.1 MB */
-    .frame = run_frame,
-    .decode = run_decode,
+    .own = pass,
 };

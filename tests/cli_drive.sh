@@ -104,7 +104,7 @@ expect_error "option without its value" 2 "--v needs a value" "$bw" drive sim:ko
 expect_error "sim: unknown option" 2 "botwire sim: unknown option --ptty" "$bw" sim kobuki --ptty x
 expect_error "decode: unknown option" 2 "botwire decode: unknown option --form" \
     "$bw" decode --proto kobuki --form robot
-expect_error "unknown family lists the known ones" 1 "(known: kobuki, p2os, lobot, create)" "$bw" drive roomba:/dev/x
+expect_error "unknown family lists the known ones" 1 "(known: kobuki, p2os, lobot, create, rbsm)" "$bw" drive roomba:/dev/x
 expect_error "a missing serial device" 1 "cannot open /dev/ttyBOTWIRE9: no such device (" \
     "$bw" drive kobuki:/dev/ttyBOTWIRE9
 expect_error "unknown command" 2 'unknown command "dirve" (botwire --help lists them)' "$bw" dirve
@@ -133,6 +133,9 @@ expect_error "record: a robot that is not there" 1 "cannot open /dev/ttyBOTWIRE9
 [ $? = 0 ] && pass "drive | head ends (the robot stopped when the output went)"
 for pair in HUP:1 INT:2 QUIT:3 TERM:15; do
     sig=${pair%:*}
+    # Emptied here, not by the job's own redirection: that happens in the
+    # child, after this shell may already have read the last run's lines.
+    : >"$tmp/sig.out"
     "$bw" drive sim:kobuki --v 0.1 --for 30 >"$tmp/sig.out" 2>&1 &
     pid=$!
     # Its first line says it is online; then the signal.

@@ -84,6 +84,34 @@ static inline size_t run_find_event(const run_t *r, bw_event_type_t type, bool o
     return SIZE_MAX;
 }
 
+/* Radius of the circle through points, least squares (Kasa's fit). */
+static inline double run_fit_radius(const double *x, const double *y, size_t n)
+{
+    double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, sz = 0, sxz = 0, syz = 0;
+    for (size_t i = 0; i < n; i++) {
+        double z = x[i] * x[i] + y[i] * y[i];
+        sx += x[i], sy += y[i], sxx += x[i] * x[i], syy += y[i] * y[i], sxy += x[i] * y[i];
+        sz += z, sxz += x[i] * z, syz += y[i] * z;
+    }
+    /* x^2 + y^2 + D x + E y + F = 0: [sxx sxy sx; sxy syy sy; sx sy n] [D E F]' =
+     * -[sxz syz sz]', by elimination. */
+    double a[3][4] = { { sxx, sxy, sx, -sxz }, { sxy, syy, sy, -syz }, { sx, sy, (double)n, -sz } };
+    for (int c = 0; c < 3; c++)
+        for (int r = c + 1; r < 3; r++) {
+            double f = a[r][c] / a[c][c];
+            for (int k = c; k < 4; k++)
+                a[r][k] -= f * a[c][k];
+        }
+    double s[3];
+    for (int c = 2; c >= 0; c--) {
+        double v = a[c][3];
+        for (int k = c + 1; k < 3; k++)
+            v -= a[c][k] * s[k];
+        s[c] = v / a[c][c];
+    }
+    return sqrt(s[0] * s[0] / 4 + s[1] * s[1] / 4 - s[2]);
+}
+
 /* Drives a square of `side` metres by odometry and stops. Returns the worst
  * distance between where odometry and the world had the robot on the way;
  * the end (odometry's) is in r->st->pose. */

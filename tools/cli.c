@@ -53,6 +53,9 @@ const char cli_url_help[] =
     "  create:/dev/ttyUSB0        a bare Create 1 or Roomba 500 over its Open Interface\n"
     "                             (57600 baud; ?baud=115200 for a Roomba 500);\n"
     "                             ?mode=safe drives in Safe mode (default Full)\n"
+    "  rbsm:/dev/ttyACM0          a CMU RoboBuggy's Mega (76800 baud); steered, not\n"
+    "                             driven: --v 0 brakes; ?model=deployed for the\n"
+    "                             deployed firmware's units and ids\n"
     "  FAMILY:/path/to/pty        an emulator's pty (botwire sim FAMILY --pty PATH)\n"
     "  p2os:tcp://HOST:PORT       a Pioneer or simulator over TCP (8101 by default\n"
     "                             for simulators)\n"
@@ -60,14 +63,16 @@ const char cli_url_help[] =
     "                             sim:p2os; options after ?, joined by &:\n"
     "                             world=FILE, noise=X (1 nominal), seed=N,\n"
     "                             model=M (p2os: p2dx, p2pb, p2at), window=MS\n"
-    "                             (lobot: the wait for a command after READY), and a\n"
-    "                             bad cable: ber=X (bit errors), drop=P, insert=P\n"
-    "  Serial URLs take ?baud=N. Families: kobuki, p2os, lobot, create (any case).\n";
+    "                             (lobot: the wait for a command after READY),\n"
+    "                             push=M/S, slope=DEG (rbsm: the buggy's course), and\n"
+    "                             a bad cable: ber=X (bit errors), drop=P, insert=P\n"
+    "  Serial URLs take ?baud=N. Families: kobuki, p2os, lobot, create, rbsm (any\n"
+    "  case).\n";
 
 static void check_limit(const char *cmd, const bw_base_t *b, const char *opt, double value,
                         double max, const char *unit)
 {
-    if (fabs(value) > max + 1e-9)
+    if (max > 0 && fabs(value) > max + 1e-9) /* 0: no fixed top */
         cli_error(cmd, "warning: %s %g is above the %s's top speed of %.2f %s; it will go at most "
                        "that",
                   opt, value, bw_base_family(b), max, unit);
@@ -77,6 +82,10 @@ void cli_check_limits(const char *cmd, const bw_base_t *b, double v, double w)
 {
     double max_v, max_w;
     bw_base_limits(b, &max_v, &max_w);
+    if (!(bw_base_caps(b) & BW_CAP_DRIVE) && (bw_base_caps(b) & BW_CAP_STEER) && v > 0)
+        cli_error(cmd, "note: the %s base is steered, not driven: --v above 0 only releases the brake "
+                       "(it rolls at its own speed), 0 brakes",
+                  bw_base_family(b));
     check_limit(cmd, b, "--v", v, max_v, "m/s");
     check_limit(cmd, b, "--w", w, max_w, "rad/s");
 }
@@ -426,6 +435,8 @@ static const cli_codec_t *const codecs[] = {
     &cli_codec_p2os,
     &cli_codec_lobot,
     &cli_codec_create,
+    &cli_codec_rbsm,
+    &cli_codec_rflex,
 };
 
 const cli_codec_t *cli_codec_find(const char *name)

@@ -110,6 +110,8 @@ extern const cli_codec_t cli_codec_kobuki;
 extern const cli_codec_t cli_codec_p2os;
 extern const cli_codec_t cli_codec_lobot;
 extern const cli_codec_t cli_codec_create;
+extern const cli_codec_t cli_codec_rbsm;
+extern const cli_codec_t cli_codec_rflex;
 
 /* ---- JSON helpers over field descriptors ---------------------------------- */
 

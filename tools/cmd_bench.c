@@ -12,6 +12,7 @@ static const bench_proto_t *const benches[] = {
     &bench_p2os,
     &bench_lobot,
     &bench_create,
+    &bench_rbsm,
 };
 
 static void usage(FILE *f)

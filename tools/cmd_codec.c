@@ -432,7 +432,7 @@ int cmd_encode(int argc, char **argv)
         cli_error("encode", "cannot create %s: %s", output, strerror(errno));
         goto done;
     }
-    bool ok = fwrite(out.p, 1, out.len, f) == out.len;
+    bool ok = out.len == 0 || fwrite(out.p, 1, out.len, f) == out.len; /* no NULL to fwrite */
     ok = (output ? fclose(f) : fflush(f)) == 0 && ok;
     if (!ok) {
         cli_error("encode", "cannot write output: %s", strerror(errno));

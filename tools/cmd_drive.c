@@ -17,7 +17,8 @@ static void usage(FILE *f)
             "usage: botwire drive URL [--v M/S] [--w RAD/S] [--for SECONDS] [--square SIDE] [--fast]\n"
             "\n"
             "Drives a robot and prints one JSON line of state every 100 ms: t (s), x, y (m),\n"
-            "theta (rad), v (m/s), w (rad/s), bumper, cliff (bit masks), battery (V), online.\n"
+            "theta (rad), v (m/s), w (rad/s), bumper, cliff (bit masks), battery (V), online,\n"
+            "and mode, brake, faults where the base has them.\n"
             "Events (bump, cliff, wheel_drop, offline, ...) are printed as they happen as\n"
             "{\"t\":..,\"event\":..,\"on\":..,\"mask\":..}; a reflex (the base's own controller\n"
             "moved, e.g. lobot backing off a bump) adds detail, distance (m) and angle (rad).\n"
@@ -54,7 +55,8 @@ static void put_link(json_t *o, const bw_parse_stats_t *l)
 }
 
 /* A state line; the last one also says how the link went. */
-static void print_state(FILE *out, const bw_base_state_t *s, double t, bool last)
+static void print_state(FILE *out, const bw_base_t *b, const bw_base_state_t *s, double t,
+                        bool last)
 {
     json_t *o = json_object();
     json_object_set_new(o, "t", json_real(round(t * 1000) / 1000));
@@ -67,6 +69,15 @@ static void print_state(FILE *out, const bw_base_state_t *s, double t, bool last
     json_object_set_new(o, "cliff", json_integer(s->cliffs));
     json_object_set_new(o, "battery", json_real(s->battery));
     json_object_set_new(o, "online", json_boolean(s->online));
+    /* What only some bases have. */
+    if (s->mode[0])
+        json_object_set_new(o, "mode", json_string(s->mode));
+    if (bw_base_caps(b) & BW_CAP_BRAKE)
+        json_object_set_new(o, "brake", json_boolean(s->brake));
+    if (bw_base_caps(b) & BW_CAP_FAULTS)
+        json_object_set_new(o, "faults", json_integer(s->faults));
+    if (s->commands_ignored)
+        json_object_set_new(o, "commands_ignored", json_true());
     if (last)
         put_link(o, &s->link);
     json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
@@ -237,7 +248,7 @@ int cmd_drive(int argc, char **argv)
                 stopped_by = bw_event_name(ev.type);
         }
         while (clk.now >= next_print - 1e-9) {
-            print_state(stdout, st, next_print - t0, false);
+            print_state(stdout, b, st, next_print - t0, false);
             next_print += PRINT_PERIOD;
         }
         /* Nobody reads any more (`drive | head`): stop the robot. */
@@ -279,7 +290,7 @@ int cmd_drive(int argc, char **argv)
              (fabs(st->v) > 0.005 || fabs(st->w) > 0.01) && st->online);
     while (bw_base_next_event(b, &ev))
         print_event(stdout, &ev, t0);
-    print_state(stdout, st, clk.now - t0, true);
+    print_state(stdout, b, st, clk.now - t0, true);
     if (square) {
         travelled += hypot(st->pose.x - last.x, st->pose.y - last.y);
         json_t *o = json_object();

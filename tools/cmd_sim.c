@@ -20,14 +20,17 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
             "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
-            "                  [--window MS] [--idle S] [--for S] [--detach]\n"
+            "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
+            "                  [--detach]\n"
             "\n"
-            "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create) in a simulated\n"
-            "world, in real time, speaking its protocol where any program can connect: a\n"
-            "pseudo-terminal (opened like a serial port; the default for all but p2os) or\n"
-            "TCP (the default for p2os, on 127.0.0.1:%d, one client at a time). lobot is\n"
-            "an iRobot Create with the Robolocust Command Module program; create, a bare\n"
-            "Create speaking the Open Interface. The first line of output says where, e.g.\n"
+            "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm) in a\n"
+            "simulated world, in real time, speaking its protocol where any program can\n"
+            "connect: a pseudo-terminal (opened like a serial port; the default for all but\n"
+            "p2os) or TCP (the default for p2os, on 127.0.0.1:%d, one client at a time).\n"
+            "lobot is an iRobot Create with the Robolocust Command Module program; create,\n"
+            "a bare Create speaking the Open Interface; rbsm, a CMU RoboBuggy (its Mega and\n"
+            "drive encoder on one link) in a 60 m x 40 m lot. The first line of output says\n"
+            "where, e.g.\n"
             "  botwire sim: kobuki on /dev/pts/5 (link /tmp/kobuki)\n"
             "  botwire sim: p2os p2dx on tcp://127.0.0.1:%d\n"
             "Ctrl-C stops it (and removes the link); it ends with a line of what it\n"
@@ -35,10 +38,15 @@ static void usage(FILE *f)
             "Clients connect with the URLs FAMILY:LINK (a pty) or p2os:tcp://HOST:PORT, e.g.\n"
             "  botwire drive kobuki:/tmp/kobuki --v 0.2 --for 2\n"
             "\n"
-            "  --model M        the model (p2os: p2dx, p2pb, p2at; default p2dx)\n"
+            "  --model M        the model (p2os: p2dx, p2pb, p2at; default p2dx); rbsm: the\n"
+            "                   protocol's variant, seed (default) or deployed\n"
             "  --window MS      lobot: how long the Command Module waits for a command\n"
             "                   after each READY (default 1500, the protocol's; the\n"
             "                   deployed program waited 250); silence is STOP\n"
+            "  --push M/S       rbsm: the speed the pusher runs the buggy up to when its\n"
+            "                   brake is released at rest (default 3)\n"
+            "  --slope DEG      rbsm: the course's slope, downhill positive (default 0: it\n"
+            "                   coasts down slowly)\n"
             "  --world FILE     the world to move in (default: the built-in 5 m x 4 m room)\n"
             "  --pty LINK       serve on a pty, and make LINK a symlink to it\n"
             "  --tcp [HOST:]PORT  serve on TCP (HOST default 127.0.0.1)\n"
@@ -319,12 +327,13 @@ int cmd_sim(int argc, char **argv)
         { "detach", no_argument, NULL, 'D' },      { "idle", required_argument, NULL, 'i' },
         { "ber", required_argument, NULL, 'b' },   { "drop", required_argument, NULL, 'd' },
         { "insert", required_argument, NULL, 'I' }, { "window", required_argument, NULL, 'w' },
+        { "push", required_argument, NULL, 'P' },   { "slope", required_argument, NULL, 'S' },
         { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
     bool detach = false;
-    double idle = 10, ber = 0, drop = 0, insert = 0, window = 0;
+    double idle = 10, ber = 0, drop = 0, insert = 0, window = 0, push = 0, slope = 0;
     int c;
     optind = 0;
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
@@ -366,13 +375,21 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--window", optarg, 10, 60000, &window) < 0)
                 return 2;
             break;
+        case 'P':
+            if (cli_number("sim", "--push", optarg, 0.1, 15, &push) < 0)
+                return 2;
+            break;
+        case 'S':
+            if (cli_number("sim", "--slope", optarg, -20, 20, &slope) < 0)
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
     }
     if (optind != argc - 1) {
         cli_error("sim", optind == argc ? "which robot? (botwire sim FAMILY: kobuki, p2os, lobot, "
-                                          "create)"
+                                          "create, rbsm)"
                                         : "one robot at a time");
         return 2;
     }
@@ -409,6 +426,12 @@ int cmd_sim(int argc, char **argv)
         cli_error("sim", "--window is lobot's (the Command Module's window after READY)");
         return 2;
     }
+    if ((push > 0 || slope != 0) && strcasecmp(family, "rbsm") != 0) {
+        cli_error("sim", "--push and --slope are rbsm's (the buggy's course)");
+        return 2;
+    }
+    o.push = push;
+    o.slope = slope;
     o.model = model;
 
     double t = cli_now();

@@ -61,6 +61,11 @@ enum {
     BW_CAP_STALL = 1u << 11,
     BW_CAP_VERSION = 1u << 12,
     BW_CAP_REFLEXES = 1u << 13, /* the base's own controller reacts to bumps, cliffs, drops */
+    /* Steered, not driven (a RoboBuggy rolls on its own): drive(v, w) sets
+     * the turn, v = 0 brakes, any other v only lets it roll. */
+    BW_CAP_STEER = 1u << 14,
+    BW_CAP_BRAKE = 1u << 15,    /* a brake, reported in state.brake */
+    BW_CAP_FAULTS = 1u << 16,   /* the base reports faults (state.faults) */
 };
 
 /* Bumpers, by where they are on the robot. */
@@ -138,6 +143,11 @@ typedef struct {
     bw_charge_t charging;
     uint32_t charge_sources; /* BW_SOURCE_* */
     char mode[16];       /* the base's own mode where it has one ("full", "safe", ...) */
+    bool brake;          /* the brake is engaged (BW_CAP_BRAKE) */
+    uint32_t faults;     /* the base's fault bits, the family's (BW_CAP_FAULTS) */
+    /* Another controller has the base (a remote, an RC operator): drive
+     * commands are not obeyed until it lets go. */
+    bool commands_ignored;
     char firmware[32];   /* "1.2.0", empty until known */
     char hardware[32];   /* "1.0.4", or a model such as "Pioneer p2dx" */
     char name[32];       /* the robot's own name, if it has one */
@@ -157,7 +167,10 @@ typedef enum {
     BW_EV_BUTTON,
     BW_EV_POWER,   /* charging state changed */
     BW_EV_STALL,
-    BW_EV_REFLEX,  /* the base's own controller moved: mask BW_REFLEX_* */
+    BW_EV_REFLEX,  /* the base's own controller moved: mask BW_REFLEX_*; REMOTE
+                      also on false when the remote lets go */
+    BW_EV_BRAKE,   /* the brake engaged (on) or released */
+    BW_EV_FAULT,   /* fault bits (mask, the family's) raised (on) or cleared */
 } bw_event_type_t;
 
 typedef struct {

@@ -43,6 +43,9 @@ typedef struct {
     const char *model;       /* family-specific model name; NULL: the default */
     double command_timeout;  /* s without a motion command before the robot
                                 stops itself; 0: the family's default; <0: never */
+    /* rbsm: the push that starts the buggy rolling (m/s it reaches; 0: the
+     * default, 3) and the course's slope (degrees, downhill positive). */
+    double push, slope;
 } bw_device_options_t;
 
 /* Zero options: built-in room, no noise, defaults. */
@@ -128,6 +131,12 @@ int bw_create_device_remote(bw_device_t *dev, uint8_t ir_byte);
  * bytes from the host it never heard because its USART was the Create's. */
 const bw_lobot_cm_t *bw_lobot_device_program(const bw_device_t *dev);
 uint64_t bw_lobot_device_unheard(const bw_device_t *dev);
+
+/* rbsm: the RC transmitter's auton switch. rc true: the operator drives (the
+ * steering centred, the brake as the operator holds it) and the host's
+ * commands are read but not obeyed; false: the host drives. BW_EINVAL for
+ * another family. */
+int bw_rbsm_device_rc(bw_device_t *dev, bool rc, bool brake_engaged);
 
 #ifdef __cplusplus
 }

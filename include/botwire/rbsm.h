@@ -277,6 +277,15 @@ int bw_rbsm_parser_finish(bw_rbsm_parser_t *p);
 
 /* ---- variants and units (convert.c) ---------------------------------------- */
 
+/* The buggy, as CMU's RoboBuggy code has it: 1.13 m between the axles; the
+ * drive encoder counts 7 ticks per turn of a wheel that rolls 0.61 m (one
+ * tick per 87 mm). The deployed Mega runs its loop every 10 ms at 76800
+ * baud and limits the steering to 15 degrees either way. */
+#define BW_RBSM_WHEELBASE_M 1.13
+#define BW_RBSM_M_PER_TICK (0.61 / 7.0)
+#define BW_RBSM_BAUD 76800
+#define BW_RBSM_STEER_LIMIT_DEG 15.0
+
 /*
  * Where the deployed RoboBuggy code departs from the seed. The zero value is
  * the seed's meaning, the default everywhere.

@@ -20,6 +20,7 @@ static const bw_driver_ops_t *const drivers[] = {
     &bw_p2os_driver_ops,
     &bw_lobot_driver_ops,
     &bw_create_driver_ops,
+    &bw_rbsm_driver_ops,
 };
 
 /* ---- stop on exit ------------------------------------------------------------ */
@@ -110,6 +111,8 @@ const char *bw_event_name(bw_event_type_t type)
     case BW_EV_POWER: return "power";
     case BW_EV_STALL: return "stall";
     case BW_EV_REFLEX: return "reflex";
+    case BW_EV_BRAKE: return "brake";
+    case BW_EV_FAULT: return "fault";
     default: return "unknown";
     }
 }
@@ -159,6 +162,11 @@ static void emit_events(bw_base_t *b, double now)
         push_event(b, BW_EV_POWER, (uint32_t)s->charging, s->charging != BW_CHARGE_DISCHARGING, now);
     if (s->stalled != o->stalled)
         push_event(b, BW_EV_STALL, 0, s->stalled, now);
+    if (s->brake != o->brake)
+        push_event(b, BW_EV_BRAKE, 0, s->brake, now);
+    diff_bits(b, BW_EV_FAULT, o->faults, s->faults, now);
+    if (s->commands_ignored != o->commands_ignored)
+        push_event(b, BW_EV_REFLEX, BW_REFLEX_REMOTE, s->commands_ignored, now);
     o->online = s->online;
     o->bumpers = s->bumpers;
     o->cliffs = s->cliffs;
@@ -166,6 +174,9 @@ static void emit_events(bw_base_t *b, double now)
     o->buttons = s->buttons;
     o->charging = s->charging;
     o->stalled = s->stalled;
+    o->brake = s->brake;
+    o->faults = s->faults;
+    o->commands_ignored = s->commands_ignored;
 }
 
 int bw_base_next_event(bw_base_t *b, bw_event_t *ev)
@@ -362,6 +373,8 @@ static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
     int rc;
     if ((rc = number_param(b, "noise", 0, 100, false, &o.noise, err, errlen)) < 0 ||
         (rc = number_param(b, "window", 10, 60000, false, &window, err, errlen)) < 0 ||
+        (rc = number_param(b, "push", 0.1, 15, false, &o.push, err, errlen)) < 0 ||
+        (rc = number_param(b, "slope", -20, 20, false, &o.slope, err, errlen)) < 0 ||
         (rc = number_param(b, "seed", 0, 1e15, true, &seed, err, errlen)) < 0 ||
         (rc = number_param(b, "ber", 0, 0.1, false, &ber, err, errlen)) < 0 ||
         (rc = number_param(b, "drop", 0, 0.5, false, &drop, err, errlen)) < 0 ||
@@ -603,7 +616,7 @@ static size_t read_input(bw_base_t *b, double now)
         }
         if (b->tap)
             b->tap(b->tap_ctx, true, buf, (size_t)n, now);
-        if (b->ops->line_gap > 0 && now - b->last_input > b->ops->line_gap)
+        if (b->ops->line_gap > 0 && b->ops->reset_line && now - b->last_input > b->ops->line_gap)
             b->ops->reset_line(b, now);
         b->last_input = now;
         b->ops->on_input(b, buf, (size_t)n, now);

@@ -115,5 +115,6 @@ extern const bw_driver_ops_t bw_kobuki_driver_ops;
 extern const bw_driver_ops_t bw_p2os_driver_ops;
 extern const bw_driver_ops_t bw_lobot_driver_ops;
 extern const bw_driver_ops_t bw_create_driver_ops;
+extern const bw_driver_ops_t bw_rbsm_driver_ops;
 
 #endif

@@ -36,6 +36,9 @@ int bw_io_fail(bw_port_t *port, int e, int code);
 
 /* read()/write() on a terminal (serial device, pty master or slave), with
  * errors mapped to BW_ECLOSED / BW_EIO. */
+/* Sets a baud rate termios has no code for (0, or -errno; -ENOTSUP where
+ * the system has no way). */
+int bw_io_set_any_baud(int fd, int baud);
 int bw_io_tty_read(bw_port_t *port, uint8_t *buf, size_t cap);
 int bw_io_tty_write(bw_port_t *port, const uint8_t *buf, size_t n);
 

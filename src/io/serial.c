@@ -138,9 +138,12 @@ int bw_port_open_serial(bw_port_t **port, const char *path, int baud, char *err,
         return BW_EINVAL;
     }
     speed_t speed;
-    if (!baud_code(baud, &speed)) {
-        bw_io_errf(err, errlen, "unsupported baud rate %d (use a standard rate such as 9600, 57600 or 115200)",
-                   baud);
+    /* A rate without a termios code is set afterwards through termios2. */
+    bool custom = !baud_code(baud, &speed);
+    if (custom)
+        speed = B38400;
+    if (baud <= 0) {
+        bw_io_errf(err, errlen, "unsupported baud rate %d", baud);
         return BW_EINVAL;
     }
     struct serial_port *s = calloc(1, sizeof *s);
@@ -199,6 +202,12 @@ int bw_port_open_serial(bw_port_t **port, const char *path, int baud, char *err,
     if (cfsetispeed(&t, speed) != 0 || cfsetospeed(&t, speed) != 0 ||
         tcsetattr(fd, TCSANOW, &t) != 0) {
         bw_io_errf(err, errlen, "cannot set %s to %d baud 8N1: %s", path, baud, strerror(errno));
+        goto fail;
+    }
+    int e;
+    if (custom && (e = bw_io_set_any_baud(fd, baud)) != 0) {
+        bw_io_errf(err, errlen, "cannot set %s to %d baud: %s", path, baud, strerror(-e));
+        rc = BW_EINVAL;
         goto fail;
     }
     if (tcflush(fd, TCIOFLUSH) != 0) {

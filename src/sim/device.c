@@ -13,6 +13,7 @@ static const bw_device_ops_t *const families[] = {
     &bw_p2os_device_ops,
     &bw_lobot_device_ops,
     &bw_create_device_ops,
+    &bw_rbsm_device_ops,
 };
 
 void bw_device_options_init(bw_device_options_t *o)
@@ -57,7 +58,10 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     d->last_input = -INFINITY;
     const bw_world_t *world = opt->world;
     if (!world) {
-        bw_world_default(&d->own_world);
+        if (ops->default_world)
+            ops->default_world(&d->own_world);
+        else
+            bw_world_default(&d->own_world);
         world = &d->own_world;
     }
     bw_body_params_t prm;

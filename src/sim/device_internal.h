@@ -31,6 +31,9 @@ typedef struct {
     const char *(*command_name)(unsigned id);
     /* Frees what init allocated beyond the family state (NULL: nothing). */
     void (*destroy)(bw_device_t *d);
+    /* The family's own built-in world, when none is given (NULL: the room
+     * of bw_world_default). */
+    void (*default_world)(bw_world_t *w);
 } bw_device_ops_t;
 
 /* Output kept for a host that does not read: about a second of feedback of
@@ -79,5 +82,6 @@ extern const bw_device_ops_t bw_kobuki_device_ops;
 extern const bw_device_ops_t bw_p2os_device_ops;
 extern const bw_device_ops_t bw_create_device_ops;
 extern const bw_device_ops_t bw_lobot_device_ops;
+extern const bw_device_ops_t bw_rbsm_device_ops;
 
 #endif

@@ -84,6 +84,7 @@ static void send_cmd(bw_base_t *b, uint8_t id, int16_t param, double now)
 static void answer_ready(bw_base_t *b, double now)
 {
     lobot_drv_t *l = D(b);
+    b->st.commands_ignored = false;
     double v = b->cmd_v, w = b->cmd_w;
     int16_t speed, radius = 0;
     bool pure = fabs(v) < IN_PLACE_BELOW && fabs(w) >= STRAIGHT_BELOW;
@@ -227,7 +228,8 @@ static void reflex(bw_base_t *b, const bw_lobot_ack_t *a, double now)
         bw_base_reflex(b, BW_REFLEX_WHEEL_DROP, a->u.wheel_drops.flags, 0, 0, now);
         break;
     case BW_LOBOT_ACK_REMOTE:
-        bw_base_reflex(b, BW_REFLEX_REMOTE, a->u.remote.infrared_byte, 0, 0, now);
+        /* The remote drives; READY (answer_ready) says it let go. */
+        b->st.commands_ignored = true;
         break;
     default: break;
     }

@@ -216,7 +216,7 @@ static void react(bw_lobot_cm_t *cm, out_t *o, uint32_t now)
 static void start_move(bw_lobot_cm_t *cm, out_t *o, uint32_t now)
 {
     int16_t t = cm->target[cm->move];
-    bool spin = (cm->spins >> cm->move) & 1u;
+    bool spin = ((unsigned)cm->spins >> cm->move) & 1u;
     uint32_t ms;
     if (spin) {
         drive(o, SPIN_SPEED, t > 0 ? BW_CREATE_RADIUS_CCW : BW_CREATE_RADIUS_CW);

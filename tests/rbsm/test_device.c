@@ -1,0 +1,267 @@
+/* The emulated RoboBuggy alone, driven by raw RBSM messages in virtual time:
+ * the circle a steering angle traces, the brake, the watchdog, the RC
+ * switch, the encoder, bad input. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+#include "../run.h"
+
+typedef struct {
+    bw_device_t *dev;
+    double now;
+    bw_rbsm_parser_t parser;
+    /* The last value of every id the buggy sent, and how many of each. */
+    uint32_t last[256];
+    unsigned count[256];
+    bw_rbsm_variant_t variant;
+} rig_t;
+
+static void open_rig(rig_t *r, const char *model)
+{
+    memset(r, 0, sizeof *r);
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.model = model;
+    char err[128];
+    assert_int_equal(bw_device_create(&r->dev, "rbsm", &o, 0.0, err, sizeof err), 0);
+    bw_rbsm_parser_init(&r->parser);
+    r->variant = model && strcmp(model, "deployed") == 0 ? BW_RBSM_VARIANT_DEPLOYED
+                                                          : BW_RBSM_VARIANT_SEED;
+}
+
+static void send(rig_t *r, uint8_t id, uint32_t word)
+{
+    uint8_t m[6];
+    assert_int_equal(bw_rbsm_encode(m, sizeof m, id, word), 6);
+    bw_device_input(r->dev, m, sizeof m, r->now);
+}
+
+/* MEGA_COMMAND in the seed's layout. */
+static void command(rig_t *r, double steer_deg, bool brake)
+{
+    bw_rbsm_msg_t m;
+    assert_int_equal(bw_rbsm_command_from(r->variant, steer_deg * BW_PI / 180, brake, &m), 0);
+    uint8_t b[6];
+    assert_int_equal(bw_rbsm_encode_msg(b, sizeof b, &m), 6);
+    bw_device_input(r->dev, b, sizeof b, r->now);
+}
+
+static void collect(rig_t *r)
+{
+    uint8_t buf[8192];
+    size_t n;
+    while ((n = bw_device_output(r->dev, buf, sizeof buf)) > 0) {
+        const uint8_t *d = buf;
+        bw_rbsm_frame_t f;
+        while (bw_rbsm_parse(&r->parser, &d, &n, &f) > 0) {
+            r->last[f.id] = f.word;
+            r->count[f.id]++;
+        }
+    }
+    assert_int_equal(r->parser.stats.skipped_bytes + r->parser.stats.length_errors, 0);
+}
+
+static void advance(rig_t *r, double s)
+{
+    for (double end = r->now + s; r->now < end - 1e-9;) {
+        r->now = fmin(end, r->now + 0.005);
+        bw_device_step(r->dev, r->now);
+        collect(r);
+    }
+}
+
+/* Keeps commanding for s seconds, every 50 ms. */
+static void hold(rig_t *r, double steer_deg, bool brake, double s)
+{
+    for (double end = r->now + s; r->now < end - 1e-9;) {
+        command(r, steer_deg, brake);
+        advance(r, 0.05);
+    }
+}
+
+static const bw_body_t *body(rig_t *r) { return &bw_device_sim(r->dev)->body; }
+
+/* Released, the buggy is pushed off; 10 degrees of steering traces a
+ * circle of wheelbase / tan(10 degrees) = 6.41 m, within 2 %. */
+static void test_circle(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL);
+    hold(&r, 10, false, 3);
+    assert_true(body(&r)->v > 2.5);
+    double xs[400], ys[400];
+    size_t n = 0;
+    while (n < 400) {
+        hold(&r, 10, false, 0.05);
+        xs[n] = body(&r)->pose.x;
+        ys[n++] = body(&r)->pose.y;
+    }
+    double want = BW_RBSM_WHEELBASE_M / tan(10 * BW_PI / 180), got = run_fit_radius(xs, ys, n);
+    print_message("circle at 10 degrees: radius %.3f m (wheelbase / tan: %.3f m)\n", got, want);
+    assert_true(fabs(got - want) / want < 0.02);
+    /* The Mega says what it was told and what the servo did. */
+    assert_int_equal((int32_t)r.last[BW_RBSM_MID_MEGA_STEER_ANGLE], 10000);
+    assert_int_equal((int32_t)r.last[BW_RBSM_MID_MEGA_STEER_FEEDBACK], 10000);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 1); /* seed: !0 released */
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_AUTON_STATE], 1);
+    bw_device_destroy(r.dev);
+}
+
+/* The brake stops it: from the push speed in under a second and a half. */
+static void test_brake(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL);
+    hold(&r, 0, false, 3);
+    double v0 = body(&r)->v;
+    assert_true(v0 > 2.5);
+    hold(&r, 0, true, 1.0);
+    assert_true(body(&r)->v < 1e-9);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 0); /* seed: 0 engaged */
+    hold(&r, 0, true, 1.0);
+    assert_true(body(&r)->v < 1e-9);
+    bw_device_destroy(r.dev);
+}
+
+/* One command, then silence: 1 s later the brake drops, and the error word
+ * says the host was lost; the brake stays down until the host puts it down. */
+static void test_watchdog(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL);
+    hold(&r, 0, false, 2);
+    double last_cmd = r.now - 0.05; /* hold sent its last one a step ago */
+    while (r.last[BW_RBSM_MID_MEGA_BRAKE_STATE] != 0 && r.now < last_cmd + 3)
+        advance(&r, 0.005);
+    print_message("brake dropped %.3f s after the last command\n", r.now - last_cmd);
+    assert_true(r.now - last_cmd >= 0.999 && r.now - last_cmd <= 1.06);
+    assert_true(r.last[BW_RBSM_MID_ERROR] & BW_RBSM_ERR_AUTON_LOST);
+    const char *notice = NULL;
+    char line[200];
+    while (bw_device_next_notice(r.dev, line, sizeof line))
+        notice = line;
+    assert_non_null(notice);
+    /* Commands again, still asking to roll: the brake stays down. */
+    hold(&r, 0, false, 1);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 0);
+    /* The host puts the brake down itself: armed again. */
+    hold(&r, 0, true, 0.2);
+    hold(&r, 0, false, 0.5);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 1);
+    assert_false(r.last[BW_RBSM_MID_ERROR] & BW_RBSM_ERR_AUTON_LOST);
+    bw_device_destroy(r.dev);
+}
+
+/* The RC switch: the operator steers (centre) and the host's commands are
+ * read but not obeyed; auton state 0. */
+static void test_rc(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL);
+    hold(&r, 12, false, 1);
+    assert_int_equal(bw_rbsm_device_rc(r.dev, true, false), 0);
+    hold(&r, 12, true, 1);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_AUTON_STATE], 0);
+    assert_int_equal((int32_t)r.last[BW_RBSM_MID_MEGA_STEER_FEEDBACK], 0);
+    assert_true(body(&r)->v > 2); /* the host's brake is not obeyed */
+    assert_int_equal(bw_rbsm_device_rc(r.dev, false, false), 0);
+    hold(&r, 12, true, 1);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_AUTON_STATE], 1);
+    assert_true(body(&r)->v < 1e-9);
+    assert_int_equal(bw_rbsm_device_rc(NULL, true, true), BW_EINVAL);
+    bw_device_destroy(r.dev);
+}
+
+/* The encoder: ticks since reset match the distance rolled, one per 87 mm;
+ * ticks since the last message add up to them; a reset request is
+ * confirmed and starts the count again. */
+static void test_encoder(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL);
+    hold(&r, 0, false, 4);
+    double rolled = bw_device_sim(r.dev)->travelled;
+    uint32_t ticks = r.last[BW_RBSM_MID_ENC_TICKS_RESET];
+    assert_int_equal(ticks, (uint32_t)(rolled / BW_RBSM_M_PER_TICK));
+    assert_true(r.count[BW_RBSM_MID_ENC_TICKS_LAST] >= 395);
+    assert_int_equal(r.last[BW_RBSM_MID_DEVICE_ID], BW_RBSM_DID_DRIVE_ENCODER);
+    assert_true(r.count[BW_RBSM_MID_DEVICE_ID] >= 2 * 395); /* both devices, every loop */
+    assert_true(fabs(r.last[BW_RBSM_MID_ENC_TIMESTAMP] - r.now * 1000) <= 10);
+    send(&r, BW_RBSM_MID_ENC_RESET_REQUEST, 0);
+    advance(&r, 0.02);
+    assert_int_equal(r.count[BW_RBSM_MID_ENC_RESET_CONFIRM], 1);
+    assert_true(r.last[BW_RBSM_MID_ENC_TICKS_RESET] <= 1);
+    assert_true(fabs(r.last[BW_RBSM_MID_MEGA_BATTERY_LEVEL] - 12600.0) < 50);
+    bw_device_destroy(r.dev);
+}
+
+/* Garbage and an id nobody defined: the error word says so, and counts. */
+static void test_bad_input(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL);
+    hold(&r, 0, true, 0.2);
+    static const uint8_t junk[] = { 0x13, 0x00, 0x0A, 0x55, 0x13, 0x01, 0x02, 0x03 };
+    bw_device_input(r.dev, junk, sizeof junk, r.now);
+    advance(&r, 0.2);
+    send(&r, 99, 7);
+    advance(&r, 0.2);
+    assert_true(r.last[BW_RBSM_MID_ERROR] & BW_RBSM_ERR_INVALID_MID);
+    const bw_device_stats_t *st = bw_device_stats(r.dev);
+    assert_int_equal(st->unknown_by_id[99], 1);
+    assert_true(st->link.skipped_bytes > 0);
+    hold(&r, 0, true, 0.2); /* good commands clear the stream bits */
+    assert_false(r.last[BW_RBSM_MID_ERROR] & (BW_RBSM_ERR_INVALID_MID | BW_RBSM_ERR_LOST_STREAM));
+    bw_device_destroy(r.dev);
+}
+
+/* The deployed dialect: hundredths, id 19 a steering word, the brake on id
+ * 18 with 1 = engaged, and the deployed telemetry. */
+static void test_deployed(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, "deployed");
+    for (int i = 0; i < 60; i++) {
+        send(&r, BW_RBSM_MID_MEGA_COMMAND, (uint32_t)-800); /* -8 degrees */
+        send(&r, BW_RBSM_MID_BRAKE_COMMAND, 0);
+        advance(&r, 0.05);
+    }
+    assert_int_equal((int32_t)r.last[BW_RBSM_MID_MEGA_STEER_FEEDBACK], -800);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 0); /* released */
+    assert_true(body(&r)->v > 1);
+    assert_true(r.count[BW_RBSM_MID_MEGA_TIMESTAMP] > 0 && r.count[BW_RBSM_MID_MEGA_FIRMWARE_HASH] > 0);
+    bw_device_destroy(r.dev);
+    bw_device_t *d;
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.model = "nixie";
+    char err[128];
+    assert_int_equal(bw_device_create(&d, "rbsm", &o, 0, err, sizeof err), BW_EUNKNOWN);
+    assert_non_null(strstr(err, "seed, deployed"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_circle),   cmocka_unit_test(test_brake),
+        cmocka_unit_test(test_watchdog), cmocka_unit_test(test_rc),
+        cmocka_unit_test(test_encoder),  cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_deployed),
+    };
+    return cmocka_run_group_tests_name("the emulated RoboBuggy", tests, NULL, NULL);
+}
