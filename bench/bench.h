@@ -46,6 +46,7 @@ extern const bench_proto_t bench_p2os;
 extern const bench_proto_t bench_lobot;
 extern const bench_proto_t bench_create;
 extern const bench_proto_t bench_rbsm;
+extern const bench_proto_t bench_rflex;
 
 /* Measures a protocol for about `seconds` per measurement. The stream is
  * what its emulated robot sends while driving squares, recorded off the

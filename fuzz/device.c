@@ -65,6 +65,7 @@ static const struct {
     { "lobot", NULL, check_acks },
     { "create", NULL, ignore },
     { "rbsm", NULL, check_rbsm },
+    { "rflex", bw_rflex_framing, check_framed },
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

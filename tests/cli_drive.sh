@@ -104,7 +104,7 @@ expect_error "option without its value" 2 "--v needs a value" "$bw" drive sim:ko
 expect_error "sim: unknown option" 2 "botwire sim: unknown option --ptty" "$bw" sim kobuki --ptty x
 expect_error "decode: unknown option" 2 "botwire decode: unknown option --form" \
     "$bw" decode --proto kobuki --form robot
-expect_error "unknown family lists the known ones" 1 "(known: kobuki, p2os, lobot, create, rbsm)" "$bw" drive roomba:/dev/x
+expect_error "unknown family lists the known ones" 1 "(known: kobuki, p2os, lobot, create, rbsm, rflex)" "$bw" drive roomba:/dev/x
 expect_error "a missing serial device" 1 "cannot open /dev/ttyBOTWIRE9: no such device (" \
     "$bw" drive kobuki:/dev/ttyBOTWIRE9
 expect_error "unknown command" 2 'unknown command "dirve" (botwire --help lists them)' "$bw" dirve

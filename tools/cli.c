@@ -56,18 +56,21 @@ const char cli_url_help[] =
     "  rbsm:/dev/ttyACM0          a CMU RoboBuggy's Mega (76800 baud); steered, not\n"
     "                             driven: --v 0 brakes; ?model=deployed for the\n"
     "                             deployed firmware's units and ids\n"
+    "  rflex:/dev/ttyS0           an RWI B21r (115200 baud; ?model=atrvjr for an\n"
+    "                             ATRV-Jr)\n"
     "  FAMILY:/path/to/pty        an emulator's pty (botwire sim FAMILY --pty PATH)\n"
     "  p2os:tcp://HOST:PORT       a Pioneer or simulator over TCP (8101 by default\n"
     "                             for simulators)\n"
     "  sim:FAMILY                 the emulated robot in this process, e.g. sim:kobuki,\n"
     "                             sim:p2os; options after ?, joined by &:\n"
     "                             world=FILE, noise=X (1 nominal), seed=N,\n"
-    "                             model=M (p2os: p2dx, p2pb, p2at), window=MS\n"
+    "                             model=M (p2os: p2dx, p2pb, p2at; rflex: b21r,\n"
+    "                             atrvjr; rbsm: seed, deployed), window=MS\n"
     "                             (lobot: the wait for a command after READY),\n"
     "                             push=M/S, slope=DEG (rbsm: the buggy's course), and\n"
     "                             a bad cable: ber=X (bit errors), drop=P, insert=P\n"
-    "  Serial URLs take ?baud=N. Families: kobuki, p2os, lobot, create, rbsm (any\n"
-    "  case).\n";
+    "  Serial URLs take ?baud=N. Families: kobuki, p2os, lobot, create, rbsm, rflex\n"
+    "  (any case).\n";
 
 static void check_limit(const char *cmd, const bw_base_t *b, const char *opt, double value,
                         double max, const char *unit)

@@ -13,6 +13,7 @@ static const bench_proto_t *const benches[] = {
     &bench_lobot,
     &bench_create,
     &bench_rbsm,
+    &bench_rflex,
 };
 
 static void usage(FILE *f)

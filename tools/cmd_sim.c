@@ -23,14 +23,14 @@ static void usage(FILE *f)
             "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
             "                  [--detach]\n"
             "\n"
-            "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm) in a\n"
-            "simulated world, in real time, speaking its protocol where any program can\n"
+            "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm, rflex) in\n"
+            "a simulated world, in real time, speaking its protocol where any program can\n"
             "connect: a pseudo-terminal (opened like a serial port; the default for all but\n"
             "p2os) or TCP (the default for p2os, on 127.0.0.1:%d, one client at a time).\n"
             "lobot is an iRobot Create with the Robolocust Command Module program; create,\n"
             "a bare Create speaking the Open Interface; rbsm, a CMU RoboBuggy (its Mega and\n"
-            "drive encoder on one link) in a 60 m x 40 m lot. The first line of output says\n"
-            "where, e.g.\n"
+            "drive encoder on one link) in a 60 m x 40 m lot; rflex, an RWI B21r with its\n"
+            "sonar ring (or an ATRV-Jr). The first line of output says where, e.g.\n"
             "  botwire sim: kobuki on /dev/pts/5 (link /tmp/kobuki)\n"
             "  botwire sim: p2os p2dx on tcp://127.0.0.1:%d\n"
             "Ctrl-C stops it (and removes the link); it ends with a line of what it\n"
@@ -38,8 +38,9 @@ static void usage(FILE *f)
             "Clients connect with the URLs FAMILY:LINK (a pty) or p2os:tcp://HOST:PORT, e.g.\n"
             "  botwire drive kobuki:/tmp/kobuki --v 0.2 --for 2\n"
             "\n"
-            "  --model M        the model (p2os: p2dx, p2pb, p2at; default p2dx); rbsm: the\n"
-            "                   protocol's variant, seed (default) or deployed\n"
+            "  --model M        the model (p2os: p2dx, p2pb, p2at; default p2dx; rflex:\n"
+            "                   b21r, atrvjr; default b21r); rbsm: the protocol's variant,\n"
+            "                   seed (default) or deployed\n"
             "  --window MS      lobot: how long the Command Module waits for a command\n"
             "                   after each READY (default 1500, the protocol's; the\n"
             "                   deployed program waited 250); silence is STOP\n"
@@ -389,7 +390,7 @@ int cmd_sim(int argc, char **argv)
     }
     if (optind != argc - 1) {
         cli_error("sim", optind == argc ? "which robot? (botwire sim FAMILY: kobuki, p2os, lobot, "
-                                          "create, rbsm)"
+                                          "create, rbsm, rflex)"
                                         : "one robot at a time");
         return 2;
     }
@@ -448,6 +449,8 @@ int cmd_sim(int argc, char **argv)
     family = bw_device_family(s.dev);
     if (!model && strcmp(family, "p2os") == 0)
         model = "p2dx";
+    if (!model && strcmp(family, "rflex") == 0)
+        model = "b21r";
     cli_catch_signals();
     int status = use_tcp ? serve_tcp(&s, family, model, host, tcp_port, t + duration)
                          : serve_pty(&s, family, model, link, t + duration);

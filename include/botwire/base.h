@@ -66,7 +66,19 @@ enum {
     BW_CAP_STEER = 1u << 14,
     BW_CAP_BRAKE = 1u << 15,    /* a brake, reported in state.brake */
     BW_CAP_FAULTS = 1u << 16,   /* the base reports faults (state.faults) */
+    /* The base reports each axis's velocity, acceleration and torque
+     * (state.trans, state.rot). */
+    BW_CAP_MOTOR_REPORT = 1u << 17,
+    BW_CAP_MOTOR_VECTOR = 1u << 18, /* it takes a full motor vector (bw_base_motor) */
+    BW_CAP_SONAR_TIMING = 1u << 19, /* its sonar timing can be set (bw_base_sonar_timing) */
 };
+
+/* One axis of a base's motion: translation (m/s, m/s^2) or rotation (rad/s,
+ * rad/s^2, CCW positive). Torque is a fraction of the base's standard
+ * torque (1: what its drivers use; 0: the motor lets the axis coast). */
+typedef struct {
+    double velocity, acceleration, torque;
+} bw_axis_t;
 
 /* Bumpers, by where they are on the robot. */
 enum {
@@ -148,6 +160,7 @@ typedef struct {
     /* Another controller has the base (a remote, an RC operator): drive
      * commands are not obeyed until it lets go. */
     bool commands_ignored;
+    bw_axis_t trans, rot; /* measured, where the base reports them (BW_CAP_MOTOR_REPORT) */
     char firmware[32];   /* "1.2.0", empty until known */
     char hardware[32];   /* "1.0.4", or a model such as "Pioneer p2dx" */
     char name[32];       /* the robot's own name, if it has one */
@@ -225,6 +238,15 @@ void bw_base_close(bw_base_t *base, double now);
  * stops by itself when no drive comes within the command timeout. */
 int bw_base_drive(bw_base_t *base, double v, double w, double now);
 int bw_base_stop(bw_base_t *base, double now);
+/* A full motor vector per axis: velocity, the acceleration to reach it, the
+ * torque allowed (bases with BW_CAP_MOTOR_VECTOR; BW_ENOTSUP on the others).
+ * It lasts as a drive does (the command timeout); bw_base_drive goes back
+ * to the base's own acceleration and torque. */
+int bw_base_motor(bw_base_t *base, const bw_axis_t *trans, const bw_axis_t *rot, double now);
+/* The sonar's timing, s: how long each ping listens for its echo, the pause
+ * after a ping, the pause after a full round (BW_CAP_SONAR_TIMING;
+ * BW_ENOTSUP on other bases). */
+int bw_base_sonar_timing(bw_base_t *base, double echo, double ping, double set, double now);
 
 /* Does everything due at now: reads and decodes input, supervises the link,
  * sends what the protocol needs. Call when bw_base_fd is readable or at

@@ -412,6 +412,16 @@ int bw_rflex_ir_range(const bw_rflex_ir_report_t *r, unsigned bank, unsigned j);
 #define BW_RFLEX_B21R_BODY_SONARS_PER_BANK 4u
 #define BW_RFLEX_B21R_BASE_SONAR_BANKS 8u
 #define BW_RFLEX_B21R_BASE_SONARS_PER_BANK 3u
+/* Where botwire puts the body ring's sonars (no public source gives the
+ * B21r's own order): sonar i (0..23) looks out at i x 15 degrees,
+ * counter-clockwise from ahead, from 0.25 m off the centre, and has the id
+ * of bank i / 4, transducer i % 4. */
+#define BW_RFLEX_B21R_SONAR_RADIUS_M 0.25
+static inline uint8_t bw_rflex_b21r_sonar_id(unsigned i)
+{
+    return (uint8_t)((i / BW_RFLEX_B21R_BODY_SONARS_PER_BANK) * BW_RFLEX_SONAR_IDS_PER_BANK +
+                     i % BW_RFLEX_B21R_BODY_SONARS_PER_BANK);
+}
 /* The drivers' echo delay when turning the sonar on. */
 #define BW_RFLEX_SONAR_ECHO_DELAY 30000u
 

@@ -21,6 +21,7 @@ static const bw_driver_ops_t *const drivers[] = {
     &bw_lobot_driver_ops,
     &bw_create_driver_ops,
     &bw_rbsm_driver_ops,
+    &bw_rflex_driver_ops,
 };
 
 /* ---- stop on exit ------------------------------------------------------------ */
@@ -570,6 +571,7 @@ void bw_base_close(bw_base_t *b, double now)
         return;
     b->cmd_v = b->cmd_w = 0;
     b->cmd_active = false;
+    b->cmd_vector = false;
     if (b->port) {
         b->ops->on_drive(b, now);
         if (b->ops->on_close)
@@ -588,7 +590,8 @@ int bw_base_drive(bw_base_t *b, double v, double w, double now)
         return BW_EINVAL;
     /* Repeating the same twist only keeps it alive; the protocol's own
      * cadence carries it to the robot. */
-    bool changed = v != b->cmd_v || w != b->cmd_w;
+    bool changed = v != b->cmd_v || w != b->cmd_w || b->cmd_vector;
+    b->cmd_vector = false;
     b->cmd_v = v;
     b->cmd_w = w;
     b->cmd_t = now;
@@ -599,6 +602,44 @@ int bw_base_drive(bw_base_t *b, double v, double w, double now)
 }
 
 int bw_base_stop(bw_base_t *b, double now) { return bw_base_drive(b, 0, 0, now); }
+
+static bool axis_ok(const bw_axis_t *a)
+{
+    return a && isfinite(a->velocity) && isfinite(a->acceleration) && isfinite(a->torque) &&
+           a->acceleration >= 0 && a->torque >= 0;
+}
+
+int bw_base_motor(bw_base_t *b, const bw_axis_t *trans, const bw_axis_t *rot, double now)
+{
+    if (!(b->caps & BW_CAP_MOTOR_VECTOR))
+        return BW_ENOTSUP;
+    if (!axis_ok(trans) || !axis_ok(rot))
+        return BW_EINVAL;
+    /* As with drive: the same vector again only keeps it alive. */
+    bool changed = !b->cmd_vector || memcmp(&b->cmd_axis[0], trans, sizeof *trans) != 0 ||
+                   memcmp(&b->cmd_axis[1], rot, sizeof *rot) != 0;
+    b->cmd_axis[0] = *trans;
+    b->cmd_axis[1] = *rot;
+    b->cmd_vector = true;
+    b->cmd_v = trans->velocity;
+    b->cmd_w = rot->velocity;
+    b->cmd_t = now;
+    b->cmd_active = true; /* even at zero velocity: a torque of 0 is a command too */
+    if (b->port && changed)
+        b->ops->on_drive(b, now);
+    return b->port ? 0 : BW_ECLOSED;
+}
+
+int bw_base_sonar_timing(bw_base_t *b, double echo, double ping, double set, double now)
+{
+    if (!b->ops->sonar_timing || !(b->caps & BW_CAP_SONAR_TIMING))
+        return BW_ENOTSUP;
+    if (!(echo > 0 && echo <= 1) || !(ping >= 0 && ping <= 10) || !(set >= 0 && set <= 10))
+        return BW_EINVAL;
+    if (!b->port)
+        return BW_ECLOSED;
+    return b->ops->sonar_timing(b, echo, ping, set, now);
+}
 
 /* Reads what the robot sent and hands it to the driver; returns the byte
  * count. */
@@ -646,6 +687,7 @@ int bw_base_poll(bw_base_t *b, double now)
     if (b->cmd_active && b->opt.command_timeout > 0 && now - b->cmd_t > b->opt.command_timeout) {
         b->cmd_v = b->cmd_w = 0;
         b->cmd_active = false;
+        b->cmd_vector = false;
         if (b->port)
             b->ops->on_drive(b, now);
     }

@@ -47,6 +47,8 @@ typedef struct {
     void (*on_close)(bw_base_t *b, double now);
     /* The driver's own next deadline, or INFINITY (NULL: none). */
     double (*next_deadline)(const bw_base_t *b);
+    /* Sets the sonar timing (BW_CAP_SONAR_TIMING; NULL: not supported). */
+    int (*sonar_timing)(bw_base_t *b, double echo, double ping, double set, double now);
 } bw_driver_ops_t;
 
 #define BW_BASE_EVENTS 64
@@ -72,6 +74,8 @@ struct bw_base {
     double last_frame;
     double cmd_v, cmd_w;   /* commanded twist, m/s and rad/s */
     double cmd_t;          /* when it was commanded */
+    bool cmd_vector;       /* a full motor vector (bw_base_motor) is in force */
+    bw_axis_t cmd_axis[2]; /* ...translation and rotation */
     bool cmd_active;       /* a nonzero twist is in force */
     bw_base_state_t st;
     bw_base_state_t seen;  /* state as of the last events */
@@ -116,5 +120,6 @@ extern const bw_driver_ops_t bw_p2os_driver_ops;
 extern const bw_driver_ops_t bw_lobot_driver_ops;
 extern const bw_driver_ops_t bw_create_driver_ops;
 extern const bw_driver_ops_t bw_rbsm_driver_ops;
+extern const bw_driver_ops_t bw_rflex_driver_ops;
 
 #endif

@@ -14,6 +14,7 @@ static const bw_device_ops_t *const families[] = {
     &bw_lobot_device_ops,
     &bw_create_device_ops,
     &bw_rbsm_device_ops,
+    &bw_rflex_device_ops,
 };
 
 void bw_device_options_init(bw_device_options_t *o)

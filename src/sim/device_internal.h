@@ -83,5 +83,6 @@ extern const bw_device_ops_t bw_p2os_device_ops;
 extern const bw_device_ops_t bw_create_device_ops;
 extern const bw_device_ops_t bw_lobot_device_ops;
 extern const bw_device_ops_t bw_rbsm_device_ops;
+extern const bw_device_ops_t bw_rflex_device_ops;
 
 #endif

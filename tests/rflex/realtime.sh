@@ -1,0 +1,44 @@
+#!/bin/sh
+# Real time, real processes, a real pseudo-terminal: `botwire sim rflex` (a
+# B21r) and `botwire drive rflex:LINK`.
+# usage: realtime.sh BOTWIRE
+set -u
+bw=$1
+. "$(dirname "$0")/../testlib.sh"
+
+start_emulator "botwire sim: rflex b21r on /dev/" rflex --pty "$tmp/b21" --for 120
+
+# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm, stopped, and braked
+# once the driver closes.
+"$bw" drive "rflex:$tmp/b21" --v 0.2 --for 2 >"$tmp/drive.out" 2>"$tmp/drive.err"
+status=$?
+last=$(tail -n 1 "$tmp/drive.out")
+x=$(field x "$last")
+[ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
+within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
+v=$(field v "$last")
+within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving at the end: v = $v"
+
+# 2. Record and decode: the set-up the driver sends, the reports, the brake
+# set at the end.
+"$bw" record "rflex:$tmp/b21" -o "$tmp/rec.jsonl" --for 1 --w 0.3 2>"$tmp/rec.err"
+status=$?
+[ "$status" = 0 ] && pass "record: $(tail -n 1 "$tmp/rec.err")" || fail "record exited $status: $(cat "$tmp/rec.err")"
+"$bw" decode --proto rflex "$tmp/rec.jsonl" >"$tmp/rec.dec" 2>"$tmp/dec.err" || fail "decode: $(cat "$tmp/dec.err")"
+for t in mot_set_defaults mot_system_report_req dio_reports_req sonar_run mot_brake_release \
+    mot_set_dir mot_system_report sonar_report sys_status mot_brake_set; do
+    grep -q "\"type\":\"$t\"" "$tmp/rec.dec" && pass "record: $t" || fail "record: no $t"
+done
+sonar=$(grep -c '"type":"sonar_report"' "$tmp/rec.dec")
+[ "$sonar" -ge 25 ] && pass "record: $sonar sonar reports in 1 s (one per 30 ms)" || fail "record: $sonar sonar reports"
+tail -n 1 "$tmp/rec.dec" | grep -q '"checksum_errors":0,"length_errors":0,"skipped_bytes":0' &&
+    pass "record decodes cleanly" || fail "record stats: $(tail -n 1 "$tmp/rec.dec")"
+
+kill -INT "$sim"
+wait "$sim"
+status=$?
+sim=
+[ "$status" = 0 ] && grep -q "botwire sim: stopped" "$tmp/sim.err" && pass "$(tail -n 1 "$tmp/sim.err")" ||
+    fail "emulator: status $status, $(cat "$tmp/sim.err")"
+
+finish "rflex real-time"

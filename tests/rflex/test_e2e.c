@@ -1,0 +1,223 @@
+/* The rflex driver and the emulated B21r, in virtual time over sim:rflex,
+ * and over a relay the test controls. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+#include "../run.h"
+
+static void test_online_and_caps(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:rflex");
+    run_for(&r, 1.2);
+    uint32_t caps = bw_base_caps(r.b);
+    assert_true(caps & BW_CAP_DRIVE);
+    assert_true(caps & BW_CAP_SONAR && caps & BW_CAP_SONAR_TIMING);
+    assert_true(caps & BW_CAP_MOTOR_REPORT && caps & BW_CAP_MOTOR_VECTOR);
+    assert_string_equal(r.st->hardware, "RWI b21r");
+    assert_false(r.st->brake); /* released on open */
+    assert_true(fabs(r.st->battery - 50) < 0.1);
+    assert_int_equal(r.st->nranges, 24);
+    assert_int_equal(r.st->link.checksum_errors + r.st->link.skipped_bytes, 0);
+    bw_base_close(r.b, r.now);
+
+    run_open(&r, "sim:rflex?model=atrvjr");
+    assert_string_equal(r.st->hardware, "RWI atrvjr");
+    assert_false(bw_base_caps(r.b) & BW_CAP_SONAR);
+    bw_base_close(r.b, r.now);
+}
+
+/* A 1 m square by odometry: within 3 cm and 3 degrees. (The odometry is
+ * the last report's, up to 100 ms old: 3 cm at 0.3 m/s.) */
+static void test_square(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:rflex");
+    double worst = run_square(&r, "rflex", 1.0, 0.3, 0.8, 200);
+    assert_true(hypot(r.st->pose.x, r.st->pose.y) < 0.03);
+    assert_true(fabs(r.st->pose.theta) < 3 * BW_PI / 180);
+    assert_true(worst < 0.04);
+    assert_true(r.sim->travelled > 3.9);
+    bw_base_close(r.b, r.now);
+}
+
+/* The sonar facing the box (1.75 m ahead) and the walls: within 3 cm, each
+ * reading with the odometry pose it was taken at. */
+static void test_sonar_reads_the_room(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:rflex");
+    run_for(&r, 1.0);
+    const double want[][2] = { { 0, 1.75 }, { 6, 2.75 }, { 12, 0.75 }, { 18, 0.75 } };
+    for (size_t i = 0; i < 4; i++) {
+        const bw_range_t *rg = &r.st->ranges[(unsigned)want[i][0]];
+        printf("rflex sonar %g at %.0f deg reads %.3f m (want %.2f)\n", want[i][0],
+               rg->mount.theta * 180 / BW_PI, rg->range, want[i][1]);
+        assert_true(fabs(rg->range - want[i][1]) < 0.03);
+        assert_true(rg->t > 0);
+    }
+    /* Slower timing through the API: a full ring now takes 4 x 0.1 s + 0.2 s,
+     * so sonar 0 reads every 0.6 s. */
+    assert_int_equal(bw_base_sonar_timing(r.b, 0.1, 0, 0.2, r.now), 0);
+    run_for(&r, 0.7);
+    double last = r.st->ranges[0].t, first = 0;
+    int reads = 0;
+    for (double end = r.now + 2.5; r.now < end;) {
+        run_step(&r);
+        if (r.st->ranges[0].t != last) {
+            last = r.st->ranges[0].t;
+            first = first > 0 ? first : last;
+            reads++;
+        }
+    }
+    printf("rflex sonar 0: %d readings, every %.3f s\n", reads, (last - first) / (reads - 1));
+    assert_int_equal(reads, 4);
+    assert_true(fabs((last - first) / (reads - 1) - 0.6) < 0.02);
+    assert_int_equal(bw_base_sonar_timing(r.b, 0, 0, 0, r.now), BW_EINVAL);
+    bw_base_close(r.b, r.now);
+}
+
+/* A motor vector with torque 0 lets the base coast to a stop; the measured
+ * axis says so. Other bases have no motor vector. */
+static void test_coast_and_motor_vector(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:rflex");
+    bw_axis_t go = { 0.6, 1.0, 1.0 }, spin = { 0, 1.0, 1.0 };
+    for (double end = r.now + 1.0; r.now < end;) {
+        assert_int_equal(bw_base_motor(r.b, &go, &spin, r.now), 0);
+        run_step(&r);
+    }
+    assert_true(fabs(r.st->trans.velocity - 0.6) < 0.01);
+    double at = r.sim->travelled;
+    bw_axis_t coast = { 0.6, 1.0, 0 };
+    for (double end = r.now + 3.0; r.now < end;) {
+        bw_base_motor(r.b, &coast, &spin, r.now);
+        run_step(&r);
+    }
+    double coasted = r.sim->travelled - at;
+    printf("rflex: coasted %.3f m from 0.6 m/s with torque 0\n", coasted);
+    assert_true(r.sim->body.v < 1e-9);
+    assert_true(fabs(r.st->trans.velocity) < 1e-9);
+    assert_true(r.st->trans.torque == 0);
+    assert_true(coasted > 0.5 && coasted < 0.7);
+    bw_base_close(r.b, r.now);
+
+    run_open(&r, "sim:kobuki");
+    assert_int_equal(bw_base_motor(r.b, &go, &spin, r.now), BW_ENOTSUP);
+    assert_int_equal(bw_base_sonar_timing(r.b, 0.03, 0, 0, r.now), BW_ENOTSUP);
+    bw_base_close(r.b, r.now);
+}
+
+/* Reads the brake from the device itself: a status request straight to it. */
+static bool device_brake(bw_device_t *dev, double now)
+{
+    uint8_t f[16], buf[4096];
+    bw_rflex_msg_t m;
+    bw_rflex_msg_init(&m, BW_RFLEX_SYS_STATUS_REQ);
+    int n = bw_rflex_encode_frame(f, sizeof f, &m);
+    while (bw_device_output(dev, buf, sizeof buf) > 0)
+        ;
+    bw_device_input(dev, f, (size_t)n, now);
+    bw_device_step(dev, now);
+    size_t got = bw_device_output(dev, buf, sizeof buf);
+    bw_rflex_parser_t p;
+    bw_rflex_parser_init(&p);
+    const uint8_t *d = buf;
+    bw_rflex_frame_t fr;
+    bool brake = false, seen = false;
+    while (bw_rflex_parse(&p, &d, &got, &fr) > 0)
+        if (bw_rflex_decode(&fr, &m) == 0 && m.type == BW_RFLEX_SYS_STATUS) {
+            brake = m.u.sys_status.brake != 0;
+            seen = true;
+        }
+    assert_true(seen);
+    return brake;
+}
+
+/* The brake is set when the driver closes, and when the base falls silent. */
+static void test_brake_on_close_and_silence(void **state)
+{
+    (void)state;
+    for (int how = 0; how < 2; how++) {
+        bw_device_t *dev;
+        char err[256];
+        assert_int_equal(bw_device_create(&dev, "rflex", NULL, 0, err, sizeof err), 0);
+        bw_port_t *near, *far;
+        assert_int_equal(bw_port_pair(&near, &far, 1 << 16), 0);
+        bw_base_t *b;
+        assert_int_equal(bw_base_open_port(&b, "rflex", near, NULL, 0, err, sizeof err), 0);
+        const bw_base_state_t *st = bw_base_state(b);
+        double now = 0;
+        bool mute = false;
+        uint8_t buf[8192];
+        for (; now < 3; now += 0.01) {
+            int n;
+            while ((n = bw_port_read(far, buf, sizeof buf)) > 0)
+                bw_device_input(dev, buf, (size_t)n, now);
+            bw_device_step(dev, now);
+            size_t out;
+            while ((out = bw_device_output(dev, buf, sizeof buf)) > 0)
+                if (!mute)
+                    bw_port_write(far, buf, out);
+            bw_base_drive(b, 0.3, 0, now);
+            bw_base_poll(b, now);
+            if (how == 1 && now >= 1.5)
+                mute = true; /* the base's reports stop reaching the host */
+        }
+        assert_true(bw_device_sim(dev)->body.v > 0 || how == 1);
+        if (how == 0) {
+            assert_false(device_brake(dev, now));
+            bw_base_close(b, now);
+            int n;
+            while ((n = bw_port_read(far, buf, sizeof buf)) > 0)
+                bw_device_input(dev, buf, (size_t)n, now);
+            assert_true(device_brake(dev, now));
+        } else {
+            assert_false(st->online);
+            int n;
+            while ((n = bw_port_read(far, buf, sizeof buf)) > 0)
+                bw_device_input(dev, buf, (size_t)n, now);
+            bw_device_step(dev, now + 1);
+            assert_true(device_brake(dev, now + 1));
+            assert_true(bw_device_sim(dev)->body.v < 1e-9);
+            bw_base_close(b, now);
+        }
+        bw_port_close(far);
+        bw_device_destroy(dev);
+    }
+}
+
+static void test_bad_model(void **state)
+{
+    (void)state;
+    bw_base_t *b;
+    char err[256];
+    assert_int_equal(bw_base_open(&b, "sim:rflex?model=b14", NULL, 0, err, sizeof err), BW_EINVAL);
+    assert_non_null(strstr(err, "b21r or atrvjr"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_online_and_caps),
+        cmocka_unit_test(test_square),
+        cmocka_unit_test(test_sonar_reads_the_room),
+        cmocka_unit_test(test_coast_and_motor_vector),
+        cmocka_unit_test(test_brake_on_close_and_silence),
+        cmocka_unit_test(test_bad_model),
+    };
+    return cmocka_run_group_tests_name("rflex driver and emulated B21r", tests, NULL, NULL);
+}
