@@ -170,10 +170,22 @@ expect_error "demo: bad side" 2 "--side must be a number" "$bw" demo --side 0.01
 printf 'size 4 3\nbox 1 1 2\n' >"$tmp/bad.world"
 expect_error "demo: bad world" 1 "line 2: box needs 4 numbers" "$bw" demo --world "$tmp/bad.world" --svg "$tmp/x.svg"
 
+# wander: progress lines, a summary, a picture; its errors.
+"$bw" wander sim:rflex --fast --for 30 --svg "$tmp/wander.svg" >"$tmp/wander.out" 2>"$tmp/wander.err"
+status=$?
+last=$(tail -n 1 "$tmp/wander.out")
+[ "$status" = 0 ] && [ "$(grep -c '"t":' "$tmp/wander.out")" -ge 29 ] &&
+    echo "$last" | grep -q '"distance":.*"collisions":0,"min_clearance":.*"time":' &&
+    grep -q "<svg" "$tmp/wander.svg" && pass "wander: $last" ||
+    fail "wander: status $status, $last, $(cat "$tmp/wander.err")"
+expect_error "wander: --fast on a real robot" 2 "needs a sim: URL" "$bw" wander p2os:/dev/ttyS0 --fast
+expect_error "wander: bad keep-out" 2 "--keep-out wants X0,Y0,X1,Y1" "$bw" wander sim:p2os --keep-out 1,2,0,3
+expect_error "wander: no URL" 2 "a robot URL is required" "$bw" wander
+
 # demo writes its picture.
 "$bw" demo --svg "$tmp/demo.svg" >"$tmp/demo.out" 2>&1 && grep -q "<svg" "$tmp/demo.svg" &&
     pass "demo draws $tmp/demo.svg" || fail "demo: $(cat "$tmp/demo.out")"
-for c in sim drive record; do
+for c in sim drive record wander demo; do
     "$bw" "$c" --help >"$tmp/help" 2>&1 && grep -q "usage: botwire $c" "$tmp/help" &&
         pass "$c --help" || fail "$c --help"
 done

@@ -12,9 +12,10 @@ static const struct {
     int (*fn)(int, char **);
     const char *summary;
 } commands[] = {
-    { "demo", cmd_demo, "an emulated robot drives a square (virtual time)" },
+    { "demo", cmd_demo, "every emulated robot at its task (virtual time)" },
     { "sim", cmd_sim, "serve an emulated robot on a pty or TCP" },
     { "drive", cmd_drive, "drive a robot, print its state" },
+    { "wander", cmd_wander, "wander with the GRL behaviour stack" },
     { "record", cmd_record, "save a robot link's bytes, both ways" },
     { "decode", cmd_decode, "protocol bytes to JSON Lines" },
     { "encode", cmd_encode, "JSON Lines to protocol bytes" },

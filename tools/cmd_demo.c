@@ -1,5 +1,8 @@
-/* `botwire demo`: the main job of `make demo`. An emulated Kobuki drives a
- * square in the built-in room, in virtual time, through the real protocol. */
+/* `botwire demo`: the main job of `make demo`. Every emulated robot does a
+ * task in the built-in room, in virtual time, through its own protocol:
+ * a square by odometry for the Kobuki, lobot and the bare Create, wander
+ * for the Pioneer and the B21r, an arc and a brake for the buggy. One
+ * picture with a panel per robot, a table on the terminal. */
 #include <getopt.h>
 #include <math.h>
 #include <limits.h>
@@ -12,18 +15,21 @@
 
 #define TRACE_PERIOD 0.1 /* s between points of the drawn paths */
 #define MAX_POINTS 20000
+#define WANDER_TIME 90.0 /* s of robot time the wanderers get */
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire demo [--side M] [--noise X] [--seed N] [--world FILE] [--svg FILE]\n"
             "\n"
-            "An emulated Kobuki in the built-in 5 m x 4 m room drives a square by odometry,\n"
-            "in virtual time (as fast as the machine goes), speaking the real protocol:\n"
-            "Base Control frames out, 50 Hz feedback in. Prints the odometry against the\n"
-            "simulated true pose at every corner and draws the room and both paths.\n"
+            "Every emulated robot at a task in the built-in 5 m x 4 m room, in virtual time\n"
+            "(as fast as the machine goes), each speaking its own protocol to its driver:\n"
+            "a square by odometry for the Kobuki, the Create with its Command Module (lobot)\n"
+            "and the bare Create; the GRL wander for the Pioneer (P2OS) and the B21r (rflex);\n"
+            "an arc and a brake for the RoboBuggy (RBSM). Prints a line per robot and draws\n"
+            "one picture with a panel each: the room, the true path, the odometry.\n"
             "\n"
-            "  --side M         side of the square (default 1)\n"
+            "  --side M         side of the squares (default 1)\n"
             "  --noise X        wheel slip and encoder noise, 1 = nominal (default 1)\n"
             "  --seed N         noise seed (default 1)\n"
             "  --world FILE     another world (see docs/world-format.md)\n"
@@ -31,28 +37,164 @@ static void usage(FILE *f)
             "  -h, --help       this help\n");
 }
 
+typedef enum { TASK_SQUARE, TASK_WANDER, TASK_ARC } task_t;
+
+typedef struct {
+    const char *family, *label, *protocol;
+    task_t task;
+} robot_t;
+
+static const robot_t robots[] = {
+    { "kobuki", "Kobuki", "kobuki", TASK_SQUARE },
+    { "lobot", "Create + Command Module", "lobot", TASK_SQUARE },
+    { "create", "Create (bare)", "create", TASK_SQUARE },
+    { "p2os", "Pioneer P2-DX", "p2os", TASK_WANDER },
+    { "rflex", "RWI B21r", "rflex", TASK_WANDER },
+    { "rbsm", "RoboBuggy", "rbsm", TASK_ARC },
+};
+#define NROBOTS (sizeof robots / sizeof robots[0])
+
 typedef struct {
     bw_pose_t *truth, *odo;
     size_t n;
-} trace_t;
+    char note[240];
+    char row[200];
+    bool ok;
+} result_t;
 
-static void trace_add(trace_t *tr, bw_pose_t truth, bw_pose_t odo_world)
+static void trace_add(result_t *r, bw_pose_t truth, bw_pose_t odo_world)
 {
-    if (tr->n < MAX_POINTS) {
-        tr->truth[tr->n] = truth;
-        tr->odo[tr->n] = odo_world;
-        tr->n++;
+    if (r->n < MAX_POINTS) {
+        r->truth[r->n] = truth;
+        r->odo[r->n] = odo_world;
+        r->n++;
     }
 }
 
 static double deg(double rad) { return rad * 180.0 / BW_PI; }
 
-static void print_row(const char *label, bw_pose_t odo, bw_pose_t truth, bw_pose_t odo_world)
+/* One robot's run. Returns 0, or -1 with a message in err. */
+static int run_robot(const robot_t *rb, const bw_world_t *world, double side, double noise,
+                     double seed, result_t *res, char *err, size_t errlen)
 {
-    printf("  %-7s %7.3f %7.3f %7.1f     %7.3f %7.3f %7.1f     %6.1f mm %5.2f deg\n", label, odo.x,
-           odo.y, deg(odo.theta), truth.x, truth.y, deg(truth.theta),
-           1000 * hypot(odo_world.x - truth.x, odo_world.y - truth.y),
-           fabs(deg(bw_angle_diff(odo_world.theta, truth.theta))));
+    char url[256];
+    if (rb->task == TASK_ARC)
+        snprintf(url, sizeof url, "sim:%s?noise=%g&seed=%.0f&push=1", rb->family, noise, seed);
+    else
+        snprintf(url, sizeof url, "sim:%s?noise=%g&seed=%.0f", rb->family, noise, seed);
+    bw_base_options_t o = { 0 };
+    o.world = world;
+    bw_base_t *b;
+    double now = 0;
+    if (bw_base_open(&b, url, &o, now, err, errlen) < 0)
+        return -1;
+    const bw_base_state_t *st = bw_base_state(b);
+    const bw_sim_t *sim = bw_device_sim(bw_base_device(b));
+    while (!st->online && now < 3.0) {
+        now = bw_base_next_deadline(b);
+        bw_base_poll(b, now);
+    }
+    if (!st->online) {
+        snprintf(err, errlen, "the emulated %s did not answer", rb->family);
+        bw_base_close(b, now);
+        return -1;
+    }
+    const bw_pose_t origin = sim->body.pose;
+    double next_trace = now, next_tick = now, t0 = now;
+    bw_square_t sq;
+    bw_square_init(&sq, st->pose, side, 0.2, 0.8);
+    bw_grl_t g;
+    bw_grl_init(&g, b);
+    static bw_wander_t w;
+    bw_wander_init(&w, &g, (uint64_t)seed, 0.25);
+    for (size_t i = 0; !(bw_base_caps(b) & BW_CAP_CLIFFS) && i < sim->world->ndrops; i++) {
+        const bw_polygon_t *d = &sim->world->drops[i];
+        bw_vec2_t poly[BW_WORLD_MAX_POLY];
+        for (unsigned k = 0; k < d->n; k++)
+            poly[k] = bw_pose_to_local(origin, d->v[k]);
+        (void)bw_wander_keep_out(&w, poly, d->n);
+    }
+    unsigned long collisions = 0;
+    bool touching = false, braked_at = false;
+    double brake_from = INFINITY;
+    for (;;) {
+        bool going = true;
+        double v = 0, wr = 0;
+        if (rb->task == TASK_SQUARE) {
+            going = bw_square_step(&sq, st->pose, &v, &wr) && now - t0 < 300;
+            if (going)
+                bw_base_drive(b, v, wr, now);
+        } else if (rb->task == TASK_WANDER) {
+            going = now - t0 < WANDER_TIME;
+            if (going && now >= next_tick) {
+                g.now = now;
+                bw_wander_tick(&w);
+                next_tick = now + 0.05;
+            }
+        } else {
+            /* Released: pushed off, then full lock left for 2 s, then the brake. */
+            if (st->v > 0.9 && !isfinite(brake_from))
+                brake_from = now + 2.0;
+            bool braking = now >= brake_from;
+            bw_base_drive(b, braking ? 0 : 1, braking ? 0 : 1.0, now);
+            braked_at = braking && st->brake;
+            going = !(braked_at && fabs(sim->body.v) < 1e-6) && now - t0 < 30;
+        }
+        if (!going)
+            break;
+        collisions += sim->body.contact && !touching;
+        touching = sim->body.contact;
+        now = fmin(fmin(bw_base_next_deadline(b), next_trace), rb->task == TASK_WANDER ? next_tick : INFINITY);
+        bw_base_poll(b, now);
+        if (now >= next_trace) {
+            trace_add(res, sim->body.pose, bw_pose_compose(origin, st->pose));
+            next_trace += TRACE_PERIOD;
+        }
+    }
+    bw_base_stop(b, now);
+    for (double end = now + 1.0; now < end;) {
+        now = bw_base_next_deadline(b);
+        bw_base_poll(b, now);
+    }
+    trace_add(res, sim->body.pose, bw_pose_compose(origin, st->pose));
+    bw_pose_t odo_world = bw_pose_compose(origin, st->pose);
+    double err_mm = 1000 * hypot(odo_world.x - sim->body.pose.x, odo_world.y - sim->body.pose.y);
+    uint64_t rejected = st->link.checksum_errors + st->link.length_errors;
+    switch (rb->task) {
+    case TASK_SQUARE:
+        res->ok = bw_square_corner(&sq) == 0;
+        snprintf(res->note, sizeof res->note,
+                 "a %.1f m square: back %.1f mm from the start by odometry,\n"
+                 "odometry %.1f mm from the truth",
+                 side, 1000 * hypot(st->pose.x, st->pose.y), err_mm);
+        snprintf(res->row, sizeof res->row, "square %s, closes %.1f mm, odometry %.1f mm off",
+                 res->ok ? "done" : "NOT done", 1000 * hypot(st->pose.x, st->pose.y), err_mm);
+        break;
+    case TASK_WANDER:
+        res->ok = collisions == 0;
+        snprintf(res->note, sizeof res->note,
+                 "wander %.0f s: %.1f m, %lu collisions;\nodometry %.0f mm from the truth at the end",
+                 WANDER_TIME, sim->travelled, collisions, err_mm);
+        snprintf(res->row, sizeof res->row, "wander %.0f s, %.1f m, %lu collisions", WANDER_TIME,
+                 sim->travelled, collisions);
+        break;
+    case TASK_ARC:
+        res->ok = braked_at;
+        snprintf(res->note, sizeof res->note,
+                 "pushed off, an arc at full lock, braked: %.1f m,\n%.0f deg; odometry %.0f mm "
+                 "from the truth",
+                 sim->travelled, deg(bw_angle_diff(sim->body.pose.theta, origin.theta)), err_mm);
+        snprintf(res->row, sizeof res->row, "arc and brake, %.1f m, turned %.0f deg, %s",
+                 sim->travelled, deg(bw_angle_diff(sim->body.pose.theta, origin.theta)),
+                 res->ok ? "stopped" : "NOT stopped");
+        break;
+    }
+    char link[80];
+    snprintf(link, sizeof link, "; %llu frames, %llu rejected", (unsigned long long)st->link.frames,
+             (unsigned long long)rejected);
+    strncat(res->row, link, sizeof res->row - strlen(res->row) - 1);
+    bw_base_close(b, now);
+    return 0;
 }
 
 int cmd_demo(int argc, char **argv)
@@ -64,7 +206,7 @@ int cmd_demo(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     double side = 1.0, noise = 1, seed = 1;
-    const char *world = NULL, *svg = "demo.svg";
+    const char *world_path = NULL, *svg = "demo.svg";
     int c;
     optind = 0;
     while ((c = cli_getopt("demo", argc, argv, "h", opts)) != -1) {
@@ -81,7 +223,7 @@ int cmd_demo(int argc, char **argv)
             if (cli_number("demo", "--seed", optarg, 0, 1e15, &seed) < 0)
                 return 2;
             break;
-        case 'W': world = optarg; break;
+        case 'W': world_path = optarg; break;
         case 'o': svg = optarg; break;
         case 'h': usage(stdout); return 0;
         default: return 2;
@@ -91,136 +233,72 @@ int cmd_demo(int argc, char **argv)
         cli_error("demo", "unexpected argument \"%s\"", argv[optind]);
         return 2;
     }
-    char url[1024], err[512];
-    int len = snprintf(url, sizeof url, "sim:kobuki?noise=%g&seed=%.0f", noise, seed);
-    if (world)
-        len += snprintf(url + len, sizeof url - (size_t)len, "&world=%s", world);
-    if (len >= (int)sizeof url) {
-        cli_error("demo", "world path too long");
-        return 2;
-    }
-
-    double wall0 = cli_now(), now = 0;
-    bw_base_t *b;
-    if (bw_base_open(&b, url, NULL, now, err, sizeof err) < 0) {
-        cli_error("demo", "%s", err);
-        return 1;
-    }
-    const bw_base_state_t *st = bw_base_state(b);
-    const bw_sim_t *sim = bw_device_sim(bw_base_device(b));
-    while (!st->online && now < 1.0) {
-        now = bw_base_next_deadline(b);
-        bw_base_poll(b, now);
-    }
-    if (!st->online) {
-        cli_error("demo", "the emulated robot did not answer");
-        bw_base_close(b, now);
-        return 1;
-    }
-    /* Odometry starts at the origin; the world sees it from the true start. */
-    const bw_pose_t origin = sim->body.pose;
-    trace_t tr = { calloc(MAX_POINTS, sizeof(bw_pose_t)), calloc(MAX_POINTS, sizeof(bw_pose_t)), 0 };
-    if (!tr.truth || !tr.odo) {
-        cli_error("demo", "out of memory");
-        return 1;
-    }
-
-    printf("botwire demo: an emulated Kobuki drives a %.1f m square in %s,\n"
-           "by odometry, in virtual time, through the real protocol.\n\n",
-           side, world ? world : "the built-in 5 m x 4 m room");
-    printf("  %-7s %-31s %-31s %s\n", "corner", "odometry (x m, y m, deg)",
-           "true pose in the room", "odometry error");
-    print_row("start", st->pose, sim->body.pose, bw_pose_compose(origin, st->pose));
-
-    bw_square_t sq;
-    bw_square_init(&sq, st->pose, side, 0.2, 0.8);
-    int corner = bw_square_corner(&sq);
-    double next_trace = now;
-    const char *stopped_by = NULL;
-    bw_event_t ev;
-    for (;;) {
-        double v, w;
-        int going = bw_square_step(&sq, st->pose, &v, &w);
-        if (bw_square_corner(&sq) != corner) {
-            char label[16];
-            snprintf(label, sizeof label, "%d", corner);
-            if (corner < 4) /* the end is shown once the robot is at rest */
-                print_row(label, st->pose, sim->body.pose, bw_pose_compose(origin, st->pose));
-            corner = bw_square_corner(&sq);
+    char err[512];
+    static bw_world_t world;
+    if (world_path) {
+        if (bw_world_load(&world, world_path, err, sizeof err) < 0) {
+            cli_error("demo", "%s", err);
+            return 1;
         }
-        if (!going)
-            break;
-        bw_base_drive(b, v, w, now);
-        now = fmin(bw_base_next_deadline(b), next_trace);
-        bw_base_poll(b, now);
-        if (now >= next_trace) {
-            trace_add(&tr, sim->body.pose, bw_pose_compose(origin, st->pose));
-            next_trace += TRACE_PERIOD;
-        }
-        while (bw_base_next_event(b, &ev))
-            if (ev.on && (ev.type == BW_EV_BUMP || ev.type == BW_EV_CLIFF ||
-                          ev.type == BW_EV_WHEEL_DROP || ev.type == BW_EV_OFFLINE))
-                stopped_by = bw_event_name(ev.type);
-        if (stopped_by || now > 600)
-            break;
+    } else {
+        bw_world_default(&world);
     }
-    bw_base_stop(b, now);
-    for (double end = now + 0.5; now < end;) {
-        now = bw_base_next_deadline(b);
-        bw_base_poll(b, now);
-    }
-    trace_add(&tr, sim->body.pose, bw_pose_compose(origin, st->pose));
-    double wall = cli_now() - wall0;
-
-    bw_pose_t odo_world = bw_pose_compose(origin, st->pose);
-    print_row("end", st->pose, sim->body.pose, odo_world);
-    printf("\n  back at the start by odometry: %.1f mm and %.2f deg away; the odometry is\n"
-           "  %.1f mm and %.2f deg from the true pose.\n",
-           1000 * hypot(st->pose.x, st->pose.y), fabs(deg(st->pose.theta)),
-           1000 * hypot(odo_world.x - sim->body.pose.x, odo_world.y - sim->body.pose.y),
-           fabs(deg(bw_angle_diff(odo_world.theta, sim->body.pose.theta))));
-    printf("  %.1f s of robot time in %.3f s (%.0fx real time); %llu feedback frames,\n"
-           "  %llu checksum errors, %llu bytes dropped; firmware %s, battery %.1f V.\n",
-           now, wall, now / fmax(wall, 1e-6), (unsigned long long)st->link.frames,
-           (unsigned long long)st->link.checksum_errors,
-           (unsigned long long)st->link.skipped_bytes, st->firmware[0] ? st->firmware : "?",
-           st->battery);
-    if (stopped_by)
-        printf("  the square stopped early: %s.\n", stopped_by);
-
-    const cli_svg_path_t paths[] = {
-        { tr.truth, tr.n, "stroke=\"#1565c0\" stroke-width=\"2.5\"", "#1565c0",
-          "true path (simulated world)" },
-        { tr.odo, tr.n, "stroke=\"#ef6c00\" stroke-width=\"2\" stroke-dasharray=\"6 4\"",
-          "#ef6c00", "odometry (what the robot believes)" },
-    };
-    char title[160], caption[300], close_up[120];
-    snprintf(title, sizeof title, "botwire demo: an emulated Kobuki drives a %.1f m square", side);
-    if (noise > 0)
-        snprintf(caption, sizeof caption,
-                 "Arrows show the way it drives, circles where each path ends. Odometry drifts\n"
-                 "from the truth with wheel slip and encoder noise x%g (1 = nominal, --noise), "
-                 "seed %.0f.",
-                 noise, seed);
-    else
-        snprintf(caption, sizeof caption,
-                 "Arrows show the way it drives, circles where each path ends.\n"
-                 "No noise (--noise 0): the two paths lie on each other.");
-    snprintf(close_up, sizeof close_up, "the end, close up: %.1f mm apart",
-             1000 * hypot(odo_world.x - sim->body.pose.x, odo_world.y - sim->body.pose.y));
+    printf("botwire demo: every emulated robot at a task in %s,\n"
+           "in virtual time, each through its own protocol to its driver.\n\n",
+           world_path ? world_path : "the built-in 5 m x 4 m room");
+    double wall0 = cli_now();
+    static result_t res[NROBOTS];
+    cli_svg_path_t paths[NROBOTS][2];
+    cli_svg_panel_t panels[NROBOTS];
+    char titles[NROBOTS][96];
     int status = 0;
-    if (cli_svg_write(svg, sim->world, paths, 2, title, caption, close_up, err, sizeof err) < 0) {
+    for (size_t i = 0; i < NROBOTS; i++) {
+        result_t *r = &res[i];
+        r->truth = calloc(MAX_POINTS, sizeof(bw_pose_t));
+        r->odo = calloc(MAX_POINTS, sizeof(bw_pose_t));
+        if (!r->truth || !r->odo) {
+            cli_error("demo", "out of memory");
+            return 1;
+        }
+        if (run_robot(&robots[i], &world, side, noise, seed, r, err, sizeof err) < 0) {
+            cli_error("demo", "%s: %s", robots[i].family, err);
+            return 1;
+        }
+        printf("  %-24s %-7s %s\n", robots[i].label, robots[i].protocol, r->row);
+        fflush(stdout);
+        if (!r->ok)
+            status = 1;
+        paths[i][0] = (cli_svg_path_t){ r->truth, r->n, "stroke=\"#1565c0\" stroke-width=\"2.5\"",
+                                        "#1565c0", "true path" };
+        paths[i][1] = (cli_svg_path_t){ r->odo, r->n,
+                                        "stroke=\"#ef6c00\" stroke-width=\"2\" stroke-dasharray=\"6 4\"",
+                                        "#ef6c00", "odometry" };
+        snprintf(titles[i], sizeof titles[i], "%s (%s)", robots[i].label, robots[i].protocol);
+        panels[i] = (cli_svg_panel_t){ &world, paths[i], 2, NULL, 0, titles[i], r->note };
+    }
+    double wall = cli_now() - wall0;
+    printf("\n  %.2f s of wall time for all six; noise x%g (1 = nominal, --noise), seed %.0f.\n", wall,
+           noise, seed);
+    char caption[300];
+    snprintf(caption, sizeof caption,
+             "Blue: the true path in the simulated room; orange, dashed: the odometry, what each "
+             "driver believes.\nArrows show the way each goes, circles where each path ends. "
+             "Noise x%g (--noise), seed %.0f.",
+             noise, seed);
+    if (cli_svg_write_panels(svg, panels, NROBOTS, 3, "botwire demo: six robots, five protocols",
+                             caption, err, sizeof err) < 0) {
         cli_error("demo", "%s", err);
         status = 1;
     } else {
         char abs[4096];
         const char *shown = svg[0] == '/' || !realpath(svg, abs) ? svg : abs;
-        printf("\n  the picture: %s (the room with a metre grid, the true path and the\n"
-               "  odometry); open it in a web browser, e.g. xdg-open %s\n",
+        printf("  the picture: %s (a panel per robot); open it in a web browser,\n"
+               "  e.g. xdg-open %s\n",
                shown, shown);
     }
-    bw_base_close(b, now);
-    free(tr.truth);
-    free(tr.odo);
-    return stopped_by ? 1 : status;
+    for (size_t i = 0; i < NROBOTS; i++) {
+        free(res[i].truth);
+        free(res[i].odo);
+    }
+    return status;
 }

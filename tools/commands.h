@@ -10,5 +10,6 @@ int cmd_demo(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_drive(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_wander(int argc, char **argv);
 
 #endif

@@ -52,17 +52,19 @@ static void path(FILE *f, const view_t *v, const cli_svg_path_t *pa)
             ex, ey, pa->colour);
 }
 
-/* Lines every metre, numbered along the bottom and the left side. */
+/* Lines every metre (every 5 or 10 m on a large world), numbered along the
+ * bottom and the left side. */
 static void grid(FILE *f, const view_t *v, const bw_world_t *w)
 {
-    for (double x = ceil(w->min_x); x <= w->max_x + 1e-9; x += 1.0) {
+    double step = v->px >= 40 ? 1.0 : v->px >= 8 ? 5.0 : 10.0;
+    for (double x = ceil(w->min_x / step) * step; x <= w->max_x + 1e-9; x += step) {
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
                 sx(v, x), sy(v, w->min_y), sx(v, x), sy(v, w->max_y));
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#999\" "
                    "font-size=\"11\">%g</text>\n",
                 sx(v, x), sy(v, w->min_y) + 14, x);
     }
-    for (double y = ceil(w->min_y); y <= w->max_y + 1e-9; y += 1.0) {
+    for (double y = ceil(w->min_y / step) * step; y <= w->max_y + 1e-9; y += step) {
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
                 sx(v, w->min_x), sy(v, y), sx(v, w->max_x), sy(v, y));
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#999\" "
@@ -103,6 +105,47 @@ static void inset(FILE *f, double left, const cli_svg_path_t *paths, size_t npat
             iv.ox + 0.01 * iv.px + 6, iv.oy + INSET + 19);
 }
 
+static void room(FILE *f, const view_t *v, const bw_world_t *w)
+{
+    grid(f, v, w);
+    for (size_t i = 0; i < w->ndrops; i++) {
+        const bw_polygon_t *d = &w->drops[i];
+        fprintf(f, "<polygon fill=\"#f3c98b\" stroke=\"#c07a10\" stroke-dasharray=\"4 3\" points=\"");
+        for (unsigned k = 0; k < d->n; k++)
+            fprintf(f, "%.1f,%.1f ", sx(v, d->v[k].x), sy(v, d->v[k].y));
+        fprintf(f, "\"/>\n");
+        double cx = 0, cy = 0;
+        for (unsigned k = 0; k < d->n; k++) {
+            cx += d->v[k].x / d->n;
+            cy += d->v[k].y / d->n;
+        }
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#8a5200\">drop-off</text>\n",
+                sx(v, cx), sy(v, cy) + 4);
+    }
+    for (size_t i = 0; i < w->nwalls; i++)
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" "
+                   "stroke-width=\"3\" stroke-linecap=\"round\"/>\n",
+                sx(v, w->walls[i].a.x), sy(v, w->walls[i].a.y), sx(v, w->walls[i].b.x),
+                sy(v, w->walls[i].b.y));
+    if (w->has_dock) {
+        double c = cos(w->dock.theta), s = sin(w->dock.theta);
+        fprintf(f, "<polygon fill=\"#4a4\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+                sx(v, w->dock.x + 0.12 * c), sy(v, w->dock.y + 0.12 * s),
+                sx(v, w->dock.x - 0.08 * s), sy(v, w->dock.y + 0.08 * c),
+                sx(v, w->dock.x + 0.08 * s), sy(v, w->dock.y - 0.08 * c));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#2a7a2a\">dock</text>\n",
+                sx(v, w->dock.x + 0.3 * c), sy(v, w->dock.y + 0.3 * s) - 12);
+    }
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"#999\"/>\n"
+               "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\">start</text>\n",
+            sx(v, w->start.x), sy(v, w->start.y), 0.177 * v->px, sx(v, w->start.x) - 14,
+            sy(v, w->start.y) + 0.177 * v->px + 14);
+    for (size_t i = 0; i < w->nlabels; i++)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\" "
+                   "font-weight=\"bold\">%s</text>\n",
+                sx(v, w->labels[i].at.x), sy(v, w->labels[i].at.y) + 5, w->labels[i].text);
+}
+
 int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *paths,
                   size_t npaths, const char *title, const char *caption, const char *inset_label,
                   char *err, size_t errlen)
@@ -122,43 +165,7 @@ int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *p
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"13\">\n"
             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             width, height, width, height);
-    grid(f, &v, w);
-    for (size_t i = 0; i < w->ndrops; i++) {
-        const bw_polygon_t *d = &w->drops[i];
-        fprintf(f, "<polygon fill=\"#f3c98b\" stroke=\"#c07a10\" stroke-dasharray=\"4 3\" points=\"");
-        for (unsigned k = 0; k < d->n; k++)
-            fprintf(f, "%.1f,%.1f ", sx(&v, d->v[k].x), sy(&v, d->v[k].y));
-        fprintf(f, "\"/>\n");
-        double cx = 0, cy = 0;
-        for (unsigned k = 0; k < d->n; k++) {
-            cx += d->v[k].x / d->n;
-            cy += d->v[k].y / d->n;
-        }
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#8a5200\">drop-off</text>\n",
-                sx(&v, cx), sy(&v, cy) + 4);
-    }
-    for (size_t i = 0; i < w->nwalls; i++)
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" "
-                   "stroke-width=\"3\" stroke-linecap=\"round\"/>\n",
-                sx(&v, w->walls[i].a.x), sy(&v, w->walls[i].a.y), sx(&v, w->walls[i].b.x),
-                sy(&v, w->walls[i].b.y));
-    if (w->has_dock) {
-        double c = cos(w->dock.theta), s = sin(w->dock.theta);
-        fprintf(f, "<polygon fill=\"#4a4\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
-                sx(&v, w->dock.x + 0.12 * c), sy(&v, w->dock.y + 0.12 * s),
-                sx(&v, w->dock.x - 0.08 * s), sy(&v, w->dock.y + 0.08 * c),
-                sx(&v, w->dock.x + 0.08 * s), sy(&v, w->dock.y - 0.08 * c));
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#2a7a2a\">dock</text>\n",
-                sx(&v, w->dock.x + 0.3 * c), sy(&v, w->dock.y + 0.3 * s) - 12);
-    }
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"#999\"/>\n"
-               "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\">start</text>\n",
-            sx(&v, w->start.x), sy(&v, w->start.y), 0.177 * PX, sx(&v, w->start.x) - 14,
-            sy(&v, w->start.y) + 0.177 * PX + 14);
-    for (size_t i = 0; i < w->nlabels; i++)
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\" "
-                   "font-weight=\"bold\">%s</text>\n",
-                sx(&v, w->labels[i].at.x), sy(&v, w->labels[i].at.y) + 5, w->labels[i].text);
+    room(f, &v, w);
     for (size_t i = 0; i < npaths; i++)
         path(f, &v, &paths[i]);
     if (close_up)
@@ -182,6 +189,70 @@ int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *p
         size_t n = strcspn(c, "\n");
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">%.*s</text>\n", MARGIN, cy, (int)n, c);
         c += n + (c[n] == '\n');
+    }
+    fprintf(f, "</svg>\n");
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", file, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+#define PANEL_W 420.0 /* px: the most a panel's world takes */
+#define PANEL_H 320.0
+
+int cli_svg_write_panels(const char *file, const cli_svg_panel_t *panels, size_t n, unsigned cols,
+                         const char *title, const char *caption, char *err, size_t errlen)
+{
+    FILE *f = fopen(file, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot create %s: %s", file, strerror(errno));
+        return -1;
+    }
+    if (cols == 0)
+        cols = 1;
+    unsigned rows = (unsigned)((n + cols - 1) / cols);
+    double cell_w = PANEL_W + 2 * MARGIN + 20, cell_h = PANEL_H + 2 * MARGIN + 60;
+    double lines = 1;
+    for (const char *c = caption; *c; c++)
+        lines += *c == '\n';
+    double width = cols * cell_w + MARGIN, height = rows * cell_h + 50 + 17 * lines;
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"13\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+            "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\" font-size=\"16\">%s</text>\n",
+            width, height, width, height, MARGIN, MARGIN + 8, title);
+    for (size_t i = 0; i < n; i++) {
+        const cli_svg_panel_t *p = &panels[i];
+        const bw_world_t *w = p->world;
+        double left = MARGIN + (double)(i % cols) * cell_w, top = 40 + (double)(i / cols) * cell_h;
+        double px = fmin(PANEL_W / (w->max_x - w->min_x), PANEL_H / (w->max_y - w->min_y));
+        view_t v = { w->min_x, w->max_y, px, left + 20, top + 24 };
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">%s</text>\n", left,
+                top + 12, p->title);
+        room(f, &v, w);
+        for (size_t k = 0; k < p->npoints; k++)
+            for (size_t j = 0; j < p->points[k].n; j++)
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.5\" fill=\"%s\"/>\n",
+                        sx(&v, p->points[k].p[j].x), sy(&v, p->points[k].p[j].y),
+                        p->points[k].colour);
+        for (size_t k = 0; k < p->npaths; k++)
+            path(f, &v, &p->paths[k]);
+        double ny = v.oy + (w->max_y - w->min_y) * px + 32;
+        for (const char *c = p->note ? p->note : ""; *c; ny += 16) {
+            size_t m = strcspn(c, "\n");
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#333\">%.*s</text>\n", left, ny,
+                    (int)m, c);
+            c += m + (c[m] == '\n');
+        }
+    }
+    double cy = rows * cell_h + 50;
+    for (const char *c = caption; *c; cy += 17) {
+        size_t m = strcspn(c, "\n");
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">%.*s</text>\n", MARGIN, cy,
+                (int)m, c);
+        c += m + (c[m] == '\n');
     }
     fprintf(f, "</svg>\n");
     if (fclose(f) != 0) {

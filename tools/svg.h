@@ -25,4 +25,29 @@ int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *p
                   size_t npaths, const char *title, const char *caption, const char *inset_label,
                   char *err, size_t errlen);
 
+/* Marks (sonar pings, say). */
+typedef struct {
+    const bw_vec2_t *p;
+    size_t n;
+    const char *colour;
+} cli_svg_points_t;
+
+/* One panel: a world, its paths and marks, a title above and a note (lines
+ * split at '\n') under it. */
+typedef struct {
+    const bw_world_t *world;
+    const cli_svg_path_t *paths;
+    size_t npaths;
+    const cli_svg_points_t *points;
+    size_t npoints;
+    const char *title;
+    const char *note;
+} cli_svg_panel_t;
+
+/* Panels in a grid of cols columns, each world scaled to fit, under a title
+ * and above a caption. -1 with a message in err if the file cannot be
+ * written. */
+int cli_svg_write_panels(const char *file, const cli_svg_panel_t *panels, size_t n, unsigned cols,
+                         const char *title, const char *caption, char *err, size_t errlen);
+
 #endif

@@ -212,6 +212,9 @@ typedef struct {
     double reopen_interval; /* s between attempts to reopen a lost port; 0: 0.25 */
     bw_tap_fn tap;          /* a tap from the first byte (the session's start) on */
     void *tap_ctx;
+    /* sim: URLs: the world the robot moves in, instead of the URL's world=
+     * or the family's own (NULL); it must outlive the base. */
+    const bw_world_t *world;
 } bw_base_options_t;
 
 /*

@@ -1,12 +1,23 @@
 /*
  * botwire behaviours: motion on top of the base API, the same for every
- * family. A behaviour looks at the pose and answers a twist; it never reads
- * a clock or touches a port, so it runs unchanged on a real robot and in
- * virtual time.
+ * family. A behaviour looks at the base's state and answers a motion; it
+ * never reads a clock or touches a port, so it runs unchanged on a real
+ * robot and in virtual time.
+ *
+ * Most of this header is the control layer of seed 003, GRL's interface to
+ * RWI bases, as C over the base API so it works on every base botwire
+ * drives: poses and their tolerances, rt-vectors and base motor vectors,
+ * behaviours and their arbitration (drive-base), passive braking, the
+ * higher-order operators, sonar-safe, and calibrated sonar pings. GRL's
+ * signals are functions of time; here each is computed on demand from the
+ * base's state (bw_base_state_t: bump switches, sonar readings with the
+ * pose each was taken at, position, orientation, voltage, the measured
+ * axes), and a behaviour is called once per control tick.
  */
 #ifndef BOTWIRE_BEHAVE_H
 #define BOTWIRE_BEHAVE_H
 
+#include "botwire/base.h"
 #include "botwire/geom.h"
 
 #ifdef __cplusplus
@@ -33,6 +44,227 @@ void bw_square_init(bw_square_t *sq, bw_pose_t start, double side, double v_max,
 int bw_square_step(bw_square_t *sq, bw_pose_t pose, double *v, double *w);
 /* Which corner the square is heading for (1..4), or 0 when done. */
 int bw_square_corner(const bw_square_t *sq);
+
+/* ---- GRL: data types ------------------------------------------------------ */
+
+/* An rt-vector: a translational and a rotational part (m/s and rad/s for a
+ * velocity; per second for an acceleration; fractions of the base's
+ * standard for a torque). */
+typedef struct {
+    double t, r;
+} bw_rt_t;
+
+static inline bw_rt_t bw_rt(double t, double r) { return (bw_rt_t){ t, r }; }
+
+/* Poses: constructors and the position accessor (x, y and theta are the
+ * struct's). */
+bw_pose_t bw_pose_xy(bw_vec2_t position, double orientation);
+bw_pose_t bw_pose_make(double x, double y, double orientation);
+bw_vec2_t bw_pose_position(bw_pose_t p);
+
+/* Egocentric <-> global, for xy-vectors (points) and for poses; robot is
+ * the robot's global pose. */
+bw_vec2_t bw_egocentric_to_global(bw_pose_t robot, bw_vec2_t v);
+bw_vec2_t bw_global_to_egocentric(bw_pose_t robot, bw_vec2_t v);
+bw_pose_t bw_egocentric_to_global_pose(bw_pose_t robot, bw_pose_t p);
+bw_pose_t bw_global_to_egocentric_pose(bw_pose_t robot, bw_pose_t p);
+
+/* A pose tolerance: radians and metres; NAN leaves that part out ("don't
+ * care", GRL's #f). */
+typedef struct {
+    double angular, distance;
+} bw_pose_tol_t;
+
+bw_pose_tol_t bw_pose_tolerance(double angular, double distance);
+/* The two poses are the same within the tolerance (both parts NAN: always). */
+bool bw_pose_equal(bw_pose_t a, bw_pose_t b, bw_pose_tol_t tol);
+
+/* latch-pose: the pose while the condition is true, the last such pose
+ * while it is false (the pose itself until it has first been true). */
+typedef struct {
+    bw_pose_t held;
+    bool ever;
+} bw_latch_pose_t;
+
+bw_pose_t bw_latch_pose(bw_latch_pose_t *l, bw_pose_t pose, bool condition);
+
+/* true-nearby: whether, the last time the condition was true, the robot
+ * was within the tolerance of where it is now (false if it never was). */
+typedef struct {
+    bw_latch_pose_t at;
+} bw_true_nearby_t;
+
+bool bw_true_nearby(bw_true_nearby_t *n, bool condition, bw_pose_t pose, bw_pose_tol_t tol);
+
+/* ---- GRL: base motor vectors ------------------------------------------------- */
+
+/* Velocity, the acceleration to reach it, the torque allowed, per part. */
+typedef struct {
+    bw_rt_t velocity, acceleration, torque;
+} bw_motor_vector_t;
+
+/* default-base-acceleration and default-base-torque: what a motor vector
+ * gets for the parts it is not given. */
+typedef struct {
+    bw_rt_t acceleration; /* m/s^2, rad/s^2 */
+    bw_rt_t torque;       /* fractions of the standard */
+} bw_motor_defaults_t;
+
+/* 0.5 m/s^2 and 1.5 rad/s^2, full torque. */
+bw_motor_defaults_t bw_motor_defaults(void);
+/* base-motor-vector: acceleration and torque NULL take the defaults. */
+bw_motor_vector_t bw_motor_vector(bw_rt_t velocity, const bw_rt_t *acceleration,
+                                  const bw_rt_t *torque, const bw_motor_defaults_t *d);
+/* limp-motor-vector: no velocity, no torque. */
+bw_motor_vector_t bw_limp_motor_vector(void);
+
+/* ---- GRL: the base, its signals, and control ------------------------------------ */
+
+/* A base under control: the base, the defaults, and what drive-base did. */
+typedef struct {
+    bw_base_t *base;
+    const bw_base_state_t *st;
+    double now;               /* the tick's time, set by the caller each tick */
+    bw_motor_defaults_t defaults;
+    /* What the last drive-base sent, and which behaviour (-1: none, limp). */
+    bw_motor_vector_t sent;
+    int winner;
+    /* Parts of motor vectors the base cannot take (no BW_CAP_MOTOR_VECTOR:
+     * their velocity is driven, their acceleration and torque left out),
+     * counted, never faked. */
+    uint64_t ignored_parts;
+} bw_grl_t;
+
+void bw_grl_init(bw_grl_t *g, bw_base_t *base);
+
+/* base-measured-velocity, -acceleration, -torque: what the base reports
+ * (BW_CAP_MOTOR_REPORT), else the velocity from odometry and zeros. */
+bw_rt_t bw_grl_measured_velocity(const bw_grl_t *g);
+bw_rt_t bw_grl_measured_acceleration(const bw_grl_t *g);
+bw_rt_t bw_grl_measured_torque(const bw_grl_t *g);
+
+/* passive-braking: a motor vector toward the target velocity. Rotation with
+ * the default acceleration and torque; translation with the default torque
+ * while speeding up, and a torque of 0 while slowing down (friction
+ * brakes). */
+bw_motor_vector_t bw_passive_braking(const bw_grl_t *g, bw_rt_t target);
+
+/* A behaviour's answer for one tick. */
+typedef enum {
+    BW_BEH_INACTIVE = 0,
+    BW_BEH_RT,    /* a target velocity (default acceleration and torque) */
+    BW_BEH_MOTOR, /* a full motor vector */
+} bw_beh_kind_t;
+
+typedef struct {
+    bw_beh_kind_t kind;
+    bw_rt_t rt;           /* BW_BEH_RT */
+    bw_motor_vector_t mv; /* BW_BEH_MOTOR */
+} bw_beh_out_t;
+
+typedef struct bw_behavior bw_behavior_t;
+typedef bw_beh_out_t (*bw_behavior_fn)(const bw_behavior_t *self, const bw_grl_t *g);
+
+/* A behaviour: its function, its own state, and for the higher-order
+ * operators the behaviour they wrap with their function and argument. */
+struct bw_behavior {
+    bw_behavior_fn fn;
+    void *ctx;
+    const bw_behavior_t *inner;
+    double (*f)(double x, void *ctx); /* compose-rotation / -translation */
+    double arg;                       /* sonar-safe: the stopping distance, m */
+};
+
+bw_beh_out_t bw_beh_inactive(void);
+bw_beh_out_t bw_beh_rt(bw_rt_t v);
+bw_beh_out_t bw_beh_motor(bw_motor_vector_t mv);
+
+/* Runs a behaviour for this tick. */
+bw_beh_out_t bw_behavior_run(const bw_behavior_t *b, const bw_grl_t *g);
+
+/* compose-rotation / compose-translation: the behaviour, its rotational
+ * (translational) velocity passed through f(x, ctx). */
+bw_behavior_t bw_compose_rotation(double (*f)(double, void *), void *ctx, const bw_behavior_t *b);
+bw_behavior_t bw_compose_translation(double (*f)(double, void *), void *ctx,
+                                     const bw_behavior_t *b);
+/* sonar-safe: the behaviour, but never driving forward while a calibrated
+ * ping lies in the path ahead within stop metres of the robot's front (the
+ * base's footprint widened by a margin), nor backward likewise behind. On
+ * a base without range sensors it passes the behaviour through. */
+bw_behavior_t bw_sonar_safe(const bw_behavior_t *b, double stop);
+
+/* drive-base with a motor vector or an rt-vector (the defaults fill it). */
+int bw_drive_base_motor(bw_grl_t *g, bw_motor_vector_t mv);
+int bw_drive_base_rt(bw_grl_t *g, bw_rt_t v);
+/* drive-base with behaviours: the leftmost active one's motion, or limp
+ * when none is active. Returns the winner's index, or -1. */
+int bw_drive_base(bw_grl_t *g, const bw_behavior_t *const *list, size_t n);
+
+/* sonar-polling-rate: echo, ping and set delays (s), on bases that have
+ * them; BW_ENOTSUP elsewhere. */
+int bw_sonar_polling_rate(bw_grl_t *g, double echo, double ping, double set);
+
+/* ---- GRL: calibrated sonar pings ------------------------------------------------ */
+
+/* One transducer's last return, placed with the pose the robot believed it
+ * had when it came (its odometry, the global frame here). */
+typedef struct {
+    bool valid;                /* a return from something (not max range, not none yet) */
+    double range;              /* m */
+    double orientation;        /* the transducer's egocentric orientation */
+    double global_orientation; /* the way it faced, globally, at the ping */
+    bw_vec2_t global_position; /* the surface that answered, global */
+    bw_vec2_t egocentric;      /* the same, in the robot's frame now */
+} bw_ping_t;
+
+/* Fills one bw_ping_t per range sensor (at most cap); returns how many. */
+unsigned bw_grl_pings(const bw_base_state_t *st, bw_ping_t *out, unsigned cap);
+
+/* ---- wander: a behaviour stack for any base ---------------------------------------- */
+
+/*
+ * Wandering, as drive-base arbitrates it (first active wins):
+ *   1. a reflex: after a bump, a cliff or a wheel drop, back away for 0.7 s
+ *      and turn away from the side hit for 0.5 s;
+ *   2. sonar-safe(avoid): an obstacle in the sonars within 0.7 m ahead:
+ *      creep and turn toward the side with more room (bases with sonar);
+ *   3. sonar-safe(wander): cruise, the turn drifting at random (seeded).
+ * With passive braking on bases that take motor vectors. Keep-out zones
+ * (bw_wander_keep_out: stairs a base cannot sense, marked as an operator
+ * would) count as obstacles for avoid and stop the cruise short of them.
+ * The pings of the last few seconds count as obstacles too (calibrated
+ * pings keep their place as the robot moves).
+ */
+#define BW_WANDER_MAX_KEEP 2048
+#define BW_WANDER_MAX_SEEN 512
+typedef struct {
+    bw_grl_t *g;
+    uint64_t rng;
+    double speed;        /* m/s cruising */
+    double turn;         /* rad/s of the wander, drifting */
+    double next_change;  /* when it drifts next */
+    double reflex_from, reflex_turn; /* the reflex: when it began (-inf: not), which way */
+    int escape;          /* the way it turns out of a tight spot (+1 left, -1 right, 0 none) */
+    uint64_t reflexes;   /* how many times it fired */
+    bw_behavior_t reflex, avoid, safe_avoid, wander, safe_wander;
+    const bw_behavior_t *stack[3];
+    bw_vec2_t keep[BW_WANDER_MAX_KEEP]; /* keep-out edges, odometry frame */
+    unsigned nkeep;
+    /* Pings remembered for a while (odometry frame): a corner a sonar
+     * swept past is still there when no transducer points at it. */
+    bw_vec2_t seen[BW_WANDER_MAX_SEEN];
+    double seen_t[BW_WANDER_MAX_SEEN];
+    unsigned seen_head, nseen;
+    double last_read[BW_BASE_MAX_RANGES]; /* each sensor's reading already kept */
+} bw_wander_t;
+
+void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed);
+/* One tick at g->now: drive-base with the stack; returns the winner (0
+ * reflex, 1 avoid, 2 wander). */
+int bw_wander_tick(bw_wander_t *w);
+/* A zone to keep out of: a polygon in the odometry frame. BW_EINVAL (fewer
+ * than 3 vertices), BW_ENOSPC (its edges do not fit). */
+int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n);
 
 #ifdef __cplusplus
 }

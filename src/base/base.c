@@ -360,7 +360,9 @@ static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
     bw_device_options_init(&o);
     const char *world = bw_url_param(&b->url, "world");
     o.model = bw_url_param(&b->url, "model");
-    if (world) {
+    if (b->opt.world) {
+        o.world = b->opt.world;
+    } else if (world) {
         b->world = malloc(sizeof *b->world);
         if (!b->world)
             return BW_ENOMEM;

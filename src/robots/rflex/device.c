@@ -64,6 +64,7 @@ typedef struct {
     axis_t ax[2];
     bool brake;
     double last_odo_d, last_odo_th; /* body odometry already counted */
+    double last_heading;            /* the body's heading at the last count */
     /* Reports. */
     double report_period;        /* s; 0: off */
     uint32_t report_mask;
@@ -114,7 +115,8 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     x->echo = BW_RFLEX_SONAR_ECHO_DELAY / 1e6;
     const bw_body_t *body = &d->sim.body;
     x->last_odo_d = (body->odo_left + body->odo_right) / 2;
-    x->last_odo_th = (body->odo_right - body->odo_left) / x->m->track;
+    x->last_odo_th = 0;
+    x->last_heading = body->pose.theta;
     return 0;
 }
 
@@ -309,9 +311,12 @@ static void step(bw_device_t *d, double now)
         x->loops++;
         bw_sim_step_to(&d->sim, t);
         const bw_body_t *b = &d->sim.body;
-        /* The encoders, in counts. */
+        /* The encoders, in counts: the translation's from the wheels, the
+         * rotation's from the steering (a synchro drive turns all its
+         * wheels together: its rotation encoder sees the turn itself). */
         double od = (b->odo_left + b->odo_right) / 2;
-        double oth = (b->odo_right - b->odo_left) / x->m->track;
+        double oth = x->last_odo_th + bw_angle_diff(b->pose.theta, x->last_heading);
+        x->last_heading = b->pose.theta;
         x->ax[0].pos += (od - x->last_odo_d) * x->m->counts_per_m;
         x->ax[1].pos += (oth - x->last_odo_th) * x->m->counts_per_rad;
         x->last_odo_d = od;

@@ -1,0 +1,218 @@
+/* Wandering on any base: a reflex, sonar avoidance and a random cruise
+ * under drive-base (behave.h). */
+#include <math.h>
+#include <string.h>
+
+#include "botwire/behave.h"
+
+#define BACK_TIME 0.7   /* s backing away after a hazard */
+#define TURN_TIME 0.5   /* s turning away after that */
+#define BACK_SPEED 0.1  /* m/s */
+#define TURN_RATE 1.2   /* rad/s */
+#define AVOID_AT 0.5    /* m of room ahead below which the sonars steer */
+#define AVOID_SECTOR (45 * BW_PI / 180)
+#define DRIFT_EVERY 2.0 /* s between changes of the wander's turn */
+#define KEEP_STEP 0.05  /* m between the points a keep-out zone's edges are taken as */
+#define KEEP_STOP 0.25  /* m short of a keep-out zone the cruise stops going on */
+#define MEMORY 8.0      /* s a ping is remembered */
+#define DRIFT_MAX 0.4   /* rad/s */
+
+static uint64_t next_rand(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x ? x : 0x9E3779B97F4A7C15ull;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+static double uniform(uint64_t *s) { return (double)(next_rand(s) >> 11) * 0x1p-53; }
+
+/* The motion, with passive braking where the base takes motor vectors. */
+static bw_beh_out_t go(const bw_grl_t *g, double v, double w)
+{
+    if (bw_base_caps(g->base) & BW_CAP_MOTOR_VECTOR)
+        return bw_beh_motor(bw_passive_braking(g, bw_rt(v, w)));
+    return bw_beh_rt(bw_rt(v, w));
+}
+
+static bw_beh_out_t reflex(const bw_behavior_t *self, const bw_grl_t *g)
+{
+    bw_wander_t *w = self->ctx;
+    const bw_base_state_t *st = g->st;
+    bool hazard = st->bumpers || st->cliffs || st->wheel_drops;
+    double since = g->now - w->reflex_from;
+    if (hazard && !(since < BACK_TIME)) {
+        /* Away from the side hit: a hit on the left turns right. */
+        uint32_t left = BW_BUMP_FRONT_LEFT | BW_CLIFF_LEFT | BW_CLIFF_FRONT_LEFT;
+        uint32_t right = BW_BUMP_FRONT_RIGHT | BW_CLIFF_RIGHT | BW_CLIFF_FRONT_RIGHT;
+        uint32_t bits = st->bumpers | st->cliffs;
+        w->reflex_turn = (bits & left) && !(bits & right) ? -TURN_RATE
+                         : (bits & right) && !(bits & left) ? TURN_RATE
+                         : (uniform(&w->rng) < 0.5 ? -TURN_RATE : TURN_RATE);
+        w->reflex_from = g->now;
+        w->reflexes++;
+        since = 0;
+    }
+    if (since < BACK_TIME)
+        return go(g, (st->bumpers & (BW_BUMP_REAR | BW_BUMP_REAR_LEFT | BW_BUMP_REAR_RIGHT)) &&
+                             !(st->bumpers & (BW_BUMP_FRONT | BW_BUMP_FRONT_LEFT | BW_BUMP_FRONT_RIGHT))
+                         ? BACK_SPEED
+                         : -BACK_SPEED,
+                  0);
+    if (since < BACK_TIME + TURN_TIME)
+        return go(g, 0, w->reflex_turn);
+    return bw_beh_inactive();
+}
+
+/* The robot's radius: the farthest range sensor from its centre and a
+ * margin for the body around it, or 0.2 m on a base without them. */
+static double radius_of(const bw_base_state_t *st)
+{
+    double r = 0;
+    for (unsigned i = 0; i < st->nranges; i++)
+        r = fmax(r, hypot(st->ranges[i].mount.x, st->ranges[i].mount.y));
+    return r > 0 ? r + 0.05 : 0.2;
+}
+
+/* Room around the robot, from the sonar pings and the keep-out zones'
+ * edges, in the robot's frame: ahead (within the sector), to the left and
+ * right (m from the footprint), and in the path straight ahead. */
+typedef struct {
+    double ahead, left, right, path;
+} room_t;
+
+static void consider(room_t *r, bw_vec2_t e, double radius, bool path_only)
+{
+    if (e.x > 0 && fabs(e.y) < radius + 0.05)
+        r->path = fmin(r->path, e.x - radius);
+    if (path_only)
+        return;
+    double a = atan2(e.y, e.x), d = hypot(e.x, e.y) - radius;
+    if (fabs(a) < AVOID_SECTOR)
+        r->ahead = fmin(r->ahead, d);
+    if (a > 0 && a < BW_PI / 2)
+        r->left = fmin(r->left, d);
+    if (a < 0 && a > -BW_PI / 2)
+        r->right = fmin(r->right, d);
+}
+
+static room_t room_around(const bw_wander_t *w, const bw_grl_t *g)
+{
+    room_t r = { INFINITY, INFINITY, INFINITY, INFINITY };
+    double radius = radius_of(g->st);
+    bw_ping_t p[BW_BASE_MAX_RANGES];
+    unsigned n = bw_grl_pings(g->st, p, BW_BASE_MAX_RANGES);
+    for (unsigned i = 0; i < n; i++)
+        if (p[i].valid)
+            consider(&r, p[i].egocentric, radius, false);
+    for (unsigned i = 0; i < w->nkeep; i++)
+        consider(&r, bw_pose_to_local(g->st->pose, w->keep[i]), radius, false);
+    /* What was seen a moment ago guards the path; the steering goes by
+     * what the sonars see now. */
+    for (unsigned i = 0; i < w->nseen; i++)
+        if (g->now - w->seen_t[i] < MEMORY)
+            consider(&r, bw_pose_to_local(g->st->pose, w->seen[i]), radius, true);
+    return r;
+}
+
+/* Keeps each new reading's surface, for MEMORY seconds. */
+static void remember(bw_wander_t *w, const bw_grl_t *g)
+{
+    bw_ping_t p[BW_BASE_MAX_RANGES];
+    unsigned n = bw_grl_pings(g->st, p, BW_BASE_MAX_RANGES);
+    for (unsigned i = 0; i < n; i++) {
+        double t = g->st->ranges[i].t;
+        if (!p[i].valid || t == w->last_read[i])
+            continue;
+        w->last_read[i] = t;
+        w->seen[w->seen_head] = p[i].global_position;
+        w->seen_t[w->seen_head] = g->now;
+        w->seen_head = (w->seen_head + 1) % BW_WANDER_MAX_SEEN;
+        if (w->nseen < BW_WANDER_MAX_SEEN)
+            w->nseen++;
+    }
+}
+
+/* The way to turn out of a tight spot: toward the side with more room,
+ * chosen once and kept until the way is clear, so it does not dither
+ * between two walls. */
+static double escape(bw_wander_t *w, const room_t *r)
+{
+    if (w->escape == 0)
+        w->escape = r->left > r->right ? 1 : -1;
+    return w->escape * TURN_RATE * 0.7;
+}
+
+static bw_beh_out_t avoid(const bw_behavior_t *self, const bw_grl_t *g)
+{
+    bw_wander_t *w = self->ctx;
+    room_t r = room_around(w, g);
+    if (!(r.ahead < AVOID_AT)) {
+        if (!(r.path < KEEP_STOP))
+            w->escape = 0; /* free again */
+        return bw_beh_inactive();
+    }
+    /* Slower the nearer it is, turning out. */
+    double v = w->speed * fmax(0, fmin(1, (r.ahead - 0.15) / (AVOID_AT - 0.15)));
+    return go(g, v, escape(w, &r));
+}
+
+static bw_beh_out_t cruise(const bw_behavior_t *self, const bw_grl_t *g)
+{
+    bw_wander_t *w = self->ctx;
+    if (!(g->now < w->next_change)) {
+        w->turn = (2 * uniform(&w->rng) - 1) * DRIFT_MAX;
+        w->next_change = g->now + DRIFT_EVERY;
+    }
+    /* Something in the path (a keep-out zone, a remembered ping): no nearer,
+     * and turn for the side with more room; sonar-safe guards the rest. */
+    room_t r = room_around(w, g);
+    if (r.path < KEEP_STOP)
+        return go(g, 0, escape(w, &r));
+    w->escape = 0;
+    return go(g, w->speed, w->turn);
+}
+
+int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n)
+{
+    if (n < 3)
+        return BW_EINVAL;
+    for (unsigned i = 0; i < n; i++) {
+        bw_vec2_t a = poly[i], b = poly[(i + 1) % n];
+        double len = hypot(b.x - a.x, b.y - a.y);
+        unsigned steps = (unsigned)ceil(len / KEEP_STEP);
+        for (unsigned k = 0; k < steps || (steps == 0 && k == 0); k++) {
+            if (w->nkeep == BW_WANDER_MAX_KEEP)
+                return BW_ENOSPC;
+            double f = steps ? (double)k / steps : 0;
+            w->keep[w->nkeep++] = (bw_vec2_t){ a.x + f * (b.x - a.x), a.y + f * (b.y - a.y) };
+        }
+    }
+    return 0;
+}
+
+void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
+{
+    memset(w, 0, sizeof *w);
+    w->g = g;
+    w->rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    w->speed = speed;
+    w->next_change = -INFINITY;
+    w->reflex_from = -INFINITY;
+    w->reflex = (bw_behavior_t){ reflex, w, NULL, NULL, 0 };
+    w->avoid = (bw_behavior_t){ avoid, w, NULL, NULL, 0 };
+    w->wander = (bw_behavior_t){ cruise, w, NULL, NULL, 0 };
+    w->safe_avoid = bw_sonar_safe(&w->avoid, 0.12);
+    w->safe_wander = bw_sonar_safe(&w->wander, 0.25);
+    w->stack[0] = &w->reflex;
+    w->stack[1] = &w->safe_avoid;
+    w->stack[2] = &w->safe_wander;
+}
+
+int bw_wander_tick(bw_wander_t *w)
+{
+    remember(w, w->g);
+    return bw_drive_base(w->g, w->stack, 3);
+}

@@ -1,0 +1,218 @@
+/* The GRL layer on emulated bases, in virtual time: calibrated pings after
+ * the robot has moved, sonar-safe at a wall, and ten minutes of wander. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+#include "run.h"
+
+/* Ping the room from (1, 1), drive 0.5 m, turn 90 degrees left. Those
+ * pings, back-projected into the robot's frame now and placed in the world
+ * by its true pose, lie on the walls they came from within 3 cm. */
+static void calibrated_pings(const char *url)
+{
+    run_t r;
+    run_open(&r, url);
+    run_for(&r, 1.5);
+    bw_range_t saved[BW_BASE_MAX_RANGES];
+    unsigned nr = r.st->nranges;
+    assert_true(nr > 0);
+    memcpy(saved, r.st->ranges, sizeof saved);
+    bw_pose_t start = r.st->pose;
+    while (hypot(r.st->pose.x - start.x, r.st->pose.y - start.y) < 0.5) {
+        bw_base_drive(r.b, 0.2, 0, r.now);
+        run_step(&r);
+    }
+    while (bw_angle_diff(BW_PI / 2, r.st->pose.theta) > 0.005) {
+        bw_base_drive(r.b, 0, 0.3, r.now);
+        run_step(&r);
+    }
+    bw_base_stop(r.b, r.now);
+    run_for(&r, 1.0);
+    /* The old readings, each with the pose it was taken at, seen from now. */
+    bw_base_state_t old = *r.st;
+    memcpy(old.ranges, saved, sizeof saved);
+    bw_ping_t p[BW_BASE_MAX_RANGES];
+    unsigned n = bw_grl_pings(&old, p, BW_BASE_MAX_RANGES);
+    int placed = 0, ahead_then = 0;
+    double worst = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (!p[i].valid)
+            continue;
+        bw_vec2_t w = bw_pose_to_global(r.sim->body.pose, p[i].egocentric);
+        worst = fmax(worst, bw_world_clearance(r.sim->world, w, NULL));
+        placed++;
+        /* What was ahead then (+x) is to the robot's right now (it faces +y). */
+        if (cos(p[i].global_orientation) > 0.9) {
+            ahead_then++;
+            assert_true(p[i].egocentric.y < -1.0);
+        }
+    }
+    printf("%s: %d pings placed again after the move, the worst %.4f m from a wall\n", url,
+           placed, worst);
+    assert_true(placed >= 5 && ahead_then >= 1);
+    assert_true(worst < 0.03);
+    bw_base_close(r.b, r.now);
+}
+
+static void test_calibrated_pings_p2os(void **state)
+{
+    (void)state;
+    calibrated_pings("sim:p2os");
+}
+
+static void test_calibrated_pings_rflex(void **state)
+{
+    (void)state;
+    calibrated_pings("sim:rflex");
+}
+
+/* Straight at the box behind sonar-safe: it stops short, no bump. */
+static bw_beh_out_t straight(const bw_behavior_t *self, const bw_grl_t *g)
+{
+    (void)self;
+    (void)g;
+    return bw_beh_rt(bw_rt(0.3, 0));
+}
+
+static void sonar_safe_at_a_wall(const char *url)
+{
+    run_t r;
+    run_open(&r, url);
+    run_for(&r, 0.5);
+    bw_grl_t g;
+    bw_grl_init(&g, r.b);
+    bw_behavior_t go = { straight, NULL, NULL, NULL, 0 }, safe = bw_sonar_safe(&go, 0.3);
+    const bw_behavior_t *list[] = { &safe };
+    for (double end = r.now + 15; r.now < end;) {
+        g.now = r.now;
+        bw_drive_base(&g, list, 1);
+        run_step(&r);
+    }
+    double clear = bw_world_clearance(r.sim->world, (bw_vec2_t){ r.sim->body.pose.x, r.sim->body.pose.y },
+                                      NULL) - r.sim->body.prm.radius;
+    printf("%s: sonar-safe stopped %.3f m from the box (true), at rest: v %.3f\n", url, clear,
+           r.sim->body.v);
+    assert_true(fabs(r.sim->body.v) < 1e-6);
+    assert_true(clear > 0.05 && clear < 0.6);
+    assert_int_equal(run_find_event(&r, BW_EV_BUMP, true, 0), SIZE_MAX);
+    assert_false(r.sim->body.contact);
+    bw_base_close(r.b, r.now);
+}
+
+static void test_sonar_safe_p2os(void **state)
+{
+    (void)state;
+    sonar_safe_at_a_wall("sim:p2os?model=p2pb"); /* the PeopleBot: it has bumpers to tell */
+}
+
+static void test_sonar_safe_rflex(void **state)
+{
+    (void)state;
+    sonar_safe_at_a_wall("sim:rflex");
+}
+
+/* Ten simulated minutes of wander in the built-in room. */
+typedef struct {
+    double distance;
+    unsigned collisions, bumps, cleared_late;
+} wander_run_t;
+
+static wander_run_t wander(const char *url, double minutes)
+{
+    run_t r;
+    run_open(&r, url);
+    bw_grl_t g;
+    bw_grl_init(&g, r.b);
+    static bw_wander_t w;
+    bw_wander_init(&w, &g, 1, 0.25);
+    /* The stairs, marked for a base that cannot see them. */
+    for (size_t i = 0; !(bw_base_caps(r.b) & BW_CAP_CLIFFS) && i < r.sim->world->ndrops; i++) {
+        const bw_polygon_t *d = &r.sim->world->drops[i];
+        bw_vec2_t poly[BW_WORLD_MAX_POLY];
+        for (unsigned k = 0; k < d->n; k++)
+            poly[k] = bw_pose_to_local(r.origin, d->v[k]);
+        assert_int_equal(bw_wander_keep_out(&w, poly, d->n), 0);
+    }
+    wander_run_t out = { 0 };
+    bool touching = false;
+    double bump_at = -1, next_tick = r.now;
+    size_t seen = r.nevents;
+    for (double end = r.now + minutes * 60; r.now < end;) {
+        if (r.now >= next_tick) {
+            g.now = r.now;
+            bw_wander_tick(&w);
+            next_tick = r.now + 0.05;
+        }
+        run_step(&r);
+        out.collisions += r.sim->body.contact && !touching;
+        touching = r.sim->body.contact;
+        for (; seen < r.nevents; seen++) {
+            const bw_event_t *e = &r.events[seen];
+            if (e->type != BW_EV_BUMP)
+                continue;
+            if (e->on && !(bump_at >= 0)) {
+                bump_at = e->t;
+                out.bumps++;
+            } else if (!e->on && bump_at >= 0 && r.st->bumpers == 0) {
+                if (e->t - bump_at > 1.0)
+                    out.cleared_late++;
+                bump_at = -1;
+            }
+        }
+        if (r.nevents > RUN_EVENTS - 8) { /* keep room: only the recent ones matter */
+            r.nevents = 0;
+            seen = 0;
+        }
+    }
+    out.distance = r.sim->travelled;
+    printf("%s: wandered %.1f m in %.0f min, %u collisions, %u bumps, %u cleared after 1 s\n", url,
+           out.distance, minutes, out.collisions, out.bumps, out.cleared_late);
+    bw_base_close(r.b, r.now);
+    return out;
+}
+
+static void test_wander_p2os(void **state)
+{
+    (void)state;
+    wander_run_t w = wander("sim:p2os", 10);
+    assert_int_equal(w.collisions, 0);
+    assert_true(w.distance >= 20);
+}
+
+static void test_wander_rflex(void **state)
+{
+    (void)state;
+    wander_run_t w = wander("sim:rflex", 10);
+    assert_int_equal(w.collisions, 0);
+    assert_true(w.distance >= 20);
+}
+
+/* No sonar: it bumps, and every bump is answered by backing away, the
+ * bumper clear within a second. */
+static void test_wander_kobuki(void **state)
+{
+    (void)state;
+    wander_run_t w = wander("sim:kobuki", 10);
+    assert_true(w.bumps >= 5);
+    assert_int_equal(w.cleared_late, 0);
+    assert_true(w.distance >= 20);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_calibrated_pings_p2os), cmocka_unit_test(test_calibrated_pings_rflex),
+        cmocka_unit_test(test_sonar_safe_p2os),       cmocka_unit_test(test_sonar_safe_rflex),
+        cmocka_unit_test(test_wander_p2os),           cmocka_unit_test(test_wander_rflex),
+        cmocka_unit_test(test_wander_kobuki),
+    };
+    return cmocka_run_group_tests_name("the GRL layer on emulated bases", tests, NULL, NULL);
+}
