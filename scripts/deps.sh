@@ -5,7 +5,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 pkgs="cmake make gcc clang libclang-rt-14-dev pkg-config binutils libcmocka-dev libjansson-dev
-      help2man"
+      help2man gcc-avr avr-libc binutils-avr gcc-arm-none-eabi libnewlib-arm-none-eabi
+      libsimavr-dev"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: not a Debian system; make sure these (or equivalents) are installed:" $pkgs >&2

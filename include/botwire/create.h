@@ -319,7 +319,7 @@ int bw_create_packet_id(const char *name);
 int bw_create_packet_size(uint8_t id);
 /* Field table of a packet, offsets into bw_create_sensors_t (unused bytes
  * are BW_FT_PAD), or NULL past 42. The codec codes packets with it. */
-const bw_msgdesc_t *bw_create_packet_desc(uint8_t id);
+const BW_ROM bw_msgdesc_t *bw_create_packet_desc(uint8_t id);
 
 /* Decodes one packet's len data bytes into the members it carries; the
  * others are left as they are. Returns 0, BW_EUNKNOWN or BW_ELENGTH. */
@@ -475,7 +475,7 @@ int bw_create_op_at(unsigned i);
 /* Field table of a fixed-layout command, offsets into bw_create_cmd_t (no
  * fields for the commands without data); NULL for Song, Stream, Query List,
  * Script and unknown opcodes. The codec codes commands with it. */
-const bw_msgdesc_t *bw_create_cmd_desc(uint8_t op);
+const BW_ROM bw_msgdesc_t *bw_create_cmd_desc(uint8_t op);
 
 /* Decodes one whole command (opcode first). Returns 0, BW_EUNKNOWN (not an
  * opcode) or BW_ELENGTH (len is not the command's size, or a count out of

@@ -226,7 +226,7 @@ bw_kobuki_type_t bw_kobuki_type_of(bw_kobuki_dir_t dir, uint8_t id);
  * for types whose layout varies (raw gyro, versions, unknown). The codec uses
  * these tables itself, so they are the single definition of each message.
  */
-const bw_msgdesc_t *bw_kobuki_desc(bw_kobuki_type_t type);
+const BW_ROM bw_msgdesc_t *bw_kobuki_desc(bw_kobuki_type_t type);
 
 /* ---- streaming parser --------------------------------------------------- */
 

@@ -196,7 +196,7 @@ int bw_lobot_ack_at(unsigned i);
  * definition of each message; the SENSORS fields come from
  * BW_CREATE_SENSOR_LIST, so the names are the Create's.
  */
-const bw_msgdesc_t *bw_lobot_ack_desc(uint8_t id);
+const BW_ROM bw_msgdesc_t *bw_lobot_ack_desc(uint8_t id);
 
 /* Zeroed ACK of an id. */
 void bw_lobot_ack_init(bw_lobot_ack_t *ack, uint8_t id);

@@ -306,11 +306,11 @@ int bw_p2os_command_at(unsigned i);
 const char *bw_p2os_type_name(bw_p2os_type_t type);
 /* Field tables of the config packet's numeric parts (for tools and docs):
  * the six from four_mots to pwm_max, and the ones from sip_cycle on. */
-const bw_msgdesc_t *bw_p2os_config_head_desc(void);
-const bw_msgdesc_t *bw_p2os_config_tail_desc(void);
+const BW_ROM bw_msgdesc_t *bw_p2os_config_head_desc(void);
+const BW_ROM bw_msgdesc_t *bw_p2os_config_tail_desc(void);
 #define BW_P2OS_CONFIG_FIELDS 37u /* fields in the tail table */
 /* The SIMSTAT numbers, flags to odom_err_th. */
-const bw_msgdesc_t *bw_p2os_simstat_desc(void);
+const BW_ROM bw_msgdesc_t *bw_p2os_simstat_desc(void);
 #define BW_P2OS_SIMSTAT_FIELDS 15u
 
 /* ---- streaming parser ---------------------------------------------------------- */

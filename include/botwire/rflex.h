@@ -293,10 +293,10 @@ const char *bw_rflex_port_name(uint8_t port);
  * sonar_report, ir_report and unknown. The codec codes with these tables,
  * so they are the one definition of each message.
  */
-const bw_msgdesc_t *bw_rflex_desc(bw_rflex_type_t type);
+const BW_ROM bw_msgdesc_t *bw_rflex_desc(bw_rflex_type_t type);
 /* The fixed leading fields of a variable-layout type: sonar_report
  * (retval, timestamp) and ir_report (count); NULL for the others. */
-const bw_msgdesc_t *bw_rflex_head_desc(bw_rflex_type_t type);
+const BW_ROM bw_msgdesc_t *bw_rflex_head_desc(bw_rflex_type_t type);
 
 /* ---- streaming parser ------------------------------------------------------ */
 

@@ -113,19 +113,70 @@ uint16_t bw_sum16_pairs(const uint8_t *p, size_t n);
  * byte pushed in is, at any time, in exactly one of: an accepted frame, the
  * skipped_bytes count, or the parser's pending buffer.
  */
+/* The counters' type: 64 bits, or what a firmware build defines BW_COUNT_T
+ * as (32 bits costs an 8-bit AVR far less code and RAM). */
+#ifdef BW_COUNT_T
+typedef BW_COUNT_T bw_count_t;
+#else
+typedef uint64_t bw_count_t;
+#endif
+
 typedef struct {
-    uint64_t frames;          /* frames accepted (checksum and length good) */
-    uint64_t checksum_errors; /* frames rejected for their checksum */
-    uint64_t length_errors;   /* impossible lengths, mis-sized messages, truncation */
-    uint64_t skipped_bytes;   /* bytes not part of any accepted frame */
-    uint64_t unknown;         /* well-framed messages with an unknown identifier */
-    uint64_t implausible;     /* drivers only: good frames whose values the robot cannot
+    bw_count_t frames;          /* frames accepted (checksum and length good) */
+    bw_count_t checksum_errors; /* frames rejected for their checksum */
+    bw_count_t length_errors;   /* impossible lengths, mis-sized messages, truncation */
+    bw_count_t skipped_bytes;   /* bytes not part of any accepted frame */
+    bw_count_t unknown;         /* well-framed messages with an unknown identifier */
+    bw_count_t implausible;     /* drivers only: good frames whose values the robot cannot
                                  have (a jump beyond what it can move since the last
                                  one), set aside: what a checksum let through */
 } bw_parse_stats_t;
 
 /* Adds every counter of src into dst. */
 void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src);
+
+/* ---- firmware builds ---------------------------------------------------- */
+
+/*
+ * Where the codec's constant tables live. On an AVR, const data is copied
+ * into RAM at start-up unless it is put in the flash address space; BW_ROM
+ * does that (GNU C's __flash, so reads through these pointers load from
+ * flash). Elsewhere it is empty. A firmware build may also define
+ * BW_NO_NAMES: the tables then carry no names (the name lookups answer
+ * NULL or "unknown"), which firmware does not need.
+ */
+#ifndef BW_ROM
+#if defined(__AVR__) && defined(__FLASH)
+#define BW_ROM __flash
+#else
+#define BW_ROM
+#endif
+#endif
+
+/*
+ * BW_SMALL picks the codec's smaller paths: checksums a byte at a time,
+ * fields copied byte by byte, every frame gathered in the framer (none is
+ * taken in place from the caller's input). Results are the same, except
+ * that a frame longer than BW_FRAMER_MAX is always a length error. On when
+ * the compiler optimises for size (-Os), as firmware builds do; define it
+ * to 0 or 1 to choose.
+ */
+#ifndef BW_SMALL
+#ifdef __OPTIMIZE_SIZE__
+#define BW_SMALL 1
+#else
+#define BW_SMALL 0
+#endif
+#endif
+
+/* The null pointer into BW_ROM (NULL points into generic memory). */
+#define BW_ROM_NULL ((const BW_ROM void *)0)
+
+#ifdef BW_NO_NAMES
+#define BW_NAME(s) ""
+#else
+#define BW_NAME(s) (s)
+#endif
 
 /* ---- framing: header, length byte, checksum ----------------------------- */
 
@@ -145,8 +196,15 @@ typedef struct {
     bool (*check)(const uint8_t *frame, size_t size);
 } bw_framing_t;
 
-/* The largest frame a framing here may describe (len_max + overhead). */
+/* The largest frame a framer holds while it waits for the rest: a framing
+ * here may describe up to 264 bytes (len_max + overhead). A firmware build
+ * may define it smaller, to the largest frame its side of the link must
+ * take (a robot takes only the host's commands, which are short): a longer
+ * frame then counts as a length error unless it arrives whole in one read
+ * (and always, under BW_SMALL). */
+#ifndef BW_FRAMER_MAX
 #define BW_FRAMER_MAX 264u
+#endif
 
 /* A streaming framer: caller-owned, no allocation. */
 typedef struct {
@@ -212,7 +270,7 @@ enum { BW_ORDER_LE = 0, BW_ORDER_BE = 1 };
 
 typedef struct {
     const char *name;         /* message type name, e.g. "base_control" */
-    const bw_field_t *fields; /* in wire order */
+    const BW_ROM bw_field_t *fields; /* in wire order */
     uint8_t nfields;
     uint8_t wire_len;         /* bytes on the wire for all fields */
     uint8_t order;            /* BW_ORDER_LE or BW_ORDER_BE */
@@ -226,16 +284,23 @@ int64_t bw_ftype_min(bw_ftype_t t);
 int64_t bw_ftype_max(bw_ftype_t t);
 
 /* Reads element i of field f of the struct at base, widened to int64. */
-int64_t bw_field_get(const void *base, const bw_field_t *f, size_t i);
+int64_t bw_field_get(const void *base, const BW_ROM bw_field_t *f, size_t i);
 
 /* Stores v (already range-checked by the caller) into element i. */
-void bw_field_set(void *base, const bw_field_t *f, size_t i, int64_t v);
+void bw_field_set(void *base, const BW_ROM bw_field_t *f, size_t i, int64_t v);
 
 /* Decodes desc->wire_len bytes at wire into the struct at base. */
-void bw_desc_decode(const bw_msgdesc_t *desc, const uint8_t *wire, void *base);
+void bw_desc_decode(const BW_ROM bw_msgdesc_t *desc, const uint8_t *wire, void *base);
 
 /* Encodes the struct at base into desc->wire_len bytes at wire. */
-void bw_desc_encode(const bw_msgdesc_t *desc, const void *base, uint8_t *wire);
+void bw_desc_encode(const BW_ROM bw_msgdesc_t *desc, const void *base, uint8_t *wire);
+
+/* As the two above, for the first nfields fields of desc only (a message
+ * that may arrive cut short after any field). */
+void bw_desc_decode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const uint8_t *wire,
+                           void *base);
+void bw_desc_encode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const void *base,
+                           uint8_t *wire);
 
 #ifdef __cplusplus
 }

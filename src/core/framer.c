@@ -12,12 +12,6 @@ void bw_framer_init(bw_framer_t *p, const bw_framing_t *fmt)
     p->drop = 0;
 }
 
-/* Bytes of a frame candidate whose length byte is len (0: not yet known). */
-static size_t frame_size(const bw_framing_t *f, const uint8_t *head, size_t have)
-{
-    return have > f->len_at ? (size_t)head[f->len_at] + f->overhead : 0;
-}
-
 static bool len_ok(const bw_framing_t *f, uint8_t len)
 {
     return len >= f->len_min && len <= f->len_max;
@@ -35,6 +29,80 @@ static void rescan(bw_framer_t *p, size_t from)
     p->stats.skipped_bytes += k;
     memmove(p->buf, p->buf + k, p->held - k);
     p->held = (uint16_t)(p->held - k);
+}
+
+#if BW_SMALL
+/* The small framer: bytes go into the buffer one at a time, and what is held
+ * is examined after each. The held bytes are a frame candidate from their
+ * first byte on, never longer than the frame its length byte asks for, so
+ * a frame is complete when its last byte comes in (only the rescan of
+ * bw_framer_finish leaves more held). */
+
+/* The first held byte starts no frame: it is skipped. */
+static void skip_first(bw_framer_t *p)
+{
+    p->stats.skipped_bytes++;
+    p->held--;
+    memmove(p->buf, p->buf + 1, p->held);
+}
+
+/* 1 with the frame held, a rejection (counted), or 0: more bytes wanted. */
+static int examine(bw_framer_t *p, const uint8_t **frame, size_t *size)
+{
+    const bw_framing_t *f = p->fmt;
+    for (;;) {
+        if (p->held == 0)
+            return 0;
+        if (p->buf[0] != f->header[0] || (p->held >= 2 && p->buf[1] != f->header[1])) {
+            skip_first(p);
+            continue;
+        }
+        if (p->held <= f->len_at)
+            return 0;
+        int rc = BW_ELENGTH;
+        size_t need = (size_t)p->buf[f->len_at] + f->overhead;
+        if (len_ok(f, p->buf[f->len_at]) && need <= BW_FRAMER_MAX) {
+            if (p->held < need)
+                return 0;
+            if (f->check(p->buf, need)) {
+                *frame = p->buf;
+                *size = need;
+                p->stats.frames++;
+                p->drop = (uint16_t)need;
+                return 1;
+            }
+            rc = BW_ECHECKSUM;
+            p->stats.checksum_errors++;
+        } else {
+            p->stats.length_errors++;
+        }
+        skip_first(p);
+        return rc;
+    }
+}
+
+int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uint8_t **frame,
+                    size_t *size)
+{
+    if (p->drop) { /* the frame returned last time (all that is held, but
+                      after a rescan by bw_framer_finish) */
+        p->held = (uint16_t)(p->held - p->drop);
+        memmove(p->buf, p->buf + p->drop, p->held);
+        p->drop = 0;
+    }
+    for (;;) {
+        int rc = examine(p, frame, size);
+        if (rc != 0 || *len == 0)
+            return rc;
+        p->buf[p->held++] = *(*data)++;
+        (*len)--;
+    }
+}
+#else
+/* Bytes of a frame candidate whose length byte is len (0: not yet known). */
+static size_t frame_size(const bw_framing_t *f, const uint8_t *head, size_t have)
+{
+    return have > f->len_at ? (size_t)head[f->len_at] + f->overhead : 0;
 }
 
 /* Fast path: nothing held, so frames are found and verified in place in the
@@ -78,6 +146,16 @@ static int parse_direct(bw_framer_t *p, const uint8_t **data, size_t *len, const
             goto out;
         }
         size_t total = frame_size(f, d, n);
+        if (n < total && total > BW_FRAMER_MAX) {
+            /* Cut by the end of the input and too long to hold until the
+             * rest comes: this framer takes no such frame. */
+            p->stats.length_errors++;
+            p->stats.skipped_bytes++;
+            d++;
+            n--;
+            ret = BW_ELENGTH;
+            goto out;
+        }
         if (n < total)
             break;
         if (!f->check(d, total)) {
@@ -135,6 +213,11 @@ int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uin
             return BW_ELENGTH;
         }
         size_t need = p->held > f->len_at ? frame_size(f, p->buf, p->held) : (size_t)f->len_at + 1;
+        if (need > BW_FRAMER_MAX) { /* longer than this framer holds */
+            p->stats.length_errors++;
+            rescan(p, 1);
+            return BW_ELENGTH;
+        }
         if (p->held >= need) {
             if (!f->check(p->buf, need)) {
                 p->stats.checksum_errors++;
@@ -158,6 +241,8 @@ int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uin
         *len -= take;
     }
 }
+
+#endif
 
 int bw_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size)
 {

@@ -26,6 +26,12 @@ const char *bw_strerror(int err)
 
 uint8_t bw_xor8(const uint8_t *p, size_t n)
 {
+#if BW_SMALL
+    uint8_t x = 0;
+    while (n--)
+        x ^= *p++;
+    return x;
+#else
     /* Eight bytes at a time: the checksum is on every frame's hot path. */
     uint64_t acc = 0;
     size_t i = 0;
@@ -41,6 +47,7 @@ uint8_t bw_xor8(const uint8_t *p, size_t n)
     for (; i < n; i++)
         x ^= p[i];
     return x;
+#endif
 }
 
 uint16_t bw_sum16_pairs(const uint8_t *p, size_t n)
@@ -97,7 +104,7 @@ int64_t bw_ftype_max(bw_ftype_t t)
     }
 }
 
-int64_t bw_field_get(const void *base, const bw_field_t *f, size_t i)
+int64_t bw_field_get(const void *base, const BW_ROM bw_field_t *f, size_t i)
 {
     const uint8_t *p = (const uint8_t *)base + f->offset + i * bw_ftype_size((bw_ftype_t)f->type);
     switch ((bw_ftype_t)f->type) {
@@ -111,7 +118,7 @@ int64_t bw_field_get(const void *base, const bw_field_t *f, size_t i)
     }
 }
 
-void bw_field_set(void *base, const bw_field_t *f, size_t i, int64_t v)
+void bw_field_set(void *base, const BW_ROM bw_field_t *f, size_t i, int64_t v)
 {
     uint8_t *p = (uint8_t *)base + f->offset + i * bw_ftype_size((bw_ftype_t)f->type);
     switch ((bw_ftype_t)f->type) {
@@ -125,6 +132,52 @@ void bw_field_set(void *base, const bw_field_t *f, size_t i, int64_t v)
     }
 }
 
+#if BW_SMALL
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_ORDER BW_ORDER_BE
+#else
+#define HOST_ORDER BW_ORDER_LE
+#endif
+
+/* Both directions in one loop, byte by byte: each element's bytes are copied
+ * between the wire and the struct, reversed when the orders differ. */
+static void desc_copy(const BW_ROM bw_msgdesc_t *desc, size_t nfields, uint8_t *wire,
+                      uint8_t *base, bool encode)
+{
+    const bool rev = desc->order != HOST_ORDER;
+    for (size_t k = 0; k < nfields; k++) {
+        const BW_ROM bw_field_t *f = &desc->fields[k];
+        if (f->type == BW_FT_PAD) {
+            if (encode)
+                memset(wire, 0, f->count);
+            wire += f->count;
+            continue;
+        }
+        size_t size = bw_ftype_size((bw_ftype_t)f->type);
+        uint8_t *s = base + f->offset;
+        for (size_t i = 0; i < f->count; i++, wire += size, s += size)
+            for (size_t j = 0; j < size; j++) {
+                uint8_t *w = &wire[rev ? size - 1 - j : j];
+                if (encode)
+                    *w = s[j];
+                else
+                    s[j] = *w;
+            }
+    }
+}
+
+void bw_desc_decode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const uint8_t *wire,
+                           void *base)
+{
+    desc_copy(desc, nfields, (uint8_t *)(uintptr_t)wire, base, false); /* wire only read */
+}
+
+void bw_desc_encode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const void *base,
+                           uint8_t *wire)
+{
+    desc_copy(desc, nfields, wire, (uint8_t *)(uintptr_t)base, true); /* base only read */
+}
+#else
 /* Raw wire word of `size` bytes in the given order. */
 static uint32_t get_word(const uint8_t *w, size_t size, uint8_t order)
 {
@@ -145,10 +198,11 @@ static void put_word(uint8_t *w, size_t size, uint8_t order, uint32_t v)
         order == BW_ORDER_BE ? bw_put_be32(w, v) : bw_put_le32(w, v);
 }
 
-void bw_desc_decode(const bw_msgdesc_t *desc, const uint8_t *wire, void *base)
+void bw_desc_decode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const uint8_t *wire,
+                           void *base)
 {
-    for (size_t k = 0; k < desc->nfields; k++) {
-        const bw_field_t *f = &desc->fields[k];
+    for (size_t k = 0; k < nfields; k++) {
+        const BW_ROM bw_field_t *f = &desc->fields[k];
         size_t size = bw_ftype_size((bw_ftype_t)f->type);
         if (f->type == BW_FT_PAD) {
             wire += f->count;
@@ -171,10 +225,11 @@ void bw_desc_decode(const bw_msgdesc_t *desc, const uint8_t *wire, void *base)
     }
 }
 
-void bw_desc_encode(const bw_msgdesc_t *desc, const void *base, uint8_t *wire)
+void bw_desc_encode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const void *base,
+                           uint8_t *wire)
 {
-    for (size_t k = 0; k < desc->nfields; k++) {
-        const bw_field_t *f = &desc->fields[k];
+    for (size_t k = 0; k < nfields; k++) {
+        const BW_ROM bw_field_t *f = &desc->fields[k];
         size_t size = bw_ftype_size((bw_ftype_t)f->type);
         if (f->type == BW_FT_PAD) {
             memset(wire, 0, f->count);
@@ -196,4 +251,15 @@ void bw_desc_encode(const bw_msgdesc_t *desc, const void *base, uint8_t *wire)
             put_word(wire, size, desc->order, v);
         }
     }
+}
+#endif
+
+void bw_desc_decode(const BW_ROM bw_msgdesc_t *desc, const uint8_t *wire, void *base)
+{
+    bw_desc_decode_fields(desc, desc->nfields, wire, base);
+}
+
+void bw_desc_encode(const BW_ROM bw_msgdesc_t *desc, const void *base, uint8_t *wire)
+{
+    bw_desc_encode_fields(desc, desc->nfields, base, wire);
 }

@@ -1279,8 +1279,11 @@ static void test_zero_copy_and_megabytes(void **state)
     bw_p2os_frame_t fr;
     size_t frames = 0;
     while (bw_p2os_parse(&p, &d, &len, &fr) == 1) {
-        /* Whole frames in the input are returned where they lie. */
-        assert_ptr_equal(fr.body, s + frames * sizeof SIP + 3);
+        /* Whole frames in the input are returned where they lie (the
+         * small framer copies every frame). */
+        assert_memory_equal(fr.body, s + frames * sizeof SIP + 3, fr.len);
+        if (!BW_SMALL)
+            assert_ptr_equal(fr.body, s + frames * sizeof SIP + 3);
         frames++;
     }
     assert_int_equal(frames, reps);

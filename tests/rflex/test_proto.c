@@ -390,7 +390,10 @@ static bw_rflex_msg_t decode_frame(const uint8_t *frame, size_t len, int want_rc
     assert_int_equal(bw_rflex_parse(&p, &d, &n, &fr), 1);
     assert_int_equal(n, 0);
     assert_int_equal(fr.len + BW_RFLEX_OVERHEAD, len);
-    assert_ptr_equal(fr.data, frame + 6); /* in place: no copy */
+    assert_memory_equal(fr.data, frame + 6, fr.len);
+    if (!BW_SMALL)
+        assert_ptr_equal(fr.data, frame + 6); /* in place: no copy */
+    fr.data = frame + 6; /* the small framer's copy ends with p */
     bw_rflex_msg_t m;
     memset(&m, 0x5A, sizeof m);
     assert_int_equal(bw_rflex_decode(&fr, &m), want_rc);
@@ -1124,8 +1127,11 @@ static void test_zero_copy_and_megabytes(void **state)
     bw_rflex_frame_t fr;
     size_t frames = 0;
     while (bw_rflex_parse(&p, &d, &len, &fr) == 1) {
-        /* Whole frames in the input are returned where they lie. */
-        assert_ptr_equal(fr.data, s + frames * one + 6);
+        /* Whole frames in the input are returned where they lie (the
+         * small framer copies every frame). */
+        assert_memory_equal(fr.data, s + frames * one + 6, fr.len);
+        if (!BW_SMALL)
+            assert_ptr_equal(fr.data, s + frames * one + 6);
         frames++;
     }
     assert_int_equal(frames, reps);

@@ -10,19 +10,19 @@
 #define WIRE_SIZE(type) ((type) == BW_FT_U16 || (type) == BW_FT_I16 ? 2u : 1u)
 
 #define PKT_FIELD(id, name, type) \
-    [(id) - FIRST_VALUE] = { #name, type, 1, (uint16_t)offsetof(bw_create_sensors_t, name) },
-#define PKT_PAD(id) [(id) - FIRST_VALUE] = { "unused", BW_FT_PAD, 1, 0 },
+    [(id) - FIRST_VALUE] = { BW_NAME(#name), type, 1, (uint16_t)offsetof(bw_create_sensors_t, name) },
+#define PKT_PAD(id) [(id) - FIRST_VALUE] = { BW_NAME("unused"), BW_FT_PAD, 1, 0 },
 
 /* Every single-value packet in id order: a group is a run of this table. */
-static const bw_field_t f_values[NVALUES] = { BW_CREATE_SENSOR_LIST(PKT_FIELD, PKT_PAD) };
+static const BW_ROM bw_field_t f_values[NVALUES] = { BW_CREATE_SENSOR_LIST(PKT_FIELD, PKT_PAD) };
 
 #define PKT_DESC(id, name, type) \
-    [id] = { #name, &f_values[(id) - FIRST_VALUE], 1, WIRE_SIZE(type), BW_ORDER_BE },
-#define PKT_PAD_DESC(id) [id] = { "unused", &f_values[(id) - FIRST_VALUE], 1, 1, BW_ORDER_BE },
+    [id] = { BW_NAME(#name), &f_values[(id) - FIRST_VALUE], 1, WIRE_SIZE(type), BW_ORDER_BE },
+#define PKT_PAD_DESC(id) [id] = { BW_NAME("unused"), &f_values[(id) - FIRST_VALUE], 1, 1, BW_ORDER_BE },
 #define GROUP(g, first, last, size) \
-    [g] = { "group_" #g, &f_values[(first) - FIRST_VALUE], (last) - (first) + 1, size, BW_ORDER_BE },
+    [g] = { BW_NAME("group_" #g), &f_values[(first) - FIRST_VALUE], (last) - (first) + 1, size, BW_ORDER_BE },
 
-static const bw_msgdesc_t d_packets[BW_CREATE_LAST_PACKET + 1] = {
+static const BW_ROM bw_msgdesc_t d_packets[BW_CREATE_LAST_PACKET + 1] = {
     GROUP(0, 7, 26, 26)
     GROUP(1, 7, 16, 10)
     GROUP(2, 17, 20, 6)
@@ -43,9 +43,9 @@ static bool name_eq(const char *table, const char *name)
     return !*table && !*name;
 }
 
-const bw_msgdesc_t *bw_create_packet_desc(uint8_t id)
+const BW_ROM bw_msgdesc_t *bw_create_packet_desc(uint8_t id)
 {
-    return id <= BW_CREATE_LAST_PACKET ? &d_packets[id] : NULL;
+    return id <= BW_CREATE_LAST_PACKET ? &d_packets[id] : BW_ROM_NULL;
 }
 
 const char *bw_create_packet_name(uint8_t id)
@@ -56,7 +56,7 @@ const char *bw_create_packet_name(uint8_t id)
 int bw_create_packet_id(const char *name)
 {
     for (uint8_t id = 0; id <= BW_CREATE_LAST_PACKET; id++) {
-        const bw_msgdesc_t *d = &d_packets[id];
+        const BW_ROM bw_msgdesc_t *d = &d_packets[id];
         /* "unused" names two packets, so it names none. */
         if (d->nfields == 1 && d->fields[0].type == BW_FT_PAD)
             continue;
@@ -73,7 +73,7 @@ int bw_create_packet_size(uint8_t id)
 
 int bw_create_decode_packet(uint8_t id, const uint8_t *data, size_t len, bw_create_sensors_t *s)
 {
-    const bw_msgdesc_t *d = bw_create_packet_desc(id);
+    const BW_ROM bw_msgdesc_t *d = bw_create_packet_desc(id);
     if (!d)
         return BW_EUNKNOWN;
     if (len != d->wire_len)
@@ -84,7 +84,7 @@ int bw_create_decode_packet(uint8_t id, const uint8_t *data, size_t len, bw_crea
 
 int bw_create_encode_packet(uint8_t *buf, size_t cap, uint8_t id, const bw_create_sensors_t *s)
 {
-    const bw_msgdesc_t *d = bw_create_packet_desc(id);
+    const BW_ROM bw_msgdesc_t *d = bw_create_packet_desc(id);
     if (!d)
         return BW_EUNKNOWN;
     if (cap < d->wire_len)
@@ -489,43 +489,44 @@ int bw_create_stream_parser_finish(bw_create_stream_parser_t *p, bw_create_strea
 /* ---- commands ------------------------------------------------------------------------ */
 
 #define OFF(member) ((uint16_t)offsetof(bw_create_cmd_t, u.member))
-#define FIELD(name, type, member) { name, type, 1, OFF(member) }
+#define FIELD(name, type, member) { BW_NAME(name), type, 1, OFF(member) }
 #define DESC(name, fields, len) \
-    { name, fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_BE }
-#define NODATA(name) { name, NULL, 0, 0, BW_ORDER_BE }
+    { BW_NAME(name), fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_BE }
+#define NODATA(name) { BW_NAME(name), BW_ROM_NULL, 0, 0, BW_ORDER_BE }
 
-static const bw_field_t f_baud[] = { FIELD("code", BW_FT_U8, baud) };
-static const bw_field_t f_demo[] = { FIELD("demo", BW_FT_I8, demo) };
-static const bw_field_t f_drive[] = {
+static const BW_ROM bw_field_t f_baud[] = { FIELD("code", BW_FT_U8, baud) };
+static const BW_ROM bw_field_t f_demo[] = { FIELD("demo", BW_FT_I8, demo) };
+static const BW_ROM bw_field_t f_drive[] = {
     FIELD("velocity", BW_FT_I16, drive.velocity),
     FIELD("radius", BW_FT_I16, drive.radius),
 };
-static const bw_field_t f_lsd[] = { FIELD("bits", BW_FT_U8, low_side_drivers) };
-static const bw_field_t f_leds[] = {
+static const BW_ROM bw_field_t f_lsd[] = { FIELD("bits", BW_FT_U8, low_side_drivers) };
+static const BW_ROM bw_field_t f_leds[] = {
     FIELD("bits", BW_FT_U8, leds.bits),
     FIELD("color", BW_FT_U8, leds.color),
     FIELD("intensity", BW_FT_U8, leds.intensity),
 };
-static const bw_field_t f_play[] = { FIELD("song", BW_FT_U8, play) };
-static const bw_field_t f_sensors[] = { FIELD("packet_id", BW_FT_U8, sensors) };
-static const bw_field_t f_pwm[] = {
+static const BW_ROM bw_field_t f_play[] = { FIELD("song", BW_FT_U8, play) };
+static const BW_ROM bw_field_t f_sensors[] = { FIELD("packet_id", BW_FT_U8, sensors) };
+static const BW_ROM bw_field_t f_pwm[] = {
     FIELD("lsd2", BW_FT_U8, pwm_low_side_drivers.lsd2),
     FIELD("lsd1", BW_FT_U8, pwm_low_side_drivers.lsd1),
     FIELD("lsd0", BW_FT_U8, pwm_low_side_drivers.lsd0),
 };
-static const bw_field_t f_drive_direct[] = {
+static const BW_ROM bw_field_t f_drive_direct[] = {
     FIELD("right_velocity", BW_FT_I16, drive_direct.right), /* the OI manual's names */
     FIELD("left_velocity", BW_FT_I16, drive_direct.left),
 };
-static const bw_field_t f_outputs[] = { FIELD("bits", BW_FT_U8, digital_outputs) };
-static const bw_field_t f_pause[] = { FIELD("resume", BW_FT_U8, pause_resume_stream) };
-static const bw_field_t f_send_ir[] = { FIELD("byte", BW_FT_U8, send_ir) };
-static const bw_field_t f_wait_time[] = { FIELD("time", BW_FT_U8, wait_time) };
-static const bw_field_t f_wait_distance[] = { FIELD("distance", BW_FT_I16, wait_distance) };
-static const bw_field_t f_wait_angle[] = { FIELD("angle", BW_FT_I16, wait_angle) };
-static const bw_field_t f_wait_event[] = { FIELD("event", BW_FT_I8, wait_event) };
+static const BW_ROM bw_field_t f_outputs[] = { FIELD("bits", BW_FT_U8, digital_outputs) };
+static const BW_ROM bw_field_t f_pause[] = { FIELD("resume", BW_FT_U8, pause_resume_stream) };
+static const BW_ROM bw_field_t f_send_ir[] = { FIELD("byte", BW_FT_U8, send_ir) };
+static const BW_ROM bw_field_t f_wait_time[] = { FIELD("time", BW_FT_U8, wait_time) };
+static const BW_ROM bw_field_t f_wait_distance[] = { FIELD("distance", BW_FT_I16, wait_distance) };
+static const BW_ROM bw_field_t f_wait_angle[] = { FIELD("angle", BW_FT_I16, wait_angle) };
+static const BW_ROM bw_field_t f_wait_event[] = { FIELD("event", BW_FT_I8, wait_event) };
 
-/* Indexed by opcode - 128; a NULL name is no Create 1 opcode. Commands of
+/* Indexed by opcode - 128; a NULL name (never the case of a named one,
+ * even under BW_NO_NAMES) is no Create 1 opcode. Commands of
  * a fixed layout have a desc; the others are coded by hand. */
 enum { VAR_SONG = 0xF0, VAR_LIST = 0xF1, VAR_SCRIPT = 0xF2 };
 typedef struct {
@@ -536,11 +537,11 @@ typedef struct {
 
 #define OP_FIRST BW_CREATE_OP_START
 #define OP_LAST BW_CREATE_OP_WAIT_EVENT
-#define FIXED(op, name, fields, len) [(op) - OP_FIRST] = { name, len, DESC(name, fields, len) }
-#define BARE(op, name) [(op) - OP_FIRST] = { name, 0, NODATA(name) }
-#define VAR(op, name, kind) [(op) - OP_FIRST] = { name, kind, NODATA(name) }
+#define FIXED(op, name, fields, len) [(op) - OP_FIRST] = { BW_NAME(name), len, DESC(name, fields, len) }
+#define BARE(op, name) [(op) - OP_FIRST] = { BW_NAME(name), 0, NODATA(name) }
+#define VAR(op, name, kind) [(op) - OP_FIRST] = { BW_NAME(name), kind, NODATA(name) }
 
-static const op_info_t op_table[OP_LAST - OP_FIRST + 1] = {
+static const BW_ROM op_info_t op_table[OP_LAST - OP_FIRST + 1] = {
     BARE(BW_CREATE_OP_START, "start"),
     FIXED(BW_CREATE_OP_BAUD, "baud", f_baud, 1),
     BARE(BW_CREATE_OP_CONTROL, "control"),
@@ -572,23 +573,23 @@ static const op_info_t op_table[OP_LAST - OP_FIRST + 1] = {
     FIXED(BW_CREATE_OP_WAIT_EVENT, "wait_event", f_wait_event, 1),
 };
 
-static const op_info_t *op_info(uint8_t op)
+static const BW_ROM op_info_t *op_info(uint8_t op)
 {
     if (op < OP_FIRST || op > OP_LAST || !op_table[op - OP_FIRST].name)
-        return NULL;
+        return BW_ROM_NULL;
     return &op_table[op - OP_FIRST];
 }
 
 const char *bw_create_op_name(uint8_t op)
 {
-    const op_info_t *i = op_info(op);
+    const BW_ROM op_info_t *i = op_info(op);
     return i ? i->name : NULL;
 }
 
 int bw_create_op_from_name(const char *name)
 {
     for (unsigned op = OP_FIRST; op <= OP_LAST; op++) {
-        const op_info_t *i = op_info((uint8_t)op);
+        const BW_ROM op_info_t *i = op_info((uint8_t)op);
         if (i && name_eq(i->name, name))
             return (int)op;
     }
@@ -603,16 +604,16 @@ int bw_create_op_at(unsigned i)
     return -1;
 }
 
-const bw_msgdesc_t *bw_create_cmd_desc(uint8_t op)
+const BW_ROM bw_msgdesc_t *bw_create_cmd_desc(uint8_t op)
 {
-    const op_info_t *i = op_info(op);
-    return i && i->len < VAR_SONG ? &i->desc : NULL;
+    const BW_ROM op_info_t *i = op_info(op);
+    return i && i->len < VAR_SONG ? &i->desc : BW_ROM_NULL;
 }
 
 static int cmd_size(const uint8_t *p, size_t n, uint8_t opt)
 {
     (void)opt;
-    const op_info_t *i = op_info(p[0]);
+    const BW_ROM op_info_t *i = op_info(p[0]);
     if (!i)
         return NOT_START;
     switch (i->len) {
@@ -666,7 +667,7 @@ void bw_create_cmd_parser_tally(bw_create_cmd_parser_t *p, uint32_t *by_byte)
 
 static int cmd_of(int rc, const uint8_t *m, size_t size, bw_create_cmd_frame_t *cmd)
 {
-    if (rc == 1) {
+    if (rc > 0) {
         cmd->bytes = m;
         cmd->len = (uint8_t)size;
     }
@@ -709,7 +710,7 @@ int bw_create_decode_cmd(const uint8_t *b, size_t len, bw_create_cmd_t *cmd)
         return BW_EUNKNOWN;
     if (size <= 0 || (size_t)size != len)
         return BW_ELENGTH;
-    const op_info_t *i = op_info(b[0]);
+    const BW_ROM op_info_t *i = op_info(b[0]);
     switch (i->len) {
     case VAR_SONG:
         cmd->u.song.number = b[1];
@@ -734,7 +735,7 @@ int bw_create_decode_cmd(const uint8_t *b, size_t len, bw_create_cmd_t *cmd)
 
 int bw_create_encode_cmd(uint8_t *buf, size_t cap, const bw_create_cmd_t *cmd)
 {
-    const op_info_t *i = op_info(cmd->opcode);
+    const BW_ROM op_info_t *i = op_info(cmd->opcode);
     if (!i)
         return BW_EUNKNOWN;
     size_t size;
@@ -806,7 +807,7 @@ int bw_create_encode_drive_direct(uint8_t *buf, size_t cap, int16_t right, int16
 
 /* ---- baud codes ------------------------------------------------------------------ */
 
-static const uint32_t baud_rates[] = { 300,   600,   1200,  2400,  4800,  9600,
+static const BW_ROM uint32_t baud_rates[] = { 300,   600,   1200,  2400,  4800,  9600,
                                        14400, 19200, 28800, 38400, 57600, 115200 };
 #define NBAUD (sizeof baud_rates / sizeof baud_rates[0])
 

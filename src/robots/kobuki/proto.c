@@ -4,38 +4,38 @@
 #include <string.h>
 
 #define OFF(member) ((uint16_t)offsetof(bw_kobuki_msg_t, u.member))
-#define FIELD(name, type, member) { name, type, 1, OFF(member) }
-#define ARRAY(name, type, n, member) { name, type, n, OFF(member) }
-#define PAD(n) { "unused", BW_FT_PAD, n, 0 }
-#define DESC(name, fields, len) { name, fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_LE }
+#define FIELD(name, type, member) { BW_NAME(name), type, 1, OFF(member) }
+#define ARRAY(name, type, n, member) { BW_NAME(name), type, n, OFF(member) }
+#define PAD(n) { BW_NAME("unused"), BW_FT_PAD, n, 0 }
+#define DESC(name, fields, len) { BW_NAME(name), fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_LE }
 
-static const bw_field_t f_base_control[] = {
+static const BW_ROM bw_field_t f_base_control[] = {
     FIELD("speed", BW_FT_I16, base_control.speed),
     FIELD("radius", BW_FT_I16, base_control.radius),
 };
-static const bw_field_t f_sound[] = {
+static const BW_ROM bw_field_t f_sound[] = {
     FIELD("note", BW_FT_U16, sound.note),
     FIELD("duration", BW_FT_U8, sound.duration),
 };
-static const bw_field_t f_sound_sequence[] = {
+static const BW_ROM bw_field_t f_sound_sequence[] = {
     FIELD("sequence", BW_FT_U8, sound_sequence.sequence),
 };
-static const bw_field_t f_request_extra[] = {
+static const BW_ROM bw_field_t f_request_extra[] = {
     FIELD("flags", BW_FT_U16, request_extra.flags),
 };
-static const bw_field_t f_gp_output[] = {
+static const BW_ROM bw_field_t f_gp_output[] = {
     FIELD("flags", BW_FT_U16, general_purpose_output.flags),
 };
-static const bw_field_t f_set_gain[] = {
+static const BW_ROM bw_field_t f_set_gain[] = {
     FIELD("gain_type", BW_FT_U8, set_controller_gain.gain_type),
     FIELD("p_gain", BW_FT_U32, set_controller_gain.p_gain),
     FIELD("i_gain", BW_FT_U32, set_controller_gain.i_gain),
     FIELD("d_gain", BW_FT_U32, set_controller_gain.d_gain),
 };
-static const bw_field_t f_get_gain[] = {
+static const BW_ROM bw_field_t f_get_gain[] = {
     PAD(1),
 };
-static const bw_field_t f_basic[] = {
+static const BW_ROM bw_field_t f_basic[] = {
     FIELD("timestamp", BW_FT_U16, basic_sensor_data.timestamp),
     FIELD("bumper", BW_FT_U8, basic_sensor_data.bumper),
     FIELD("wheel_drop", BW_FT_U8, basic_sensor_data.wheel_drop),
@@ -49,90 +49,90 @@ static const bw_field_t f_basic[] = {
     FIELD("battery", BW_FT_U8, basic_sensor_data.battery),
     FIELD("overcurrent", BW_FT_U8, basic_sensor_data.overcurrent),
 };
-static const bw_field_t f_docking_ir[] = {
+static const BW_ROM bw_field_t f_docking_ir[] = {
     FIELD("right", BW_FT_U8, docking_ir.right),
     FIELD("central", BW_FT_U8, docking_ir.central),
     FIELD("left", BW_FT_U8, docking_ir.left),
 };
-static const bw_field_t f_inertial[] = {
+static const BW_ROM bw_field_t f_inertial[] = {
     FIELD("angle", BW_FT_I16, inertial_sensor.angle),
     FIELD("angle_rate", BW_FT_I16, inertial_sensor.angle_rate),
     PAD(3),
 };
-static const bw_field_t f_cliff[] = {
+static const BW_ROM bw_field_t f_cliff[] = {
     FIELD("right", BW_FT_U16, cliff.right),
     FIELD("central", BW_FT_U16, cliff.central),
     FIELD("left", BW_FT_U16, cliff.left),
 };
-static const bw_field_t f_current[] = {
+static const BW_ROM bw_field_t f_current[] = {
     FIELD("left", BW_FT_U8, current.left),
     FIELD("right", BW_FT_U8, current.right),
 };
-static const bw_field_t f_gpi[] = {
+static const BW_ROM bw_field_t f_gpi[] = {
     FIELD("digital_input", BW_FT_U16, general_purpose_input.digital_input),
     ARRAY("analog", BW_FT_U16, 4, general_purpose_input.analog),
     PAD(6),
 };
-static const bw_field_t f_udid[] = {
+static const BW_ROM bw_field_t f_udid[] = {
     FIELD("udid0", BW_FT_U32, unique_device_id.udid0),
     FIELD("udid1", BW_FT_U32, unique_device_id.udid1),
     FIELD("udid2", BW_FT_U32, unique_device_id.udid2),
 };
-static const bw_field_t f_controller_info[] = {
+static const BW_ROM bw_field_t f_controller_info[] = {
     FIELD("gain_type", BW_FT_U8, controller_info.gain_type),
     FIELD("p_gain", BW_FT_U32, controller_info.p_gain),
     FIELD("i_gain", BW_FT_U32, controller_info.i_gain),
     FIELD("d_gain", BW_FT_U32, controller_info.d_gain),
 };
 
-static const bw_msgdesc_t d_base_control = DESC("base_control", f_base_control, 4);
-static const bw_msgdesc_t d_sound = DESC("sound", f_sound, 3);
-static const bw_msgdesc_t d_sound_sequence = DESC("sound_sequence", f_sound_sequence, 1);
-static const bw_msgdesc_t d_request_extra = DESC("request_extra", f_request_extra, 2);
-static const bw_msgdesc_t d_gp_output = DESC("general_purpose_output", f_gp_output, 2);
-static const bw_msgdesc_t d_set_gain = DESC("set_controller_gain", f_set_gain, 13);
-static const bw_msgdesc_t d_get_gain = DESC("get_controller_gain", f_get_gain, 1);
-static const bw_msgdesc_t d_basic = DESC("basic_sensor_data", f_basic, 15);
-static const bw_msgdesc_t d_docking_ir = DESC("docking_ir", f_docking_ir, 3);
-static const bw_msgdesc_t d_inertial = DESC("inertial_sensor", f_inertial, 7);
-static const bw_msgdesc_t d_cliff = DESC("cliff", f_cliff, 6);
-static const bw_msgdesc_t d_current = DESC("current", f_current, 2);
-static const bw_msgdesc_t d_gpi = DESC("general_purpose_input", f_gpi, 16);
-static const bw_msgdesc_t d_udid = DESC("unique_device_id", f_udid, 12);
-static const bw_msgdesc_t d_controller_info = DESC("controller_info", f_controller_info, 13);
+static const BW_ROM bw_msgdesc_t d_base_control = DESC("base_control", f_base_control, 4);
+static const BW_ROM bw_msgdesc_t d_sound = DESC("sound", f_sound, 3);
+static const BW_ROM bw_msgdesc_t d_sound_sequence = DESC("sound_sequence", f_sound_sequence, 1);
+static const BW_ROM bw_msgdesc_t d_request_extra = DESC("request_extra", f_request_extra, 2);
+static const BW_ROM bw_msgdesc_t d_gp_output = DESC("general_purpose_output", f_gp_output, 2);
+static const BW_ROM bw_msgdesc_t d_set_gain = DESC("set_controller_gain", f_set_gain, 13);
+static const BW_ROM bw_msgdesc_t d_get_gain = DESC("get_controller_gain", f_get_gain, 1);
+static const BW_ROM bw_msgdesc_t d_basic = DESC("basic_sensor_data", f_basic, 15);
+static const BW_ROM bw_msgdesc_t d_docking_ir = DESC("docking_ir", f_docking_ir, 3);
+static const BW_ROM bw_msgdesc_t d_inertial = DESC("inertial_sensor", f_inertial, 7);
+static const BW_ROM bw_msgdesc_t d_cliff = DESC("cliff", f_cliff, 6);
+static const BW_ROM bw_msgdesc_t d_current = DESC("current", f_current, 2);
+static const BW_ROM bw_msgdesc_t d_gpi = DESC("general_purpose_input", f_gpi, 16);
+static const BW_ROM bw_msgdesc_t d_udid = DESC("unique_device_id", f_udid, 12);
+static const BW_ROM bw_msgdesc_t d_controller_info = DESC("controller_info", f_controller_info, 13);
 
 typedef struct {
     const char *name;
     uint8_t dir;
     uint8_t id;
-    const bw_msgdesc_t *desc; /* NULL: variable layout, coded by hand */
+    const BW_ROM bw_msgdesc_t *desc; /* NULL: variable layout, coded by hand */
 } type_info_t;
 
-static const type_info_t types[BW_KOBUKI_TYPE_COUNT] = {
-    [BW_KOBUKI_UNKNOWN] = { "unknown", BW_KOBUKI_FROM_HOST, 0, NULL },
-    [BW_KOBUKI_BASE_CONTROL] = { "base_control", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_BASE_CONTROL, &d_base_control },
-    [BW_KOBUKI_SOUND] = { "sound", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SOUND, &d_sound },
-    [BW_KOBUKI_SOUND_SEQUENCE] = { "sound_sequence", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SOUND_SEQUENCE, &d_sound_sequence },
-    [BW_KOBUKI_REQUEST_EXTRA] = { "request_extra", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_REQUEST_EXTRA, &d_request_extra },
-    [BW_KOBUKI_GENERAL_PURPOSE_OUTPUT] = { "general_purpose_output", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_GENERAL_PURPOSE_OUTPUT, &d_gp_output },
-    [BW_KOBUKI_SET_CONTROLLER_GAIN] = { "set_controller_gain", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SET_CONTROLLER_GAIN, &d_set_gain },
-    [BW_KOBUKI_GET_CONTROLLER_GAIN] = { "get_controller_gain", BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_GET_CONTROLLER_GAIN, &d_get_gain },
-    [BW_KOBUKI_BASIC_SENSOR_DATA] = { "basic_sensor_data", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_BASIC_SENSOR_DATA, &d_basic },
-    [BW_KOBUKI_DOCKING_IR] = { "docking_ir", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_DOCKING_IR, &d_docking_ir },
-    [BW_KOBUKI_INERTIAL_SENSOR] = { "inertial_sensor", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_INERTIAL_SENSOR, &d_inertial },
-    [BW_KOBUKI_CLIFF] = { "cliff", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CLIFF, &d_cliff },
-    [BW_KOBUKI_CURRENT] = { "current", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CURRENT, &d_current },
-    [BW_KOBUKI_HARDWARE_VERSION] = { "hardware_version", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_HARDWARE_VERSION, NULL },
-    [BW_KOBUKI_FIRMWARE_VERSION] = { "firmware_version", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_FIRMWARE_VERSION, NULL },
-    [BW_KOBUKI_RAW_GYRO] = { "raw_gyro", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_RAW_GYRO, NULL },
-    [BW_KOBUKI_GENERAL_PURPOSE_INPUT] = { "general_purpose_input", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_GENERAL_PURPOSE_INPUT, &d_gpi },
-    [BW_KOBUKI_UNIQUE_DEVICE_ID] = { "unique_device_id", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_UNIQUE_DEVICE_ID, &d_udid },
-    [BW_KOBUKI_CONTROLLER_INFO] = { "controller_info", BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CONTROLLER_INFO, &d_controller_info },
+static const BW_ROM type_info_t types[BW_KOBUKI_TYPE_COUNT] = {
+    [BW_KOBUKI_UNKNOWN] = { BW_NAME("unknown"), BW_KOBUKI_FROM_HOST, 0, BW_ROM_NULL },
+    [BW_KOBUKI_BASE_CONTROL] = { BW_NAME("base_control"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_BASE_CONTROL, &d_base_control },
+    [BW_KOBUKI_SOUND] = { BW_NAME("sound"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SOUND, &d_sound },
+    [BW_KOBUKI_SOUND_SEQUENCE] = { BW_NAME("sound_sequence"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SOUND_SEQUENCE, &d_sound_sequence },
+    [BW_KOBUKI_REQUEST_EXTRA] = { BW_NAME("request_extra"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_REQUEST_EXTRA, &d_request_extra },
+    [BW_KOBUKI_GENERAL_PURPOSE_OUTPUT] = { BW_NAME("general_purpose_output"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_GENERAL_PURPOSE_OUTPUT, &d_gp_output },
+    [BW_KOBUKI_SET_CONTROLLER_GAIN] = { BW_NAME("set_controller_gain"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SET_CONTROLLER_GAIN, &d_set_gain },
+    [BW_KOBUKI_GET_CONTROLLER_GAIN] = { BW_NAME("get_controller_gain"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_GET_CONTROLLER_GAIN, &d_get_gain },
+    [BW_KOBUKI_BASIC_SENSOR_DATA] = { BW_NAME("basic_sensor_data"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_BASIC_SENSOR_DATA, &d_basic },
+    [BW_KOBUKI_DOCKING_IR] = { BW_NAME("docking_ir"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_DOCKING_IR, &d_docking_ir },
+    [BW_KOBUKI_INERTIAL_SENSOR] = { BW_NAME("inertial_sensor"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_INERTIAL_SENSOR, &d_inertial },
+    [BW_KOBUKI_CLIFF] = { BW_NAME("cliff"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CLIFF, &d_cliff },
+    [BW_KOBUKI_CURRENT] = { BW_NAME("current"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CURRENT, &d_current },
+    [BW_KOBUKI_HARDWARE_VERSION] = { BW_NAME("hardware_version"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_HARDWARE_VERSION, BW_ROM_NULL },
+    [BW_KOBUKI_FIRMWARE_VERSION] = { BW_NAME("firmware_version"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_FIRMWARE_VERSION, BW_ROM_NULL },
+    [BW_KOBUKI_RAW_GYRO] = { BW_NAME("raw_gyro"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_RAW_GYRO, BW_ROM_NULL },
+    [BW_KOBUKI_GENERAL_PURPOSE_INPUT] = { BW_NAME("general_purpose_input"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_GENERAL_PURPOSE_INPUT, &d_gpi },
+    [BW_KOBUKI_UNIQUE_DEVICE_ID] = { BW_NAME("unique_device_id"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_UNIQUE_DEVICE_ID, &d_udid },
+    [BW_KOBUKI_CONTROLLER_INFO] = { BW_NAME("controller_info"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CONTROLLER_INFO, &d_controller_info },
 };
 
 /* Identifier -> type, per direction; 0 (BW_KOBUKI_UNKNOWN) where undefined.
  * A unit test checks it against `types` entry by entry. */
-static const uint8_t type_by_id[2][22] = {
+static const BW_ROM uint8_t type_by_id[2][22] = {
     [BW_KOBUKI_FROM_HOST] = {
         [BW_KOBUKI_CMD_BASE_CONTROL] = BW_KOBUKI_BASE_CONTROL,
         [BW_KOBUKI_CMD_SOUND] = BW_KOBUKI_SOUND,
@@ -157,7 +157,7 @@ static const uint8_t type_by_id[2][22] = {
     },
 };
 
-static const type_info_t *info(bw_kobuki_type_t t)
+static const BW_ROM type_info_t *info(bw_kobuki_type_t t)
 {
     return (unsigned)t < BW_KOBUKI_TYPE_COUNT ? &types[t] : &types[BW_KOBUKI_UNKNOWN];
 }
@@ -165,7 +165,7 @@ static const type_info_t *info(bw_kobuki_type_t t)
 const char *bw_kobuki_type_name(bw_kobuki_type_t type) { return info(type)->name; }
 bw_kobuki_dir_t bw_kobuki_type_dir(bw_kobuki_type_t type) { return (bw_kobuki_dir_t)info(type)->dir; }
 uint8_t bw_kobuki_type_id(bw_kobuki_type_t type) { return info(type)->id; }
-const bw_msgdesc_t *bw_kobuki_desc(bw_kobuki_type_t type) { return info(type)->desc; }
+const BW_ROM bw_msgdesc_t *bw_kobuki_desc(bw_kobuki_type_t type) { return info(type)->desc; }
 
 bw_kobuki_type_t bw_kobuki_type_from_name(const char *name)
 {
@@ -281,7 +281,7 @@ int bw_kobuki_decode(bw_kobuki_dir_t dir, uint8_t id, const uint8_t *data, size_
     msg->type = t;
     msg->id = id;
     msg->length = (uint8_t)len;
-    const bw_msgdesc_t *desc = types[t].desc;
+    const BW_ROM bw_msgdesc_t *desc = types[t].desc;
     int rc = 0;
     if (desc) {
         if (len != desc->wire_len)
@@ -360,7 +360,7 @@ static int data_len(const bw_kobuki_msg_t *msg)
 {
     if ((unsigned)msg->type >= BW_KOBUKI_TYPE_COUNT)
         return BW_EINVAL;
-    const bw_msgdesc_t *desc = types[msg->type].desc;
+    const BW_ROM bw_msgdesc_t *desc = types[msg->type].desc;
     if (desc)
         return desc->wire_len;
     switch (msg->type) {
@@ -402,7 +402,7 @@ int bw_kobuki_encode_sub(uint8_t *buf, size_t cap, const bw_kobuki_msg_t *msg)
     uint8_t *d = buf + 2;
     buf[0] = msg->type == BW_KOBUKI_UNKNOWN ? msg->id : types[msg->type].id;
     buf[1] = (uint8_t)n;
-    const bw_msgdesc_t *desc = types[msg->type].desc;
+    const BW_ROM bw_msgdesc_t *desc = types[msg->type].desc;
     if (desc) {
         bw_desc_encode(desc, msg, d);
     } else if (msg->type == BW_KOBUKI_HARDWARE_VERSION) {

@@ -115,7 +115,7 @@ static void plan(bw_lobot_cm_t *cm, int16_t backup, int16_t spin, uint32_t now)
     if (backup)
         cm->target[cm->moves++] = backup;
     if (spin) {
-        cm->spins |= (uint8_t)(1u << cm->moves);
+        cm->spins = (uint8_t)(cm->spins | (1u << cm->moves));
         cm->target[cm->moves++] = spin;
     }
     cm->measured[0] = cm->measured[1] = 0;

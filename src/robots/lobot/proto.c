@@ -156,61 +156,61 @@ int bw_lobot_ack_size(uint8_t id)
 }
 
 #define OFF(member) ((uint16_t)offsetof(bw_lobot_ack_t, u.member))
-#define FIELD(name, type, member) { name, type, 1, OFF(member) }
+#define FIELD(name, type, member) { BW_NAME(name), type, 1, OFF(member) }
 #define DESC(name, fields, len) \
-    { name, fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_BE }
+    { BW_NAME(name), fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_BE }
 #define FIRST_VALUE 7u
 #define NVALUES (BW_CREATE_LAST_PACKET - FIRST_VALUE + 1u)
 #define SENSOR(id, name, type) [(id) - FIRST_VALUE] = FIELD(#name, type, sensors.oi.name),
-#define UNUSED(id) [(id) - FIRST_VALUE] = { "unused", BW_FT_PAD, 1, 0 },
+#define UNUSED(id) [(id) - FIRST_VALUE] = { BW_NAME("unused"), BW_FT_PAD, 1, 0 },
 
-static const bw_field_t f_bumps[] = {
+static const BW_ROM bw_field_t f_bumps[] = {
     FIELD("flags", BW_FT_U8, bumps.flags),
     FIELD("distance", BW_FT_I16, bumps.distance),
     FIELD("angle", BW_FT_I16, bumps.angle),
 };
-static const bw_field_t f_wheel_drops[] = {
+static const BW_ROM bw_field_t f_wheel_drops[] = {
     FIELD("flags", BW_FT_U8, wheel_drops.flags),
 };
-static const bw_field_t f_cliffs[] = {
+static const BW_ROM bw_field_t f_cliffs[] = {
     FIELD("flags", BW_FT_U8, cliffs.flags),
     FIELD("distance", BW_FT_I16, cliffs.distance),
     FIELD("angle", BW_FT_I16, cliffs.angle),
 };
-static const bw_field_t f_remote[] = {
+static const BW_ROM bw_field_t f_remote[] = {
     FIELD("ir", BW_FT_U8, remote.infrared_byte),
 };
 /* The Create's group 6, then the spin flag. */
-static const bw_field_t f_sensors[] = {
+static const BW_ROM bw_field_t f_sensors[] = {
     BW_CREATE_SENSOR_LIST(SENSOR, UNUSED)
     [NVALUES] = FIELD("spin_flag", BW_FT_U8, sensors.spin_flag),
 };
 
-static const bw_msgdesc_t acks[] = {
-    { "ready", NULL, 0, BW_LOBOT_READY_SIZE, BW_ORDER_BE },
+static const BW_ROM bw_msgdesc_t acks[] = {
+    { BW_NAME("ready"), BW_ROM_NULL, 0, BW_LOBOT_READY_SIZE, BW_ORDER_BE },
     DESC("bumps", f_bumps, BW_LOBOT_BUMPS_SIZE),
     DESC("wheel_drops", f_wheel_drops, BW_LOBOT_WHEEL_DROPS_SIZE),
     DESC("cliffs", f_cliffs, BW_LOBOT_CLIFFS_SIZE),
     DESC("remote", f_remote, BW_LOBOT_REMOTE_SIZE),
     DESC("sensors", f_sensors, BW_LOBOT_SENSORS_SIZE),
 };
-static const uint8_t ack_ids[] = {
+static const BW_ROM uint8_t ack_ids[] = {
     BW_LOBOT_ACK_READY,  BW_LOBOT_ACK_BUMPS,  BW_LOBOT_ACK_WHEEL_DROPS,
     BW_LOBOT_ACK_CLIFFS, BW_LOBOT_ACK_REMOTE, BW_LOBOT_ACK_SENSORS,
 };
 #define NACKS (sizeof ack_ids / sizeof ack_ids[0])
 
-const bw_msgdesc_t *bw_lobot_ack_desc(uint8_t id)
+const BW_ROM bw_msgdesc_t *bw_lobot_ack_desc(uint8_t id)
 {
     for (size_t i = 0; i < NACKS; i++)
         if (ack_ids[i] == id)
             return &acks[i];
-    return NULL;
+    return BW_ROM_NULL;
 }
 
 const char *bw_lobot_ack_name(uint8_t id)
 {
-    const bw_msgdesc_t *d = bw_lobot_ack_desc(id);
+    const BW_ROM bw_msgdesc_t *d = bw_lobot_ack_desc(id);
     return d ? d->name : NULL;
 }
 
@@ -233,7 +233,7 @@ void bw_lobot_ack_init(bw_lobot_ack_t *ack, uint8_t id)
 int bw_lobot_decode_ack(uint8_t id, const uint8_t *data, size_t len, bw_lobot_ack_t *ack)
 {
     bw_lobot_ack_init(ack, id);
-    const bw_msgdesc_t *d = bw_lobot_ack_desc(id);
+    const BW_ROM bw_msgdesc_t *d = bw_lobot_ack_desc(id);
     if (!d)
         return BW_EUNKNOWN;
     if (len != d->wire_len)
@@ -244,7 +244,7 @@ int bw_lobot_decode_ack(uint8_t id, const uint8_t *data, size_t len, bw_lobot_ac
 
 int bw_lobot_encode_ack(uint8_t *buf, size_t cap, const bw_lobot_ack_t *ack)
 {
-    const bw_msgdesc_t *d = bw_lobot_ack_desc(ack->id);
+    const BW_ROM bw_msgdesc_t *d = bw_lobot_ack_desc(ack->id);
     if (!d)
         return BW_EUNKNOWN;
     if (cap < 1u + d->wire_len)

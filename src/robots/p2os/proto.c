@@ -4,13 +4,13 @@
 #include <string.h>
 
 #define OFF(member) ((uint16_t)offsetof(bw_p2os_msg_t, u.member))
-#define FIELD(name, type, member) { name, type, 1, OFF(member) }
-#define DESC(name, fields, len) { name, fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_LE }
+#define FIELD(name, type, member) { BW_NAME(name), type, 1, OFF(member) }
+#define DESC(name, fields, len) { BW_NAME(name), fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_LE }
 
 /* ---- field tables --------------------------------------------------------- */
 
 /* SIP body[1..18]: xpos to compass. */
-static const bw_field_t f_sip[] = {
+static const BW_ROM bw_field_t f_sip[] = {
     FIELD("xpos", BW_FT_U16, sip.xpos),
     FIELD("ypos", BW_FT_U16, sip.ypos),
     FIELD("thpos", BW_FT_I16, sip.thpos),
@@ -22,13 +22,13 @@ static const bw_field_t f_sip[] = {
     FIELD("flags", BW_FT_U16, sip.flags),
     FIELD("compass", BW_FT_U8, sip.compass),
 };
-static const bw_field_t f_sip_trailing[] = {
+static const BW_ROM bw_field_t f_sip_trailing[] = {
     FIELD("timer", BW_FT_U16, sip.timer),
     FIELD("analog", BW_FT_U8, sip.analog),
     FIELD("digin", BW_FT_U8, sip.digin),
     FIELD("digout", BW_FT_U8, sip.digout),
 };
-static const bw_field_t f_config_head[] = {
+static const BW_ROM bw_field_t f_config_head[] = {
     FIELD("four_mots", BW_FT_U8, config.four_mots),
     FIELD("rot_vel_top", BW_FT_U16, config.rot_vel_top),
     FIELD("trans_vel_top", BW_FT_U16, config.trans_vel_top),
@@ -36,7 +36,7 @@ static const bw_field_t f_config_head[] = {
     FIELD("trans_accel_top", BW_FT_U16, config.trans_accel_top),
     FIELD("pwm_max", BW_FT_U16, config.pwm_max),
 };
-static const bw_field_t f_config_tail[] = {
+static const BW_ROM bw_field_t f_config_tail[] = {
     FIELD("sip_cycle", BW_FT_U8, config.sip_cycle),
     FIELD("host_baud", BW_FT_U8, config.host_baud),
     FIELD("aux_baud", BW_FT_U8, config.aux_baud),
@@ -76,7 +76,7 @@ static const bw_field_t f_config_tail[] = {
     FIELD("shutdown_voltage", BW_FT_U16, config.shutdown_voltage),
 };
 
-static const bw_field_t f_simstat[] = {
+static const BW_ROM bw_field_t f_simstat[] = {
     FIELD("flags", BW_FT_U32, simstat.flags),
     FIELD("sim_interval", BW_FT_U16, simstat.sim_interval),
     FIELD("real_interval", BW_FT_U16, simstat.real_interval),
@@ -94,11 +94,11 @@ static const bw_field_t f_simstat[] = {
     FIELD("odom_err_th", BW_FT_I32, simstat.odom_err_th),
 };
 
-static const bw_msgdesc_t d_sip = DESC("sip", f_sip, 18);
-static const bw_msgdesc_t d_sip_trailing = DESC("sip_trailing", f_sip_trailing, 5);
-static const bw_msgdesc_t d_config_head = DESC("config_head", f_config_head, 11);
-static const bw_msgdesc_t d_config_tail = DESC("config_tail", f_config_tail, 61);
-static const bw_msgdesc_t d_simstat = DESC("simstat", f_simstat, 54);
+static const BW_ROM bw_msgdesc_t d_sip = DESC("sip", f_sip, 18);
+static const BW_ROM bw_msgdesc_t d_sip_trailing = DESC("sip_trailing", f_sip_trailing, 5);
+static const BW_ROM bw_msgdesc_t d_config_head = DESC("config_head", f_config_head, 11);
+static const BW_ROM bw_msgdesc_t d_config_tail = DESC("config_tail", f_config_tail, 61);
+static const BW_ROM bw_msgdesc_t d_simstat = DESC("simstat", f_simstat, 54);
 
 /* Body bytes of a SIP before the sonar readings: type, d_sip, count. */
 #define SIP_FIXED 20u
@@ -106,12 +106,12 @@ static const bw_msgdesc_t d_simstat = DESC("simstat", f_simstat, 54);
 #define STR_HEAD 3u
 #define MAX_STR_ARG (BW_P2OS_MAX_BODY - STR_HEAD)
 
-const bw_msgdesc_t *bw_p2os_config_head_desc(void) { return &d_config_head; }
-const bw_msgdesc_t *bw_p2os_config_tail_desc(void) { return &d_config_tail; }
-const bw_msgdesc_t *bw_p2os_simstat_desc(void) { return &d_simstat; }
+const BW_ROM bw_msgdesc_t *bw_p2os_config_head_desc(void) { return &d_config_head; }
+const BW_ROM bw_msgdesc_t *bw_p2os_config_tail_desc(void) { return &d_config_tail; }
+const BW_ROM bw_msgdesc_t *bw_p2os_simstat_desc(void) { return &d_simstat; }
 
 /* Wire bytes of the first k fields of a table. */
-static size_t prefix_len(const bw_msgdesc_t *d, size_t k)
+static size_t prefix_len(const BW_ROM bw_msgdesc_t *d, size_t k)
 {
     size_t n = 0;
     for (size_t i = 0; i < k; i++)
@@ -121,7 +121,7 @@ static size_t prefix_len(const bw_msgdesc_t *d, size_t k)
 
 /* Decodes as many whole fields of d as the n bytes at w hold; returns how
  * many, with their bytes in *used. */
-static uint8_t decode_prefix(const bw_msgdesc_t *d, const uint8_t *w, size_t n, void *base,
+static uint8_t decode_prefix(const BW_ROM bw_msgdesc_t *d, const uint8_t *w, size_t n, void *base,
                              size_t *used)
 {
     size_t k = 0, off = 0;
@@ -131,23 +131,19 @@ static uint8_t decode_prefix(const bw_msgdesc_t *d, const uint8_t *w, size_t n, 
             break;
         off += size;
     }
-    bw_msgdesc_t part = *d;
-    part.nfields = (uint8_t)k;
-    bw_desc_decode(&part, w, base);
+    bw_desc_decode_fields(d, k, w, base);
     *used = off;
     return (uint8_t)k;
 }
 
-static void encode_prefix(const bw_msgdesc_t *d, size_t k, const void *base, uint8_t *w)
+static void encode_prefix(const BW_ROM bw_msgdesc_t *d, size_t k, const void *base, uint8_t *w)
 {
-    bw_msgdesc_t part = *d;
-    part.nfields = (uint8_t)k;
-    bw_desc_encode(&part, base, w);
+    bw_desc_encode_fields(d, k, base, w);
 }
 
 /* Extra bytes after a prefix of k fields decode back to the same message
  * only if they cannot hold field k: otherwise decoding would read them as it. */
-static bool extra_fits(const bw_msgdesc_t *d, size_t k, size_t nextra)
+static bool extra_fits(const BW_ROM bw_msgdesc_t *d, size_t k, size_t nextra)
 {
     if (k > d->nfields)
         return false;
@@ -806,5 +802,5 @@ void bw_p2os_msg_init(bw_p2os_msg_t *msg, bw_p2os_type_t type)
     default: break;
     }
     int n = body_len(msg);
-    msg->length = n > 0 ? (uint8_t)n : 0;
+    msg->length = (uint8_t)(n > 0 ? n : 0);
 }

@@ -7,7 +7,7 @@
 
 /* Ids in order, and their names packed into one string in the same order:
  * on an AVR every const byte is RAM, and a pointer per name would add 38. */
-static const uint8_t ids[] = {
+static const BW_ROM uint8_t ids[] = {
     BW_RBSM_MID_ENC_TICKS_LAST,
     BW_RBSM_MID_ENC_TICKS_RESET,
     BW_RBSM_MID_ENC_TIMESTAMP,
@@ -51,7 +51,7 @@ static const char names[] = "enc_ticks_last\0"
                             "device_id";
 
 /* The deployed code's own names for some ids, accepted by bw_rbsm_id. */
-static const uint8_t alias_ids[] = {
+static const BW_ROM uint8_t alias_ids[] = {
     BW_RBSM_MID_BRAKE_COMMAND,
     BW_RBSM_MID_MEGA_COMMAND,
     BW_RBSM_MID_MEGA_FIRMWARE_HASH,
@@ -254,7 +254,9 @@ static uint8_t at(const bw_rbsm_parser_t *p, const uint8_t *d, size_t k)
 static void consume(bw_rbsm_parser_t *p, const uint8_t **data, size_t *len, size_t n)
 {
     if (n < p->held) {
-        memmove(p->buf, p->buf + n, p->held - n);
+        /* (held <= sizeof buf; the bound says so to the compiler) */
+        for (size_t i = 0; i + n < p->held && i + n < sizeof p->buf; i++)
+            p->buf[i] = p->buf[i + n];
         p->held = (uint8_t)(p->held - n);
         return;
     }

@@ -4,31 +4,31 @@
 #include <string.h>
 
 #define OFF(member) ((uint16_t)offsetof(bw_rflex_msg_t, u.member))
-#define FIELD(name, type, member) { name, type, 1, OFF(member) }
-#define ARRAY(name, type, n, member) { name, type, n, OFF(member) }
+#define FIELD(name, type, member) { BW_NAME(name), type, 1, OFF(member) }
+#define ARRAY(name, type, n, member) { BW_NAME(name), type, n, OFF(member) }
 #define DESC(name, fields, len) \
-    { name, fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_BE }
-#define EMPTY(name) { name, NULL, 0, 0, BW_ORDER_BE }
+    { BW_NAME(name), fields, (uint8_t)(sizeof fields / sizeof fields[0]), len, BW_ORDER_BE }
+#define EMPTY(name) { BW_NAME(name), BW_ROM_NULL, 0, 0, BW_ORDER_BE }
 
 /* ---- field tables: the one definition of each message -------------------- */
 
-static const bw_field_t f_sys_status[] = {
+static const BW_ROM bw_field_t f_sys_status[] = {
     FIELD("timestamp", BW_FT_U32, sys_status.timestamp),
     FIELD("voltage", BW_FT_U32, sys_status.voltage),
     FIELD("brake", BW_FT_U8, sys_status.brake),
 };
-static const bw_field_t f_set_dir[] = {
+static const BW_ROM bw_field_t f_set_dir[] = {
     FIELD("axis", BW_FT_U8, mot_set_dir.axis),
     FIELD("velocity", BW_FT_U32, mot_set_dir.velocity),
     FIELD("acceleration", BW_FT_U32, mot_set_dir.acceleration),
     FIELD("torque", BW_FT_U32, mot_set_dir.torque),
     FIELD("direction", BW_FT_U8, mot_set_dir.direction),
 };
-static const bw_field_t f_report_req[] = {
+static const BW_ROM bw_field_t f_report_req[] = {
     FIELD("period", BW_FT_U32, mot_system_report_req.period),
     FIELD("mask", BW_FT_U32, mot_system_report_req.mask),
 };
-static const bw_field_t f_system_report[] = {
+static const BW_ROM bw_field_t f_system_report[] = {
     FIELD("retval", BW_FT_U32, mot_system_report.retval),
     FIELD("timestamp", BW_FT_U32, mot_system_report.timestamp),
     FIELD("axis", BW_FT_U8, mot_system_report.axis),
@@ -37,46 +37,46 @@ static const bw_field_t f_system_report[] = {
     FIELD("acceleration", BW_FT_I32, mot_system_report.acceleration),
     FIELD("torque", BW_FT_I32, mot_system_report.torque),
 };
-static const bw_field_t f_sonar_run[] = {
+static const BW_ROM bw_field_t f_sonar_run[] = {
     FIELD("echo_delay", BW_FT_U32, sonar_run.echo_delay),
     FIELD("ping_delay", BW_FT_U32, sonar_run.ping_delay),
     FIELD("set_delay", BW_FT_U32, sonar_run.set_delay),
     FIELD("mode", BW_FT_U8, sonar_run.mode),
 };
-static const bw_field_t f_sonar_head[] = {
+static const BW_ROM bw_field_t f_sonar_head[] = {
     FIELD("retval", BW_FT_U32, sonar_report.retval),
     FIELD("timestamp", BW_FT_U32, sonar_report.timestamp),
 };
-static const bw_field_t f_dio_reports_req[] = {
+static const BW_ROM bw_field_t f_dio_reports_req[] = {
     FIELD("period", BW_FT_U32, dio_reports_req.period),
 };
-static const bw_field_t f_dio_report[] = {
+static const BW_ROM bw_field_t f_dio_report[] = {
     FIELD("timestamp", BW_FT_U32, dio_report.timestamp),
     FIELD("address", BW_FT_U8, dio_report.address),
     FIELD("value", BW_FT_U16, dio_report.value),
 };
-static const bw_field_t f_ir_run[] = {
+static const BW_ROM bw_field_t f_ir_run[] = {
     ARRAY("params", BW_FT_U32, 5, ir_run.params),
     FIELD("mode", BW_FT_U8, ir_run.mode),
 };
-static const bw_field_t f_ir_head[] = {
+static const BW_ROM bw_field_t f_ir_head[] = {
     FIELD("count", BW_FT_U8, ir_report.count),
 };
 
-static const bw_msgdesc_t d_sys_status_req = EMPTY("sys_status_req");
-static const bw_msgdesc_t d_sys_status = DESC("sys_status", f_sys_status, 9);
-static const bw_msgdesc_t d_set_dir = DESC("mot_set_dir", f_set_dir, 14);
-static const bw_msgdesc_t d_set_defaults = EMPTY("mot_set_defaults");
-static const bw_msgdesc_t d_brake_set = EMPTY("mot_brake_set");
-static const bw_msgdesc_t d_brake_release = EMPTY("mot_brake_release");
-static const bw_msgdesc_t d_system_report = DESC("mot_system_report", f_system_report, 25);
-static const bw_msgdesc_t d_report_req = DESC("mot_system_report_req", f_report_req, 8);
-static const bw_msgdesc_t d_sonar_run = DESC("sonar_run", f_sonar_run, 13);
-static const bw_msgdesc_t d_sonar_head = DESC("sonar_report", f_sonar_head, 8);
-static const bw_msgdesc_t d_dio_reports_req = DESC("dio_reports_req", f_dio_reports_req, 4);
-static const bw_msgdesc_t d_dio_report = DESC("dio_report", f_dio_report, 7);
-static const bw_msgdesc_t d_ir_run = DESC("ir_run", f_ir_run, 21);
-static const bw_msgdesc_t d_ir_head = DESC("ir_report", f_ir_head, 1);
+static const BW_ROM bw_msgdesc_t d_sys_status_req = EMPTY("sys_status_req");
+static const BW_ROM bw_msgdesc_t d_sys_status = DESC("sys_status", f_sys_status, 9);
+static const BW_ROM bw_msgdesc_t d_set_dir = DESC("mot_set_dir", f_set_dir, 14);
+static const BW_ROM bw_msgdesc_t d_set_defaults = EMPTY("mot_set_defaults");
+static const BW_ROM bw_msgdesc_t d_brake_set = EMPTY("mot_brake_set");
+static const BW_ROM bw_msgdesc_t d_brake_release = EMPTY("mot_brake_release");
+static const BW_ROM bw_msgdesc_t d_system_report = DESC("mot_system_report", f_system_report, 25);
+static const BW_ROM bw_msgdesc_t d_report_req = DESC("mot_system_report_req", f_report_req, 8);
+static const BW_ROM bw_msgdesc_t d_sonar_run = DESC("sonar_run", f_sonar_run, 13);
+static const BW_ROM bw_msgdesc_t d_sonar_head = DESC("sonar_report", f_sonar_head, 8);
+static const BW_ROM bw_msgdesc_t d_dio_reports_req = DESC("dio_reports_req", f_dio_reports_req, 4);
+static const BW_ROM bw_msgdesc_t d_dio_report = DESC("dio_report", f_dio_report, 7);
+static const BW_ROM bw_msgdesc_t d_ir_run = DESC("ir_run", f_ir_run, 21);
+static const BW_ROM bw_msgdesc_t d_ir_head = DESC("ir_report", f_ir_head, 1);
 
 #define SONAR_HEAD 8u   /* retval, timestamp */
 #define SONAR_READING 3u /* id u8, range u16 */
@@ -85,43 +85,43 @@ static const bw_msgdesc_t d_ir_head = DESC("ir_report", f_ir_head, 1);
 typedef struct {
     const char *name;
     uint8_t port, opcode, id;
-    const bw_msgdesc_t *desc; /* whole data; NULL: variable layout */
-    const bw_msgdesc_t *head; /* variable layout: its fixed leading fields */
+    const BW_ROM bw_msgdesc_t *desc; /* whole data; NULL: variable layout */
+    const BW_ROM bw_msgdesc_t *head; /* variable layout: its fixed leading fields */
 } type_info_t;
 
-static const type_info_t types[BW_RFLEX_TYPE_COUNT] = {
-    [BW_RFLEX_UNKNOWN] = { "unknown", 0, 0, 0, NULL, NULL },
-    [BW_RFLEX_SYS_STATUS_REQ] = { "sys_status_req", BW_RFLEX_PORT_SYS, BW_RFLEX_OP_SYS_STATUS, 0,
-                                  &d_sys_status_req, NULL },
-    [BW_RFLEX_SYS_STATUS] = { "sys_status", BW_RFLEX_PORT_SYS, BW_RFLEX_OP_SYS_STATUS, 0,
-                              &d_sys_status, NULL },
-    [BW_RFLEX_MOT_SET_DIR] = { "mot_set_dir", BW_RFLEX_PORT_MOT, BW_RFLEX_OP_MOT_AXIS_SET_DIR, 0,
-                               &d_set_dir, NULL },
-    [BW_RFLEX_MOT_SET_DEFAULTS] = { "mot_set_defaults", BW_RFLEX_PORT_MOT,
-                                    BW_RFLEX_OP_MOT_SET_DEFAULTS, 0, &d_set_defaults, NULL },
-    [BW_RFLEX_MOT_BRAKE_SET] = { "mot_brake_set", BW_RFLEX_PORT_MOT, BW_RFLEX_OP_MOT_BRAKE_SET, 0,
-                                 &d_brake_set, NULL },
-    [BW_RFLEX_MOT_BRAKE_RELEASE] = { "mot_brake_release", BW_RFLEX_PORT_MOT,
-                                     BW_RFLEX_OP_MOT_BRAKE_RELEASE, 0, &d_brake_release, NULL },
-    [BW_RFLEX_MOT_SYSTEM_REPORT] = { "mot_system_report", BW_RFLEX_PORT_MOT,
-                                     BW_RFLEX_OP_MOT_SYSTEM_REPORT, 0, &d_system_report, NULL },
-    [BW_RFLEX_MOT_SYSTEM_REPORT_REQ] = { "mot_system_report_req", BW_RFLEX_PORT_MOT,
+static const BW_ROM type_info_t types[BW_RFLEX_TYPE_COUNT] = {
+    [BW_RFLEX_UNKNOWN] = { BW_NAME("unknown"), 0, 0, 0, BW_ROM_NULL, BW_ROM_NULL },
+    [BW_RFLEX_SYS_STATUS_REQ] = { BW_NAME("sys_status_req"), BW_RFLEX_PORT_SYS, BW_RFLEX_OP_SYS_STATUS, 0,
+                                  &d_sys_status_req, BW_ROM_NULL },
+    [BW_RFLEX_SYS_STATUS] = { BW_NAME("sys_status"), BW_RFLEX_PORT_SYS, BW_RFLEX_OP_SYS_STATUS, 0,
+                              &d_sys_status, BW_ROM_NULL },
+    [BW_RFLEX_MOT_SET_DIR] = { BW_NAME("mot_set_dir"), BW_RFLEX_PORT_MOT, BW_RFLEX_OP_MOT_AXIS_SET_DIR, 0,
+                               &d_set_dir, BW_ROM_NULL },
+    [BW_RFLEX_MOT_SET_DEFAULTS] = { BW_NAME("mot_set_defaults"), BW_RFLEX_PORT_MOT,
+                                    BW_RFLEX_OP_MOT_SET_DEFAULTS, 0, &d_set_defaults, BW_ROM_NULL },
+    [BW_RFLEX_MOT_BRAKE_SET] = { BW_NAME("mot_brake_set"), BW_RFLEX_PORT_MOT, BW_RFLEX_OP_MOT_BRAKE_SET, 0,
+                                 &d_brake_set, BW_ROM_NULL },
+    [BW_RFLEX_MOT_BRAKE_RELEASE] = { BW_NAME("mot_brake_release"), BW_RFLEX_PORT_MOT,
+                                     BW_RFLEX_OP_MOT_BRAKE_RELEASE, 0, &d_brake_release, BW_ROM_NULL },
+    [BW_RFLEX_MOT_SYSTEM_REPORT] = { BW_NAME("mot_system_report"), BW_RFLEX_PORT_MOT,
+                                     BW_RFLEX_OP_MOT_SYSTEM_REPORT, 0, &d_system_report, BW_ROM_NULL },
+    [BW_RFLEX_MOT_SYSTEM_REPORT_REQ] = { BW_NAME("mot_system_report_req"), BW_RFLEX_PORT_MOT,
                                          BW_RFLEX_OP_MOT_SYSTEM_REPORT_REQ, 0, &d_report_req,
-                                         NULL },
-    [BW_RFLEX_SONAR_RUN] = { "sonar_run", BW_RFLEX_PORT_SONAR, BW_RFLEX_OP_SONAR_RUN, 4,
-                             &d_sonar_run, NULL },
-    [BW_RFLEX_SONAR_REPORT] = { "sonar_report", BW_RFLEX_PORT_SONAR, BW_RFLEX_OP_SONAR_REPORT, 0,
-                                NULL, &d_sonar_head },
-    [BW_RFLEX_DIO_REPORTS_REQ] = { "dio_reports_req", BW_RFLEX_PORT_DIO,
-                                   BW_RFLEX_OP_DIO_REPORTS_REQ, 0, &d_dio_reports_req, NULL },
-    [BW_RFLEX_DIO_REPORT] = { "dio_report", BW_RFLEX_PORT_DIO, BW_RFLEX_OP_DIO_REPORT, 0,
-                              &d_dio_report, NULL },
-    [BW_RFLEX_IR_RUN] = { "ir_run", BW_RFLEX_PORT_IR, BW_RFLEX_OP_IR_RUN, 0, &d_ir_run, NULL },
-    [BW_RFLEX_IR_REPORT] = { "ir_report", BW_RFLEX_PORT_IR, BW_RFLEX_OP_IR_REPORT, 0, NULL,
+                                         BW_ROM_NULL },
+    [BW_RFLEX_SONAR_RUN] = { BW_NAME("sonar_run"), BW_RFLEX_PORT_SONAR, BW_RFLEX_OP_SONAR_RUN, 4,
+                             &d_sonar_run, BW_ROM_NULL },
+    [BW_RFLEX_SONAR_REPORT] = { BW_NAME("sonar_report"), BW_RFLEX_PORT_SONAR, BW_RFLEX_OP_SONAR_REPORT, 0,
+                                BW_ROM_NULL, &d_sonar_head },
+    [BW_RFLEX_DIO_REPORTS_REQ] = { BW_NAME("dio_reports_req"), BW_RFLEX_PORT_DIO,
+                                   BW_RFLEX_OP_DIO_REPORTS_REQ, 0, &d_dio_reports_req, BW_ROM_NULL },
+    [BW_RFLEX_DIO_REPORT] = { BW_NAME("dio_report"), BW_RFLEX_PORT_DIO, BW_RFLEX_OP_DIO_REPORT, 0,
+                              &d_dio_report, BW_ROM_NULL },
+    [BW_RFLEX_IR_RUN] = { BW_NAME("ir_run"), BW_RFLEX_PORT_IR, BW_RFLEX_OP_IR_RUN, 0, &d_ir_run, BW_ROM_NULL },
+    [BW_RFLEX_IR_REPORT] = { BW_NAME("ir_report"), BW_RFLEX_PORT_IR, BW_RFLEX_OP_IR_REPORT, 0, BW_ROM_NULL,
                              &d_ir_head },
 };
 
-static const type_info_t *info(bw_rflex_type_t t)
+static const BW_ROM type_info_t *info(bw_rflex_type_t t)
 {
     return (unsigned)t < BW_RFLEX_TYPE_COUNT ? &types[t] : &types[BW_RFLEX_UNKNOWN];
 }
@@ -129,8 +129,8 @@ static const type_info_t *info(bw_rflex_type_t t)
 const char *bw_rflex_type_name(bw_rflex_type_t type) { return info(type)->name; }
 uint8_t bw_rflex_type_port(bw_rflex_type_t type) { return info(type)->port; }
 uint8_t bw_rflex_type_opcode(bw_rflex_type_t type) { return info(type)->opcode; }
-const bw_msgdesc_t *bw_rflex_desc(bw_rflex_type_t type) { return info(type)->desc; }
-const bw_msgdesc_t *bw_rflex_head_desc(bw_rflex_type_t type) { return info(type)->head; }
+const BW_ROM bw_msgdesc_t *bw_rflex_desc(bw_rflex_type_t type) { return info(type)->desc; }
+const BW_ROM bw_msgdesc_t *bw_rflex_head_desc(bw_rflex_type_t type) { return info(type)->head; }
 
 bw_rflex_type_t bw_rflex_type_from_name(const char *name)
 {
@@ -246,7 +246,7 @@ int bw_rflex_decode(const bw_rflex_frame_t *frame, bw_rflex_msg_t *msg)
     msg->length = frame->len;
     bw_rflex_type_t t = bw_rflex_type_of(frame->port, frame->opcode, frame->len);
     msg->type = t;
-    const bw_msgdesc_t *desc = types[t].desc;
+    const BW_ROM bw_msgdesc_t *desc = types[t].desc;
     int rc = 0;
     if (desc) {
         if (frame->len != desc->wire_len)
@@ -275,7 +275,7 @@ int bw_rflex_data_len(const bw_rflex_msg_t *msg)
 {
     if ((unsigned)msg->type >= BW_RFLEX_TYPE_COUNT)
         return BW_EINVAL;
-    const bw_msgdesc_t *desc = types[msg->type].desc;
+    const BW_ROM bw_msgdesc_t *desc = types[msg->type].desc;
     if (desc)
         return desc->wire_len;
     switch (msg->type) {
@@ -294,7 +294,7 @@ int bw_rflex_data_len(const bw_rflex_msg_t *msg)
 /* Writes the n data bytes of a message whose length bw_rflex_data_len gave. */
 static void write_data(uint8_t *w, const bw_rflex_msg_t *msg, size_t n)
 {
-    const bw_msgdesc_t *desc = types[msg->type].desc;
+    const BW_ROM bw_msgdesc_t *desc = types[msg->type].desc;
     if (desc) {
         bw_desc_encode(desc, msg, w);
     } else if (msg->type == BW_RFLEX_SONAR_REPORT) {
@@ -371,7 +371,7 @@ int bw_rflex_frame_data(uint8_t *buf, size_t cap, uint8_t port, uint8_t id, uint
 void bw_rflex_msg_init(bw_rflex_msg_t *msg, bw_rflex_type_t type)
 {
     memset(msg, 0, sizeof *msg);
-    const type_info_t *ti = info(type);
+    const BW_ROM type_info_t *ti = info(type);
     msg->type = (unsigned)type < BW_RFLEX_TYPE_COUNT ? type : BW_RFLEX_UNKNOWN;
     msg->port = ti->port;
     msg->opcode = ti->opcode;

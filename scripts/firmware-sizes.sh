@@ -1,0 +1,108 @@
+#!/bin/sh
+# What each family's device side costs a firmware: every codec-core source
+# and firmware/size/FAMILY.c built -Os for two AVRs and two Cortex-Ms, linked
+# with --gc-sections, measured with the targets' size tools. Prints the
+# table; fails on a warning, a failed build, or an AVR budget exceeded
+# (2 KB of flash, 128 bytes of RAM for each family's device side, beyond
+# the stub's own buffers and the C runtime: an empty program is taken off).
+# usage: firmware-sizes.sh [OUTPUT_DIR]   (default build/firmware)
+set -eu
+cd "$(dirname "$0")/.."
+out=${1:-build/firmware}
+mkdir -p "$out"
+families="kobuki p2os lobot create rbsm rflex"
+flash_budget=2048
+ram_budget=128
+warn="-Wall -Wextra -Wconversion -Wsign-conversion -Werror"
+common="-Os -flto -std=gnu11 $warn -ffunction-sections -fdata-sections -Iinclude -Ifirmware/size -DBW_NO_NAMES -DBW_COUNT_T=uint32_t -DBW_FRAMER_MAX=64"
+fail=0
+
+# The sources a family's device side draws on: the core, its own codec, and
+# for lobot the Create's (its program speaks OI).
+sources() {
+    s="src/core/wire.c src/core/framer.c"
+    for part in proto convert program; do
+        [ -f "src/robots/$1/$part.c" ] && s="$s src/robots/$1/$part.c"
+    done
+    [ "$1" = lobot ] && s="$s src/robots/create/proto.c"
+    echo "$s"
+}
+
+# size FAMILY TARGET CC SIZE FLAGS...: "flash ram" of the family's stub
+measure() {
+    fam=$1 target=$2 cc=$3 size=$4
+    shift 4
+    elf=$out/$fam-$target.elf
+    # shellcheck disable=SC2046
+    if ! $cc "$@" $common -Wl,--gc-sections firmware/size/"$fam".c firmware/size/regs.c \
+        $(sources "$fam") -o "$elf" 2>"$out/$fam-$target.log"; then
+        cat "$out/$fam-$target.log" >&2
+        echo "firmware sizes: $fam for $target does not build" >&2
+        return 1
+    fi
+    $size -A "$elf" | awk '
+        $1 == ".text" || $1 == ".rodata" { flash += $2 }
+        $1 == ".data" { flash += $2; ram += $2 }
+        $1 == ".bss" { ram += $2 }
+        END { print flash, ram }'
+}
+
+# The floor: an empty program with the stub's registers (runtime, vectors).
+floor() {
+    target=$1 cc=$2 size=$3
+    shift 3
+    echo 'int main(void) { for (;;) ; }' >"$out/empty.c"
+    $cc "$@" -Os -Wl,--gc-sections "$out/empty.c" firmware/size/regs.c -Ifirmware/size -o "$out/empty-$target.elf"
+    $size -A "$out/empty-$target.elf" | awk '
+        $1 == ".text" || $1 == ".rodata" { flash += $2 }
+        $1 == ".data" { flash += $2; ram += $2 }
+        $1 == ".bss" { ram += $2 }
+        END { print flash, ram }'
+}
+
+targets="atmega168 atmega2560 cortex-m0plus cortex-m4"
+flags() {
+    case $1 in
+    atmega*) echo "-mmcu=$1 -Waddr-space-convert" ;;
+    cortex-m0plus) echo "-mcpu=cortex-m0plus -mthumb -specs=nano.specs -specs=nosys.specs" ;;
+    cortex-m4) echo "-mcpu=cortex-m4 -mthumb -mfloat-abi=soft -specs=nano.specs -specs=nosys.specs" ;;
+    esac
+}
+tools() {
+    case $1 in
+    atmega*) echo "avr-gcc avr-size" ;;
+    *) echo "arm-none-eabi-gcc arm-none-eabi-size" ;;
+    esac
+}
+
+printf '%-8s' family
+for t in $targets; do printf ' %22s' "$t"; done
+printf '\n'
+table=$out/sizes.txt
+: >"$table"
+for fam in $families; do
+    printf '%-8s' "$fam"
+    for t in $targets; do
+        set -- $(tools "$t")
+        cc=$1 sz=$2
+        # shellcheck disable=SC2046
+        base=$(floor "$t" "$cc" "$sz" $(flags "$t"))
+        # shellcheck disable=SC2046
+        got=$(measure "$fam" "$t" "$cc" "$sz" $(flags "$t")) || { fail=1; printf ' %22s' failed; continue; }
+        flash=$(( ${got% *} - ${base% *} ))
+        ram=$(( ${got#* } - ${base#* } ))
+        printf ' %13s B %4s B' "$flash" "$ram"
+        echo "$fam $t $flash $ram" >>"$table"
+        case $t in
+        atmega*)
+            if [ "$flash" -gt "$flash_budget" ] || [ "$ram" -gt "$ram_budget" ]; then
+                echo >&2
+                echo "firmware sizes: $fam on $t: $flash B flash, $ram B RAM, over the budget of $flash_budget and $ram_budget" >&2
+                fail=1
+            fi ;;
+        esac
+    done
+    printf '\n'
+done
+echo "(flash and RAM of each family's device side: the codec a firmware links, beyond an empty program)"
+exit $fail
