@@ -51,16 +51,19 @@ run_tests() {
 }
 
 echo "== build 1/2: gcc, release, -Werror"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="${BW_CC:-gcc}" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="${BW_CC:-gcc}" \
+    -DBW_FIRMWARE=ON >/dev/null
 cmake --build build -j "$jobs" -- --no-print-directory >build/build.log 2>&1 || {
     cat build/build.log
     exit 1
 }
+echo "== firmware: each family's device-side codec, flash and RAM (scripts/firmware-sizes.sh)"
+sed 's/^/  /' build/firmware/size/table.txt
 run_tests build
 
 echo "== build 2/2: clang, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer"
 cmake -S . -B build-check -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-    -DBW_SANITIZE=ON -DBW_FUZZ=ON >/dev/null
+    -DBW_SANITIZE=ON -DBW_FUZZ=ON -DBW_FIRMWARE=ON >/dev/null
 cmake --build build-check -j "$jobs" -- --no-print-directory >build-check/build.log 2>&1 || {
     cat build-check/build.log
     exit 1

@@ -1,7 +1,10 @@
 #!/bin/sh
 # What each family's device side costs a firmware: every codec-core source
 # and firmware/size/FAMILY.c built -Os for two AVRs and two Cortex-Ms, linked
-# with --gc-sections, measured with the targets' size tools. Prints the
+# with --gc-sections, measured with the targets' size tools. Built as a
+# robot's firmware builds the codec (wire.h, "firmware builds"): its side
+# of the link only (BW_DEVICE_SIDE), no names, 32-bit counters, framers that
+# hold 64 bytes, the small paths that -Os selects. Prints the
 # table; fails on a warning, a failed build, or an AVR budget exceeded
 # (2 KB of flash, 128 bytes of RAM for each family's device side, beyond
 # the stub's own buffers and the C runtime: an empty program is taken off).
@@ -14,7 +17,7 @@ families="kobuki p2os lobot create rbsm rflex"
 flash_budget=2048
 ram_budget=128
 warn="-Wall -Wextra -Wconversion -Wsign-conversion -Werror"
-common="-Os -flto -std=gnu11 $warn -ffunction-sections -fdata-sections -Iinclude -Ifirmware/size -DBW_NO_NAMES -DBW_COUNT_T=uint32_t -DBW_FRAMER_MAX=64"
+common="-Os -flto -std=gnu11 $warn -ffunction-sections -fdata-sections -Iinclude -Ifirmware/size -DBW_DEVICE_SIDE -DBW_NO_NAMES -DBW_COUNT_T=uint32_t -DBW_FRAMER_MAX=64"
 fail=0
 
 # The sources a family's device side draws on: the core, its own codec, and
@@ -75,24 +78,37 @@ tools() {
     esac
 }
 
-printf '%-8s' family
-for t in $targets; do printf ' %22s' "$t"; done
-printf '\n'
+# The table goes to stdout and to OUTPUT_DIR/table.txt; OUTPUT_DIR/sizes.txt
+# has a line "family target flash ram" each, and is left only when every
+# family built within the budget (the build's mark that the check passed).
 table=$out/sizes.txt
-: >"$table"
+human=$out/table.txt
+: >"$human"
+rm -f "$table"
+say() { printf "$@" | tee -a "$human"; }
+
+# The floor of each target: an empty program with the stub's registers.
+for t in $targets; do
+    set -- $(tools "$t")
+    # shellcheck disable=SC2046
+    floor "$t" "$1" "$2" $(flags "$t") >"$out/floor-$t.txt"
+done
+
+say '%-8s' family
+for t in $targets; do say ' %22s' "$t"; done
+say '\n'
 for fam in $families; do
-    printf '%-8s' "$fam"
+    say '%-8s' "$fam"
     for t in $targets; do
         set -- $(tools "$t")
         cc=$1 sz=$2
+        base=$(cat "$out/floor-$t.txt")
         # shellcheck disable=SC2046
-        base=$(floor "$t" "$cc" "$sz" $(flags "$t"))
-        # shellcheck disable=SC2046
-        got=$(measure "$fam" "$t" "$cc" "$sz" $(flags "$t")) || { fail=1; printf ' %22s' failed; continue; }
+        got=$(measure "$fam" "$t" "$cc" "$sz" $(flags "$t")) || { fail=1; say ' %22s' failed; continue; }
         flash=$(( ${got% *} - ${base% *} ))
         ram=$(( ${got#* } - ${base#* } ))
-        printf ' %13s B %4s B' "$flash" "$ram"
-        echo "$fam $t $flash $ram" >>"$table"
+        say ' %13s B %4s B' "$flash" "$ram"
+        echo "$fam $t $flash $ram" >>"$table.new"
         case $t in
         atmega*)
             if [ "$flash" -gt "$flash_budget" ] || [ "$ram" -gt "$ram_budget" ]; then
@@ -102,7 +118,12 @@ for fam in $families; do
             fi ;;
         esac
     done
-    printf '\n'
+    say '\n'
 done
-echo "(flash and RAM of each family's device side: the codec a firmware links, beyond an empty program)"
+say '%s\n' "(flash and RAM of each family's device side: the codec a firmware links, beyond an empty program)"
+if [ "$fail" = 0 ]; then
+    mv "$table.new" "$table"
+else
+    rm -f "$table.new"
+fi
 exit $fail

@@ -1,6 +1,7 @@
 # Shared by the shell tests: `. testlib.sh` after setting nothing; gives $tmp
 # (removed on exit, after the `cleanup` hook: by default it stops the
-# emulator start_emulator started; a script may define its own), and:
+# emulator start_emulator started and the harness start_firmware started;
+# a script may define its own), and:
 #   pass MSG / fail MSG          report a check (failures are counted)
 #   field NAME JSON              a number from a JSON line
 #   within X WANT TOL            true if |X - WANT| <= TOL
@@ -14,9 +15,19 @@
 #                                ($sim: its pid, its stderr in $tmp/sim.err) and
 #                                waits for its first line, which must start
 #                                with WANT (else: fail and exit)
+#   start_firmware BOTWIRE_AVR BOARD ELF LINK
+#                                runs a firmware in the simulated chip on a
+#                                pty named LINK ($chip: its pid, its stderr in
+#                                $tmp/avr.err) and waits for its first line;
+#   stop_firmware                SIGINT; its exit status in $status and the
+#                                rest of its output in $tmp/avr.out
 tmp=$(mktemp -d)
 sim= # start_emulator's emulator, stopped on exit unless the script did
-cleanup() { [ -n "$sim" ] && kill "$sim" 2>/dev/null; }
+chip= # start_firmware's harness, likewise
+cleanup() {
+    [ -n "$sim" ] && kill "$sim" 2>/dev/null
+    [ -n "$chip" ] && kill "$chip" 2>/dev/null
+}
 trap 'cleanup; rm -rf "$tmp"' EXIT
 failures=0
 
@@ -67,4 +78,31 @@ start_emulator() {
         exit 1
         ;;
     esac
+}
+
+start_firmware() {
+    mkfifo "$tmp/avr.fifo"
+    "$1" "$2" "$3" --pty "$4" --for 60 >"$tmp/avr.fifo" 2>"$tmp/avr.err" &
+    chip=$!
+    # The fifo stays open on fd 3 for the report at the end.
+    exec 3<"$tmp/avr.fifo"
+    read -r ready <&3
+    case $ready in
+    "botwire-avr: $2 on /dev/"*) pass "$ready" ;;
+    *)
+        fail "the harness did not announce itself: $ready ($(cat "$tmp/avr.err"))"
+        exit 1
+        ;;
+    esac
+}
+
+stop_firmware() {
+    kill -INT "$chip"
+    wait "$chip"
+    status=$?
+    chip=
+    cat <&3 >"$tmp/avr.out"
+    exec 3<&-
+    sed 's/^/  /' "$tmp/avr.out"
+    [ "$status" = 0 ] && pass "harness stops cleanly" || fail "harness exit status $status: $(cat "$tmp/avr.err")"
 }

@@ -19,7 +19,7 @@ int main(void)
         bw_p2os_msg_init(&m, BW_P2OS_SIP);
         m.u.sip.lvel = vel;
         uint8_t out[64];
-        int k = bw_p2os_encode_frame(out, sizeof out, &m);
+        int k = bw_p2os_encode_sip_frame(out, sizeof out, &m);
         if (k > 0)
             size_write(out, (size_t)k);
     }

@@ -40,9 +40,13 @@
  * Memory: no function allocates; caller-owned parsers, messages and buffers;
  * every encoder takes a capacity. Time: nothing reads a clock. Threads:
  * reentrant; one parser must not be used by two threads at once. Errors: 0
- * ok, negative BW_E* (wire.h), positive counts. On an AVR the name and field
- * tables cost RAM (const data is copied there); the encoders of the Command
- * Module side (bw_create_encode_drive, ..._drive_direct) use none.
+ * ok, negative BW_E* (wire.h), positive counts. The tables are BW_ROM
+ * (wire.h): on an AVR they stay in flash. The codec codes with compact
+ * tables of its own, so a firmware does not link the catalogue's
+ * (bw_create_packet_desc, bw_create_cmd_desc and the names); the encoders
+ * of the Command Module side (bw_create_encode_drive, ..._drive_direct) use
+ * no table at all. A firmware build may bound what the parsers hold with
+ * BW_FRAMER_MAX (see BW_CREATE_HOLD below).
  */
 #ifndef BOTWIRE_CREATE_H
 #define BOTWIRE_CREATE_H
@@ -377,13 +381,22 @@ int bw_create_stream_next(const bw_create_stream_frame_t *f, size_t *off, uint8_
  * wins). Returns the number of packets, or an error as bw_create_stream_next. */
 int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors_t *s);
 
+/* What the parsers below hold while they wait for the rest of a message:
+ * every frame and command, unless a firmware build defines BW_FRAMER_MAX
+ * (wire.h) smaller; a longer one is then refused as a length error unless it
+ * arrives whole in one read (and always, under BW_SMALL). A command refused
+ * so is skipped from its opcode on like any other length error, so the
+ * bytes of a long Script are then read as commands: a firmware that takes
+ * Scripts of up to 100 bytes holds at least BW_CREATE_MAX_CMD. */
+#define BW_CREATE_HOLD(n) (BW_FRAMER_MAX < (n) ? BW_FRAMER_MAX : (n))
+
 /* The Stream frame parser: caller-owned, no allocation. */
 typedef struct {
     bw_parse_stats_t stats;
     uint16_t held;     /* bytes in buf: a frame candidate starting with 19 */
     uint16_t drop;     /* leading bytes of buf returned as a frame last call */
     uint8_t sum;       /* bw_create_sum_t */
-    uint8_t buf[BW_CREATE_MAX_FRAME];
+    uint8_t buf[BW_CREATE_HOLD(BW_CREATE_MAX_FRAME)];
 } bw_create_stream_parser_t;
 
 void bw_create_stream_parser_init(bw_create_stream_parser_t *p, bw_create_sum_t sum);
@@ -503,7 +516,7 @@ typedef struct {
     bw_parse_stats_t stats;
     uint16_t held; /* bytes in buf: a command starting with an opcode */
     uint16_t drop; /* leading bytes of buf returned last call */
-    uint8_t buf[BW_CREATE_MAX_CMD];
+    uint8_t buf[BW_CREATE_HOLD(BW_CREATE_MAX_CMD)];
     uint32_t *tally; /* see bw_create_cmd_parser_tally */
 } bw_create_cmd_parser_t;
 

@@ -138,6 +138,21 @@ uint64_t bw_lobot_device_unheard(const bw_device_t *dev);
  * another family. */
 int bw_rbsm_device_rc(bw_device_t *dev, bool rc, bool brake_engaged);
 
+/* rbsm model "buggy": the buggy without its Mega, for a Mega that runs
+ * elsewhere (firmware in a simulated chip). It has no serial link; its
+ * servo and brake are set here, and what the Mega's pins would read is
+ * below. BW_EINVAL for another family or model. */
+int bw_rbsm_device_actuate(bw_device_t *dev, double steer_rad, bool brake_down);
+typedef struct {
+    double steer;       /* rad: the servo's angle (what its potentiometer reads) */
+    double v;           /* m/s */
+    uint32_t enc_ticks; /* the drive encoder's count (it counts either way) */
+    double battery;     /* V */
+    bool rc, rc_brake;  /* the RC switch and the operator's brake */
+    bool braked;        /* the brake is down */
+} bw_rbsm_buggy_t;
+int bw_rbsm_device_buggy(const bw_device_t *dev, bw_rbsm_buggy_t *out);
+
 #ifdef __cplusplus
 }
 #endif

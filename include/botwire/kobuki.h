@@ -10,6 +10,12 @@
  * (robot to host) share the framing but not the identifier space, so every
  * decode names its direction.
  *
+ * Firmware builds (wire.h): under BW_DEVICE_SIDE, feedback (what the robot
+ * sends) decodes as BW_KOBUKI_UNKNOWN with its bytes, counted as unknown by
+ * the iterator, so the version and raw gyro decoders are left out. Every
+ * type still encodes: commands share the table-driven encoder with
+ * feedback, and refusing them would cost more than it saves.
+ *
  * Memory: no function allocates; the caller owns parsers, messages and
  * buffers, and every encoder takes a capacity. Time: nothing reads a clock.
  * Threads: reentrant; one parser must not be used by two threads at once.

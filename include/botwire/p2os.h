@@ -25,6 +25,12 @@
  * argument. The codec decodes host bodies as commands; which meaning applies
  * is the session's business (driver and device), not the codec's.
  *
+ * Firmware builds (wire.h): under BW_DEVICE_SIDE a robot's packet decodes
+ * as BW_P2OS_UNKNOWN with its body, and a BW_P2OS_COMMAND message does not
+ * encode (BW_EINVAL; bw_p2os_encode_cmd and its cousins still do). A
+ * firmware that sends SIPs with bw_p2os_encode_sip_frame links none of the
+ * other packets' encoders, which bw_p2os_encode_frame brings in.
+ *
  * Memory: no function allocates; caller-owned parsers, messages and buffers;
  * every encoder takes a capacity. Time: nothing reads a clock. Threads:
  * reentrant. Errors: 0 ok, negative BW_E* (wire.h), positive counts.
@@ -364,6 +370,11 @@ int bw_p2os_encode_body(uint8_t *buf, size_t cap, const bw_p2os_msg_t *msg);
 /* Writes a whole frame (header, count, body, checksum); returns its length
  * or an error as bw_p2os_encode_body, or BW_ERANGE for a body over 198. */
 int bw_p2os_encode_frame(uint8_t *buf, size_t cap, const bw_p2os_msg_t *msg);
+
+/* A SIP frame alone: what bw_p2os_encode_frame writes for a message of type
+ * BW_P2OS_SIP (BW_EINVAL for another type), for a firmware, which then
+ * links none of the other packets' encoders. */
+int bw_p2os_encode_sip_frame(uint8_t *buf, size_t cap, const bw_p2os_msg_t *msg);
 
 /* Frames a body that is already encoded. */
 int bw_p2os_frame_body(uint8_t *buf, size_t cap, const uint8_t *body, size_t len);

@@ -345,6 +345,86 @@ bool bw_rbsm_brake_engaged(bw_rbsm_variant_t v, uint32_t wire);
  * bw_rbsm_command_angle_from_rad (the message is still filled, saturated). */
 int bw_rbsm_command_from(bw_rbsm_variant_t v, double rad, bool engaged, bw_rbsm_msg_t *msg);
 
+/* ---- the Mega's program (program.c) ------------------------------------------ */
+
+/*
+ * The RoboBuggy Mega's side of RBSM, written as its firmware is: no
+ * allocation, no floating point, no clock of its own. The emulator runs it
+ * over a simulated buggy; firmware/rbsm-mega runs it over the real pins.
+ *
+ * Commands, one received message at a time (bw_rbsm_mega_command): the
+ * steering (mega_command, mega_steer_angle; the deployed dialect reads
+ * mega_command as a steering word), clamped to BW_RBSM_STEER_LIMIT_DEG; the
+ * brake (the seed's mega_command, brake_command, mega_brake_state); an
+ * encoder reset request, answered with a confirm. Other ids of the protocol
+ * are not for the Mega (ignored); unknown ids set the invalid-id error bit,
+ * a receive error the lost-stream bit (bw_rbsm_mega_stream_error), and a
+ * good command clears both.
+ *
+ * Each 10 ms loop: bw_rbsm_mega_watch reads the RC switch and runs the
+ * watchdog (in autonomous mode, a second without a steering or a brake
+ * command drops the brake and sets the auton-lost bit, until the host puts
+ * the brake down itself); the firmware then sets the servo to
+ * bw_rbsm_mega_steer_target and the brake to bw_rbsm_mega_brake_down;
+ * bw_rbsm_mega_report writes the loop's telemetry: device_id mega,
+ * mega_steer_angle (commanded), mega_steer_feedback (measured),
+ * mega_brake_state, mega_auton_state, every tenth loop (or when the error
+ * word changed) mega_battery_level and error, every tenth loop of the
+ * deployed dialect its teleop brake, brake command, firmware hash and
+ * timestamp; then device_id drive_encoder, enc_ticks_last, enc_ticks_reset,
+ * enc_timestamp. With the RC switch on, the operator drives: commands are
+ * read and not obeyed, the steering centres, the brake is the operator's.
+ */
+#define BW_RBSM_MEGA_LOOP_MS 10
+#define BW_RBSM_MEGA_WATCHDOG_MS 1000
+#define BW_RBSM_MEGA_FIRMWARE_HASH 0x0b07e00du
+/* Bytes bw_rbsm_mega_report writes at most: 16 messages. */
+#define BW_RBSM_MEGA_REPORT_MAX (16 * BW_RBSM_MSG_LEN)
+
+typedef struct {
+    int32_t steer_feedback; /* the servo's measured angle, wire units */
+    uint32_t battery_mv;
+    uint32_t enc_ticks;     /* the drive encoder's count since power-up (wraps) */
+} bw_rbsm_mega_inputs_t;
+
+typedef struct {
+    bw_rbsm_variant_t variant;
+    bool deployed;               /* the deployed dialect (its variant, ids, telemetry) */
+    int32_t steer_cmd;           /* wire units, clamped */
+    bool brake_cmd;              /* the host wants the brake down */
+    bool needs_reset;            /* the watchdog dropped the brake */
+    bool rc, rc_brake;           /* the RC switch and the operator's brake, last read */
+    uint32_t last_steer, last_brake; /* ms: when those commands last came */
+    uint32_t loops;
+    uint32_t errors, errors_sent; /* BW_RBSM_ERR_* */
+    uint32_t enc_base;           /* encoder count at the last reset */
+    uint32_t ticks_sent;         /* enc_ticks_reset in the last report */
+    bool enc_reset;              /* a reset asked for: taken at the next report */
+} bw_rbsm_mega_t;
+
+/* Standing braked, steering centred, at now_ms. */
+void bw_rbsm_mega_init(bw_rbsm_mega_t *m, bool deployed, uint32_t now_ms);
+
+/* Obeys one message from the host. An answer (the encoder reset confirm)
+ * goes to tx (up to cap bytes; its length in *ntx, 0 for none). Returns 1
+ * for a command obeyed (or read under RC), 0 for an id not for the Mega,
+ * BW_EUNKNOWN for an id the protocol does not define. */
+int bw_rbsm_mega_command(bw_rbsm_mega_t *m, const bw_rbsm_frame_t *f, uint32_t now_ms,
+                         uint8_t *tx, size_t cap, size_t *ntx);
+/* The receiver lost a message (bw_rbsm_parse returned an error). */
+void bw_rbsm_mega_stream_error(bw_rbsm_mega_t *m);
+/* Start of a loop: the RC switch (rc: the operator drives) and the
+ * operator's brake, and the watchdog. Returns true when the watchdog has
+ * just dropped the brake. */
+bool bw_rbsm_mega_watch(bw_rbsm_mega_t *m, uint32_t now_ms, bool rc, bool rc_brake);
+/* Where the servo should be (wire units): the command, or centre under RC. */
+int32_t bw_rbsm_mega_steer_target(const bw_rbsm_mega_t *m);
+bool bw_rbsm_mega_brake_down(const bw_rbsm_mega_t *m);
+/* End of a loop: the telemetry, into tx (BW_RBSM_MEGA_REPORT_MAX bytes
+ * suffice). Returns the byte count. */
+size_t bw_rbsm_mega_report(bw_rbsm_mega_t *m, uint32_t now_ms, const bw_rbsm_mega_inputs_t *in,
+                           uint8_t *tx, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,12 @@
  * direction: SYS/STATUS with no data is the host's request, with 9 bytes
  * the base's answer.
  *
+ * Firmware builds (wire.h): under BW_DEVICE_SIDE the base's messages
+ * (sys_status, mot_system_report, sonar_report, dio_report, ir_report)
+ * decode as BW_RFLEX_UNKNOWN with their bytes, so the sonar and IR report
+ * decoders are left out, and the host's commands do not encode
+ * (BW_EINVAL; bw_rflex_frame_data still frames any bytes).
+ *
  * Memory: no function allocates; the caller owns parsers, messages and
  * buffers, and every encoder takes a capacity. Time: nothing reads a clock.
  * Threads: reentrant; one parser must not be used by two threads at once.

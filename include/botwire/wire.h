@@ -135,6 +135,11 @@ typedef struct {
 /* Adds every counter of src into dst. */
 void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src);
 
+/* Adds one to a counter: what the codecs count with under BW_SMALL (below),
+ * where one wide increment out of line is far smaller than one in place at
+ * every spot that counts. BW_COUNT(counter) picks it or a plain ++. */
+void bw_count_inc(bw_count_t *c);
+
 /* ---- firmware builds ---------------------------------------------------- */
 
 /*
@@ -155,8 +160,9 @@ void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src);
 
 /*
  * BW_SMALL picks the codec's smaller paths: checksums a byte at a time,
- * fields copied byte by byte, every frame gathered in the framer (none is
- * taken in place from the caller's input). Results are the same, except
+ * fields copied byte by byte, counters bumped out of line, every frame
+ * gathered in the framer (none is taken in place from the caller's input),
+ * the catalogue searched rather than indexed. Results are the same, except
  * that a frame longer than BW_FRAMER_MAX is always a length error. On when
  * the compiler optimises for size (-Os), as firmware builds do; define it
  * to 0 or 1 to choose.
@@ -167,6 +173,33 @@ void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src);
 #else
 #define BW_SMALL 0
 #endif
+#endif
+
+/*
+ * BW_DEVICE_SIDE builds each codec for the robot's side of the link only,
+ * as a robot's firmware uses it: it parses and decodes what the host sends
+ * and encodes what the robot answers. Where one function serves both
+ * directions, the paths only a host takes are left out, so that the linker
+ * drops them: a message the robot sends decodes as the family's unknown
+ * type (with its bytes, and counted as unknown where a parser counts), as
+ * an identifier the catalogue does not know would; a host command whose
+ * encoder is left out answers BW_EINVAL, as a type outside the catalogue
+ * does. Kobuki, P2OS and rflex say in their headers what their build
+ * leaves out; the other families have no such shared paths. Never defined
+ * for the host library, whose behaviour it does not touch. BW_BOTH_SIDES is
+ * 0 under it, else 1, for the codecs to test.
+ */
+#ifdef BW_DEVICE_SIDE
+#define BW_BOTH_SIDES 0
+#else
+#define BW_BOTH_SIDES 1
+#endif
+
+/* How the codecs count (bw_count_inc above): BW_COUNT(stats.frames). */
+#if BW_SMALL
+#define BW_COUNT(counter) bw_count_inc(&(counter))
+#else
+#define BW_COUNT(counter) ((void)++(counter))
 #endif
 
 /* The null pointer into BW_ROM (NULL points into generic memory). */
@@ -201,7 +234,8 @@ typedef struct {
  * may define it smaller, to the largest frame its side of the link must
  * take (a robot takes only the host's commands, which are short): a longer
  * frame then counts as a length error unless it arrives whole in one read
- * (and always, under BW_SMALL). */
+ * (and always, under BW_SMALL). The Create's parsers, which have no
+ * framing of this shape, hold no more than this either (create.h). */
 #ifndef BW_FRAMER_MAX
 #define BW_FRAMER_MAX 264u
 #endif
@@ -301,6 +335,14 @@ void bw_desc_decode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, cons
                            void *base);
 void bw_desc_encode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const void *base,
                            uint8_t *wire);
+
+/* The codecs' own: as the two above, for n fields of a table in the given
+ * order (BW_ORDER_*) with no descriptor around them (a codec whose messages
+ * are runs of one table). */
+void bw_fields_decode(const BW_ROM bw_field_t *fields, size_t n, uint8_t order,
+                      const uint8_t *wire, void *base);
+void bw_fields_encode(const BW_ROM bw_field_t *fields, size_t n, uint8_t order, const void *base,
+                      uint8_t *wire);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,91 @@ static bool len_ok(const bw_framing_t *f, uint8_t len)
     return len >= f->len_min && len <= f->len_max;
 }
 
+#if BW_SMALL
+/* The small framer: bytes go into the buffer one at a time, and what is held
+ * is examined after each. The held bytes are a frame candidate from their
+ * first byte on, never longer than the frame its length byte asks for, so
+ * a frame is complete when its last byte comes in (only bw_framer_finish
+ * leaves more held, and then a candidate is rejected as soon as it can be). */
+
+/* Drops the first n held bytes. */
+static void shift(bw_framer_t *p, size_t n)
+{
+    p->held = (uint16_t)(p->held - n);
+    memmove(p->buf, p->buf + n, p->held);
+}
+
+int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uint8_t **frame,
+                    size_t *size)
+{
+    const bw_framing_t *f = p->fmt;
+    const uint8_t *d = *data;
+    size_t n = *len;
+    int rc;
+    shift(p, p->drop); /* the frame returned last time */
+    p->drop = 0;
+    for (;;) {
+        const uint8_t *b = p->buf;
+        size_t held = p->held;
+        rc = 0;
+        bool skip = false;
+        if (held) {
+            /* The header bytes held must match; the length, once held, must
+             * be legal and its frame fit the buffer. */
+            skip = b[0] != f->header[0] || (held >= 2 && b[1] != f->header[1]);
+            size_t need = held > f->len_at ? (size_t)b[f->len_at] + f->overhead : BW_FRAMER_MAX;
+            if (!skip && held > f->len_at &&
+                (!len_ok(f, b[f->len_at]) || need > BW_FRAMER_MAX)) {
+                rc = BW_ELENGTH;
+            } else if (!skip && held >= need) {
+                if (f->check(b, need)) {
+                    *frame = b;
+                    *size = need;
+                    BW_COUNT(p->stats.frames);
+                    p->drop = (uint16_t)need;
+                    rc = 1;
+                    break;
+                }
+                rc = BW_ECHECKSUM;
+            }
+        }
+        if (rc) {
+            bw_count_inc(rc == BW_ELENGTH ? &p->stats.length_errors : &p->stats.checksum_errors);
+            skip = true;
+        }
+        if (skip) {
+            /* The first held byte starts no frame. */
+            BW_COUNT(p->stats.skipped_bytes);
+            shift(p, 1);
+            if (rc)
+                break;
+        } else {
+            if (n == 0)
+                break;
+            p->buf[p->held++] = *d++;
+            n--;
+        }
+    }
+    *data = d;
+    *len = n;
+    return rc;
+}
+
+int bw_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size)
+{
+    for (;;) {
+        const uint8_t *none = NULL;
+        size_t zero = 0;
+        int rc = bw_framer_parse(p, &none, &zero, frame, size);
+        if (rc != 0 || p->held == 0)
+            return rc;
+        /* What is held cannot complete; the parse skips to the next header. */
+        BW_COUNT(p->stats.length_errors);
+        BW_COUNT(p->stats.skipped_bytes);
+        shift(p, 1);
+    }
+}
+#else
 /* Drops held bytes [0, from) and then up to the next possible frame start:
  * both header bytes, or the first one as the last byte held. */
 static void rescan(bw_framer_t *p, size_t from)
@@ -31,74 +116,6 @@ static void rescan(bw_framer_t *p, size_t from)
     p->held = (uint16_t)(p->held - k);
 }
 
-#if BW_SMALL
-/* The small framer: bytes go into the buffer one at a time, and what is held
- * is examined after each. The held bytes are a frame candidate from their
- * first byte on, never longer than the frame its length byte asks for, so
- * a frame is complete when its last byte comes in (only the rescan of
- * bw_framer_finish leaves more held). */
-
-/* The first held byte starts no frame: it is skipped. */
-static void skip_first(bw_framer_t *p)
-{
-    p->stats.skipped_bytes++;
-    p->held--;
-    memmove(p->buf, p->buf + 1, p->held);
-}
-
-/* 1 with the frame held, a rejection (counted), or 0: more bytes wanted. */
-static int examine(bw_framer_t *p, const uint8_t **frame, size_t *size)
-{
-    const bw_framing_t *f = p->fmt;
-    for (;;) {
-        if (p->held == 0)
-            return 0;
-        if (p->buf[0] != f->header[0] || (p->held >= 2 && p->buf[1] != f->header[1])) {
-            skip_first(p);
-            continue;
-        }
-        if (p->held <= f->len_at)
-            return 0;
-        int rc = BW_ELENGTH;
-        size_t need = (size_t)p->buf[f->len_at] + f->overhead;
-        if (len_ok(f, p->buf[f->len_at]) && need <= BW_FRAMER_MAX) {
-            if (p->held < need)
-                return 0;
-            if (f->check(p->buf, need)) {
-                *frame = p->buf;
-                *size = need;
-                p->stats.frames++;
-                p->drop = (uint16_t)need;
-                return 1;
-            }
-            rc = BW_ECHECKSUM;
-            p->stats.checksum_errors++;
-        } else {
-            p->stats.length_errors++;
-        }
-        skip_first(p);
-        return rc;
-    }
-}
-
-int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uint8_t **frame,
-                    size_t *size)
-{
-    if (p->drop) { /* the frame returned last time (all that is held, but
-                      after a rescan by bw_framer_finish) */
-        p->held = (uint16_t)(p->held - p->drop);
-        memmove(p->buf, p->buf + p->drop, p->held);
-        p->drop = 0;
-    }
-    for (;;) {
-        int rc = examine(p, frame, size);
-        if (rc != 0 || *len == 0)
-            return rc;
-        p->buf[p->held++] = *(*data)++;
-        (*len)--;
-    }
-}
-#else
 /* Bytes of a frame candidate whose length byte is len (0: not yet known). */
 static size_t frame_size(const bw_framing_t *f, const uint8_t *head, size_t have)
 {
@@ -242,8 +259,6 @@ int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uin
     }
 }
 
-#endif
-
 int bw_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size)
 {
     for (;;) {
@@ -256,3 +271,4 @@ int bw_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size)
         rescan(p, 1);
     }
 }
+#endif

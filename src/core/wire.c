@@ -52,13 +52,12 @@ uint8_t bw_xor8(const uint8_t *p, size_t n)
 
 uint16_t bw_sum16_pairs(const uint8_t *p, size_t n)
 {
-    uint32_t sum = 0;
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2)
-        sum = (sum + ((uint32_t)p[i] << 8) + p[i + 1]) & 0xFFFFu;
-    if (i < n)
-        sum ^= p[i];
-    return (uint16_t)sum;
+    uint16_t sum = 0; /* modulo 2^16 by its width */
+    for (; n >= 2; n -= 2, p += 2)
+        sum = (uint16_t)(sum + (uint16_t)(p[0] << 8 | p[1]));
+    if (n)
+        sum ^= p[0];
+    return sum;
 }
 
 void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src)
@@ -71,15 +70,18 @@ void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src)
     dst->implausible += src->implausible;
 }
 
+#ifdef __GNUC__
+__attribute__((noinline)) /* the point of it: see wire.h */
+#endif
+void bw_count_inc(bw_count_t *c)
+{
+    ++*c;
+}
+
 size_t bw_ftype_size(bw_ftype_t t)
 {
-    switch (t) {
-    case BW_FT_U16:
-    case BW_FT_I16: return 2;
-    case BW_FT_U32:
-    case BW_FT_I32: return 4;
-    default: return 1;
-    }
+    static const BW_ROM uint8_t size[] = { 1, 1, 2, 2, 4, 4, 1 }; /* U8 .. PAD */
+    return (unsigned)t < sizeof size ? size[t] : 1;
 }
 
 int64_t bw_ftype_min(bw_ftype_t t)
@@ -139,43 +141,42 @@ void bw_field_set(void *base, const BW_ROM bw_field_t *f, size_t i, int64_t v)
 #define HOST_ORDER BW_ORDER_LE
 #endif
 
-/* Both directions in one loop, byte by byte: each element's bytes are copied
- * between the wire and the struct, reversed when the orders differ. */
-static void desc_copy(const BW_ROM bw_msgdesc_t *desc, size_t nfields, uint8_t *wire,
-                      uint8_t *base, bool encode)
+/* Both directions in one loop, byte by byte. Element k of a field of
+ * size-byte elements (size 1, 2 or 4) is its bytes k * size .. k * size +
+ * size - 1 on the wire and in the struct alike, so byte i of the field on
+ * the wire is byte i ^ (size - 1) of it in the struct when the orders
+ * differ, and byte i when they agree. */
+static void fields_copy(const BW_ROM bw_field_t *f, size_t nfields, uint8_t order, uint8_t *wire,
+                        uint8_t *base, bool encode)
 {
-    const bool rev = desc->order != HOST_ORDER;
-    for (size_t k = 0; k < nfields; k++) {
-        const BW_ROM bw_field_t *f = &desc->fields[k];
-        if (f->type == BW_FT_PAD) {
-            if (encode)
-                memset(wire, 0, f->count);
-            wire += f->count;
-            continue;
-        }
-        size_t size = bw_ftype_size((bw_ftype_t)f->type);
+    const uint8_t rev = order != HOST_ORDER;
+    for (; nfields; nfields--, f++) {
+        const uint8_t t = f->type;
+        const bool pad = t == BW_FT_PAD;
+        const uint8_t size = (uint8_t)bw_ftype_size((bw_ftype_t)t);
+        const uint8_t flip = rev ? (uint8_t)(size - 1) : 0;
+        const size_t n = (size_t)f->count * size;
         uint8_t *s = base + f->offset;
-        for (size_t i = 0; i < f->count; i++, wire += size, s += size)
-            for (size_t j = 0; j < size; j++) {
-                uint8_t *w = &wire[rev ? size - 1 - j : j];
-                if (encode)
-                    *w = s[j];
-                else
-                    s[j] = *w;
-            }
+        for (size_t i = 0; i < n; i++, wire++) {
+            uint8_t *m = &s[i ^ flip];
+            if (encode)
+                *wire = pad ? 0 : *m;
+            else if (!pad)
+                *m = *wire;
+        }
     }
 }
 
-void bw_desc_decode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const uint8_t *wire,
-                           void *base)
+void bw_fields_decode(const BW_ROM bw_field_t *fields, size_t n, uint8_t order,
+                      const uint8_t *wire, void *base)
 {
-    desc_copy(desc, nfields, (uint8_t *)(uintptr_t)wire, base, false); /* wire only read */
+    fields_copy(fields, n, order, (uint8_t *)(uintptr_t)wire, base, false); /* wire only read */
 }
 
-void bw_desc_encode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const void *base,
-                           uint8_t *wire)
+void bw_fields_encode(const BW_ROM bw_field_t *fields, size_t n, uint8_t order, const void *base,
+                      uint8_t *wire)
 {
-    desc_copy(desc, nfields, wire, (uint8_t *)(uintptr_t)base, true); /* base only read */
+    fields_copy(fields, n, order, wire, (uint8_t *)(uintptr_t)base, true); /* base only read */
 }
 #else
 /* Raw wire word of `size` bytes in the given order. */
@@ -198,11 +199,11 @@ static void put_word(uint8_t *w, size_t size, uint8_t order, uint32_t v)
         order == BW_ORDER_BE ? bw_put_be32(w, v) : bw_put_le32(w, v);
 }
 
-void bw_desc_decode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const uint8_t *wire,
-                           void *base)
+void bw_fields_decode(const BW_ROM bw_field_t *fields, size_t nfields, uint8_t order,
+                      const uint8_t *wire, void *base)
 {
     for (size_t k = 0; k < nfields; k++) {
-        const BW_ROM bw_field_t *f = &desc->fields[k];
+        const BW_ROM bw_field_t *f = &fields[k];
         size_t size = bw_ftype_size((bw_ftype_t)f->type);
         if (f->type == BW_FT_PAD) {
             wire += f->count;
@@ -212,7 +213,7 @@ void bw_desc_decode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, cons
          * stored with memcpy; signedness comes back from the member type. */
         uint8_t *dst = (uint8_t *)base + f->offset;
         for (size_t i = 0; i < f->count; i++, wire += size, dst += size) {
-            uint32_t v = get_word(wire, size, desc->order);
+            uint32_t v = get_word(wire, size, order);
             if (size == 1) {
                 *dst = (uint8_t)v;
             } else if (size == 2) {
@@ -225,11 +226,11 @@ void bw_desc_decode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, cons
     }
 }
 
-void bw_desc_encode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const void *base,
-                           uint8_t *wire)
+void bw_fields_encode(const BW_ROM bw_field_t *fields, size_t nfields, uint8_t order,
+                      const void *base, uint8_t *wire)
 {
     for (size_t k = 0; k < nfields; k++) {
-        const BW_ROM bw_field_t *f = &desc->fields[k];
+        const BW_ROM bw_field_t *f = &fields[k];
         size_t size = bw_ftype_size((bw_ftype_t)f->type);
         if (f->type == BW_FT_PAD) {
             memset(wire, 0, f->count);
@@ -248,11 +249,23 @@ void bw_desc_encode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, cons
             } else {
                 memcpy(&v, src, 4);
             }
-            put_word(wire, size, desc->order, v);
+            put_word(wire, size, order, v);
         }
     }
 }
 #endif
+
+void bw_desc_decode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const uint8_t *wire,
+                           void *base)
+{
+    bw_fields_decode(desc->fields, nfields, desc->order, wire, base);
+}
+
+void bw_desc_encode_fields(const BW_ROM bw_msgdesc_t *desc, size_t nfields, const void *base,
+                           uint8_t *wire)
+{
+    bw_fields_encode(desc->fields, nfields, desc->order, base, wire);
+}
 
 void bw_desc_decode(const BW_ROM bw_msgdesc_t *desc, const uint8_t *wire, void *base)
 {

@@ -815,7 +815,11 @@ static void test_stream_zero_copy(void **state)
     size_t len = n, got = 0;
     bw_create_stream_frame_t fr;
     while (bw_create_stream_parse(&p, &d, &len, &fr) == 1) {
-        assert_ptr_equal(fr.body, s + 56 * got + 2);
+        /* Whole frames in the input are returned where they lie (the
+         * small scanner copies every frame). */
+        assert_memory_equal(fr.body, s + 56 * got + 2, fr.len);
+        if (!BW_SMALL)
+            assert_ptr_equal(fr.body, s + 56 * got + 2);
         got++;
     }
     assert_int_equal(got, reps);
@@ -1068,7 +1072,9 @@ static void test_cmd_zero_copy(void **state)
     size_t len = n, at = 0, i = 0;
     bw_create_cmd_frame_t c;
     while (bw_create_cmd_parse(&p, &d, &len, &c) == 1) {
-        assert_ptr_equal(c.bytes, s + at);
+        assert_memory_equal(c.bytes, s + at, c.len);
+        if (!BW_SMALL)
+            assert_ptr_equal(c.bytes, s + at);
         at += GOLDEN_CMDS[i++].len;
     }
     assert_int_equal(i, NGOLDEN);

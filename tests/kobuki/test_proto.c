@@ -382,6 +382,22 @@ static void test_versions_both_forms(void **state)
     m.type = BW_KOBUKI_FIRMWARE_VERSION;
     m.u.firmware_version = (bw_kobuki_version_t){ 1, 10, 0, true };
     assert_int_equal(bw_kobuki_encode_sub(buf, sizeof buf, &m), BW_ERANGE);
+
+    /* The largest that packs is 655.3.5 (65535); one more is refused, also
+     * where the sum would wrap a 16-bit int (an 8-bit MCU's). */
+    m.u.firmware_version = (bw_kobuki_version_t){ 655, 3, 5, true };
+    assert_int_equal(bw_kobuki_encode_sub(buf, sizeof buf, &m), 4);
+    assert_int_equal(bw_get_le16(buf + 2), 65535);
+    m.u.firmware_version = (bw_kobuki_version_t){ 655, 3, 6, true };
+    assert_int_equal(bw_kobuki_encode_sub(buf, sizeof buf, &m), BW_ERANGE);
+    m.u.firmware_version = (bw_kobuki_version_t){ 655, 9, 9, true };
+    assert_int_equal(bw_kobuki_encode_sub(buf, sizeof buf, &m), BW_ERANGE);
+    m.u.firmware_version = (bw_kobuki_version_t){ 656, 0, 0, true };
+    assert_int_equal(bw_kobuki_encode_sub(buf, sizeof buf, &m), BW_ERANGE);
+    m.u.firmware_version = (bw_kobuki_version_t){ 255, 255, 255, false };
+    assert_int_equal(bw_kobuki_encode_sub(buf, sizeof buf, &m), 6);
+    m.u.firmware_version = (bw_kobuki_version_t){ 255, 256, 255, false };
+    assert_int_equal(bw_kobuki_encode_sub(buf, sizeof buf, &m), BW_ERANGE);
 }
 
 /* ---- parser abuse ----------------------------------------------------------------- */

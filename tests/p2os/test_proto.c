@@ -1068,6 +1068,37 @@ static void test_decode_errors(void **state)
 
 /* ---- encode errors ------------------------------------------------------------------ */
 
+/* The SIP encoder a firmware links alone writes what the general one does,
+ * and refuses what it refuses. */
+static void test_encode_sip_frame(void **state)
+{
+    (void)state;
+    uint8_t a[BW_P2OS_MAX_FRAME], b[BW_P2OS_MAX_FRAME];
+    bw_p2os_msg_t m;
+    for (uint8_t n = 0; n <= BW_P2OS_MAX_SONAR; n += 7)
+        for (uint8_t t = 0; t <= 4; t++) {
+            sample_sip(&m, n, t);
+            int len = bw_p2os_encode_frame(a, sizeof a, &m);
+            assert_true(len > 0);
+            assert_int_equal(bw_p2os_encode_sip_frame(b, sizeof b, &m), len);
+            assert_memory_equal(a, b, (size_t)len);
+            assert_int_equal(bw_p2os_encode_sip_frame(b, (size_t)len - 1, &m), BW_ENOSPC);
+        }
+    sample_sip(&m, 3, 4);
+    m.u.sip.nsonar = BW_P2OS_MAX_SONAR + 1;
+    assert_int_equal(bw_p2os_encode_sip_frame(b, sizeof b, &m), BW_ERANGE);
+    assert_int_equal(bw_p2os_encode_frame(b, sizeof b, &m), BW_ERANGE);
+    sample_sip(&m, 3, 2);
+    m.u.sip.nextra = 1; /* one byte could be read back as digin */
+    assert_int_equal(bw_p2os_encode_sip_frame(b, sizeof b, &m), BW_EINVAL);
+    assert_int_equal(bw_p2os_encode_frame(b, sizeof b, &m), BW_EINVAL);
+    m.u.sip.ntrailing = 5;
+    m.u.sip.nextra = 0;
+    assert_int_equal(bw_p2os_encode_sip_frame(b, sizeof b, &m), BW_ERANGE);
+    bw_p2os_msg_init(&m, BW_P2OS_ENCODER_PAC);
+    assert_int_equal(bw_p2os_encode_sip_frame(b, sizeof b, &m), BW_EINVAL);
+}
+
 static void test_encode_errors(void **state)
 {
     (void)state;
@@ -1672,6 +1703,7 @@ int main(void)
         cmocka_unit_test(test_golden_simulator),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_decode_errors),
+        cmocka_unit_test(test_encode_sip_frame),
         cmocka_unit_test(test_encode_errors),
         cmocka_unit_test(test_every_split_point),
         cmocka_unit_test(test_one_byte_at_a_time),

@@ -22,16 +22,54 @@ static const BW_ROM bw_field_t f_values[NVALUES] = { BW_CREATE_SENSOR_LIST(PKT_F
 #define GROUP(g, first, last, size) \
     [g] = { BW_NAME("group_" #g), &f_values[(first) - FIRST_VALUE], (last) - (first) + 1, size, BW_ORDER_BE },
 
+/* The groups: G(id, first value, last value, data bytes). */
+#define CREATE_GROUPS(G) \
+    G(0, 7, 26, 26) G(1, 7, 16, 10) G(2, 17, 20, 6) G(3, 21, 26, 10) G(4, 27, 34, 14) \
+    G(5, 35, 42, 12) G(6, 7, 42, 52)
+
+/* The catalogue of packets, for tools. */
 static const BW_ROM bw_msgdesc_t d_packets[BW_CREATE_LAST_PACKET + 1] = {
-    GROUP(0, 7, 26, 26)
-    GROUP(1, 7, 16, 10)
-    GROUP(2, 17, 20, 6)
-    GROUP(3, 21, 26, 10)
-    GROUP(4, 27, 34, 14)
-    GROUP(5, 35, 42, 12)
-    GROUP(6, 7, 42, 52)
+    CREATE_GROUPS(GROUP)
     BW_CREATE_SENSOR_LIST(PKT_DESC, PKT_PAD_DESC)
 };
+
+/* What the codec codes packets with (a firmware links these, not the
+ * catalogue, ten times their size): each packet's data bytes, and each
+ * group's run of values. */
+#define SIZE_G(g, first, last, size) [g] = size,
+#define SIZE_F(id, name, type) [id] = WIRE_SIZE(type),
+#define SIZE_P(id) [id] = 1,
+static const BW_ROM uint8_t packet_sizes[BW_CREATE_LAST_PACKET + 1] = {
+    CREATE_GROUPS(SIZE_G)
+    BW_CREATE_SENSOR_LIST(SIZE_F, SIZE_P)
+};
+#define RUN_G(g, first, last, size) [g] = { (first) - FIRST_VALUE, (last) - (first) + 1 },
+static const BW_ROM uint8_t group_runs[FIRST_VALUE][2] = { CREATE_GROUPS(RUN_G) };
+
+/* The values packet id (0..42) carries: *n of them from the one returned. */
+static const BW_ROM bw_field_t *packet_values(uint8_t id, size_t *n)
+{
+    if (id >= FIRST_VALUE) {
+        *n = 1;
+        return &f_values[id - FIRST_VALUE];
+    }
+    *n = group_runs[id][1];
+    return &f_values[group_runs[id][0]];
+}
+
+static void decode_values(uint8_t id, const uint8_t *data, bw_create_sensors_t *s)
+{
+    size_t n;
+    const BW_ROM bw_field_t *f = packet_values(id, &n);
+    bw_fields_decode(f, n, BW_ORDER_BE, data, s);
+}
+
+static void encode_values(uint8_t id, const bw_create_sensors_t *s, uint8_t *data)
+{
+    size_t n;
+    const BW_ROM bw_field_t *f = packet_values(id, &n);
+    bw_fields_encode(f, n, BW_ORDER_BE, s, data);
+}
 
 static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
 
@@ -68,29 +106,29 @@ int bw_create_packet_id(const char *name)
 
 int bw_create_packet_size(uint8_t id)
 {
-    return id <= BW_CREATE_LAST_PACKET ? d_packets[id].wire_len : BW_EUNKNOWN;
+    return id <= BW_CREATE_LAST_PACKET ? packet_sizes[id] : BW_EUNKNOWN;
 }
 
 int bw_create_decode_packet(uint8_t id, const uint8_t *data, size_t len, bw_create_sensors_t *s)
 {
-    const BW_ROM bw_msgdesc_t *d = bw_create_packet_desc(id);
-    if (!d)
-        return BW_EUNKNOWN;
-    if (len != d->wire_len)
+    int size = bw_create_packet_size(id);
+    if (size < 0)
+        return size;
+    if (len != (size_t)size)
         return BW_ELENGTH;
-    bw_desc_decode(d, data, s);
+    decode_values(id, data, s);
     return 0;
 }
 
 int bw_create_encode_packet(uint8_t *buf, size_t cap, uint8_t id, const bw_create_sensors_t *s)
 {
-    const BW_ROM bw_msgdesc_t *d = bw_create_packet_desc(id);
-    if (!d)
-        return BW_EUNKNOWN;
-    if (cap < d->wire_len)
+    int size = bw_create_packet_size(id);
+    if (size < 0)
+        return size;
+    if (cap < (size_t)size)
         return BW_ENOSPC;
-    bw_desc_encode(d, s, buf);
-    return d->wire_len;
+    encode_values(id, s, buf);
+    return size;
 }
 
 int bw_create_query_size(const uint8_t *ids, size_t n)
@@ -117,8 +155,8 @@ int bw_create_decode_query(const uint8_t *ids, size_t n, const uint8_t *data, si
     if ((size_t)total != len)
         return BW_ELENGTH;
     for (size_t i = 0; i < n; i++) {
-        bw_desc_decode(&d_packets[ids[i]], data, s);
-        data += d_packets[ids[i]].wire_len;
+        decode_values(ids[i], data, s);
+        data += packet_sizes[ids[i]];
     }
     return 0;
 }
@@ -132,8 +170,8 @@ int bw_create_encode_query(uint8_t *buf, size_t cap, const uint8_t *ids, size_t 
     if ((size_t)total > cap)
         return BW_ENOSPC;
     for (size_t i = 0; i < n; i++) {
-        bw_desc_encode(&d_packets[ids[i]], s, buf);
-        buf += d_packets[ids[i]].wire_len;
+        encode_values(ids[i], s, buf);
+        buf += packet_sizes[ids[i]];
     }
     return total;
 }
@@ -187,8 +225,8 @@ int bw_create_encode_stream(uint8_t *buf, size_t cap, const uint8_t *ids, size_t
     uint8_t *w = buf + 2;
     for (size_t i = 0; i < n; i++) {
         *w++ = ids[i];
-        bw_desc_encode(&d_packets[ids[i]], s, w);
-        w += d_packets[ids[i]].wire_len;
+        encode_values(ids[i], s, w);
+        w += packet_sizes[ids[i]];
     }
     return close_stream(buf, len, (uint8_t)sum);
 }
@@ -217,7 +255,7 @@ int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors
     const uint8_t *data;
     int rc, n = 0;
     while ((rc = bw_create_stream_next(f, &off, &id, &data)) == 1) {
-        bw_desc_decode(&d_packets[id], data, s);
+        decode_values(id, data, s);
         n++;
     }
     return rc < 0 ? rc : n;
@@ -252,9 +290,87 @@ typedef struct {
     bw_parse_stats_t *stats;
     uint16_t *held, *drop;
     uint8_t *buf;
+    size_t cap;      /* bytes buf holds */
     uint32_t *tally; /* count_unknown_starts: skipped bytes by value (NULL: none) */
 } scanner_t;
 
+static int reject(const scanner_t *s, int err)
+{
+    bw_count_inc(err == BW_ECHECKSUM  ? &s->stats->checksum_errors
+                 : err == BW_EUNKNOWN ? &s->stats->unknown
+                                      : &s->stats->length_errors);
+    return err;
+}
+
+#if BW_SMALL
+/* The small scanner: bytes go into the buffer one at a time and what is
+ * held is looked at after each, as the small framer does (wire.h). */
+
+/* Drops the first k held bytes. */
+static void shift(const scanner_t *s, size_t k)
+{
+    *s->held = (uint16_t)(*s->held - k);
+    memmove(s->buf, s->buf + k, *s->held);
+}
+
+static int scan_parse(const scanner_t *s, const uint8_t **data, size_t *len, const uint8_t **msg,
+                      size_t *size)
+{
+    shift(s, *s->drop); /* the message returned last time */
+    *s->drop = 0;
+    for (;;) {
+        size_t held = *s->held;
+        if (held) {
+            int r = s->ops->size(s->buf, held, s->opt);
+            if (r == NOT_START) {
+                BW_COUNT(s->stats->skipped_bytes);
+                if (s->ops->count_unknown_starts) {
+                    BW_COUNT(s->stats->unknown);
+                    if (s->tally)
+                        s->tally[s->buf[0]]++;
+                }
+                shift(s, 1);
+                continue;
+            }
+            int err = r == BW_ELENGTH || (size_t)r > s->cap ? BW_ELENGTH : 0;
+            if (!err && r > 0 && held >= (size_t)r) {
+                err = s->ops->check(s->buf, (size_t)r, s->opt);
+                if (!err) {
+                    BW_COUNT(s->stats->frames);
+                    *s->drop = (uint16_t)r;
+                    *msg = s->buf;
+                    *size = (size_t)r;
+                    return 1;
+                }
+            }
+            if (err) {
+                BW_COUNT(s->stats->skipped_bytes);
+                shift(s, 1);
+                return reject(s, err);
+            }
+        }
+        if (*len == 0)
+            return 0;
+        s->buf[(*s->held)++] = *(*data)++;
+        (*len)--;
+    }
+}
+
+static int scan_finish(const scanner_t *s, const uint8_t **msg, size_t *size)
+{
+    for (;;) {
+        const uint8_t *none = NULL;
+        size_t zero = 0;
+        int rc = scan_parse(s, &none, &zero, msg, size);
+        if (rc != 0 || *s->held == 0)
+            return rc;
+        /* What is held cannot complete; the parse skips on from its second byte. */
+        BW_COUNT(s->stats->length_errors);
+        BW_COUNT(s->stats->skipped_bytes);
+        shift(s, 1);
+    }
+}
+#else
 /* Skips the bytes at p that cannot start a message; returns how many. */
 static size_t skip_non_starts(const scanner_t *s, const uint8_t *p, size_t n)
 {
@@ -287,17 +403,6 @@ static void rescan(const scanner_t *s, size_t from)
     *s->held = (uint16_t)(*s->held - k);
 }
 
-static int reject(const scanner_t *s, int err)
-{
-    if (err == BW_ECHECKSUM)
-        s->stats->checksum_errors++;
-    else if (err == BW_EUNKNOWN)
-        s->stats->unknown++;
-    else
-        s->stats->length_errors++;
-    return err;
-}
-
 /* Nothing held: messages are found and checked in the caller's input; only
  * one cut by the end of the input is copied. */
 static int scan_direct(const scanner_t *s, const uint8_t **data, size_t *len, const uint8_t **msg,
@@ -315,7 +420,9 @@ static int scan_direct(const scanner_t *s, const uint8_t **data, size_t *len, co
         if (n == 0)
             goto out;
         int r = s->ops->size(d, n, s->opt);
-        int err = r == BW_ELENGTH ? r : 0;
+        /* Cut by the end of the input and too long to hold until the rest
+         * comes: refused. */
+        int err = r == BW_ELENGTH || ((size_t)r > n && (size_t)r > s->cap) ? BW_ELENGTH : 0;
         if (!err && (r == 0 || (size_t)r > n))
             break;
         if (!err)
@@ -364,9 +471,9 @@ static int scan_parse(const scanner_t *s, const uint8_t **data, size_t *len, con
             return scan_direct(s, data, len, msg, size);
         /* Held bytes start with a byte that can start a message. */
         int r = s->ops->size(s->buf, *s->held, s->opt);
-        if (r == BW_ELENGTH) {
+        if (r == BW_ELENGTH || (size_t)r > s->cap) {
             rescan(s, 1);
-            return reject(s, r);
+            return reject(s, BW_ELENGTH);
         }
         size_t need = r > 0 ? (size_t)r : (size_t)*s->held + 1;
         if (r > 0 && *s->held >= need) {
@@ -405,6 +512,8 @@ static int scan_finish(const scanner_t *s, const uint8_t **msg, size_t *size)
         rescan(s, 1);
     }
 }
+
+#endif
 
 /* ---- the Stream parser ----------------------------------------------------------- */
 
@@ -446,7 +555,7 @@ static const scan_ops_t stream_ops = {
 
 static scanner_t stream_scanner(bw_create_stream_parser_t *p)
 {
-    scanner_t s = { &stream_ops, p->sum, &p->stats, &p->held, &p->drop, p->buf, NULL };
+    scanner_t s = { &stream_ops, p->sum, &p->stats, &p->held, &p->drop, p->buf, sizeof p->buf, NULL };
     return s;
 }
 
@@ -525,74 +634,104 @@ static const BW_ROM bw_field_t f_wait_distance[] = { FIELD("distance", BW_FT_I16
 static const BW_ROM bw_field_t f_wait_angle[] = { FIELD("angle", BW_FT_I16, wait_angle) };
 static const BW_ROM bw_field_t f_wait_event[] = { FIELD("event", BW_FT_I8, wait_event) };
 
-/* Indexed by opcode - 128; a NULL name (never the case of a named one,
- * even under BW_NO_NAMES) is no Create 1 opcode. Commands of
- * a fixed layout have a desc; the others are coded by hand. */
+/* Every Create 1 opcode, in number order: F(op, name, fields, data bytes)
+ * for a fixed layout with data, B(op, name) for one without, V(op, name,
+ * kind) for the variable ones, which are coded by hand. */
 enum { VAR_SONG = 0xF0, VAR_LIST = 0xF1, VAR_SCRIPT = 0xF2 };
-typedef struct {
-    const char *name;
-    uint8_t len; /* data bytes, or VAR_* */
-    bw_msgdesc_t desc;
-} op_info_t;
+#define CREATE_OPS(F, B, V)                                                 \
+    B(BW_CREATE_OP_START, "start")                                          \
+    F(BW_CREATE_OP_BAUD, "baud", f_baud, 1)                                 \
+    B(BW_CREATE_OP_CONTROL, "control")                                      \
+    B(BW_CREATE_OP_SAFE, "safe")                                            \
+    B(BW_CREATE_OP_FULL, "full")                                            \
+    B(BW_CREATE_OP_SPOT, "spot")                                            \
+    B(BW_CREATE_OP_COVER, "cover")                                          \
+    F(BW_CREATE_OP_DEMO, "demo", f_demo, 1)                                 \
+    F(BW_CREATE_OP_DRIVE, "drive", f_drive, 4)                              \
+    F(BW_CREATE_OP_LOW_SIDE_DRIVERS, "low_side_drivers", f_lsd, 1)          \
+    F(BW_CREATE_OP_LEDS, "leds", f_leds, 3)                                 \
+    V(BW_CREATE_OP_SONG, "song", VAR_SONG)                                  \
+    F(BW_CREATE_OP_PLAY, "play", f_play, 1)                                 \
+    F(BW_CREATE_OP_SENSORS, "sensors", f_sensors, 1)                        \
+    B(BW_CREATE_OP_COVER_AND_DOCK, "cover_and_dock")                        \
+    F(BW_CREATE_OP_PWM_LOW_SIDE_DRIVERS, "pwm_low_side_drivers", f_pwm, 3)  \
+    F(BW_CREATE_OP_DRIVE_DIRECT, "drive_direct", f_drive_direct, 4)         \
+    F(BW_CREATE_OP_DIGITAL_OUTPUTS, "digital_outputs", f_outputs, 1)        \
+    V(BW_CREATE_OP_STREAM, "stream", VAR_LIST)                              \
+    V(BW_CREATE_OP_QUERY_LIST, "query_list", VAR_LIST)                      \
+    F(BW_CREATE_OP_PAUSE_RESUME_STREAM, "pause_resume_stream", f_pause, 1)  \
+    F(BW_CREATE_OP_SEND_IR, "send_ir", f_send_ir, 1)                        \
+    V(BW_CREATE_OP_SCRIPT, "script", VAR_SCRIPT)                            \
+    B(BW_CREATE_OP_PLAY_SCRIPT, "play_script")                              \
+    B(BW_CREATE_OP_SHOW_SCRIPT, "show_script")                              \
+    F(BW_CREATE_OP_WAIT_TIME, "wait_time", f_wait_time, 1)                  \
+    F(BW_CREATE_OP_WAIT_DISTANCE, "wait_distance", f_wait_distance, 2)      \
+    F(BW_CREATE_OP_WAIT_ANGLE, "wait_angle", f_wait_angle, 2)               \
+    F(BW_CREATE_OP_WAIT_EVENT, "wait_event", f_wait_event, 1)
 
 #define OP_FIRST BW_CREATE_OP_START
 #define OP_LAST BW_CREATE_OP_WAIT_EVENT
-#define FIXED(op, name, fields, len) [(op) - OP_FIRST] = { BW_NAME(name), len, DESC(name, fields, len) }
-#define BARE(op, name) [(op) - OP_FIRST] = { BW_NAME(name), 0, NODATA(name) }
-#define VAR(op, name, kind) [(op) - OP_FIRST] = { BW_NAME(name), kind, NODATA(name) }
+#define NFIELDS(fields) ((uint8_t)(sizeof fields / sizeof fields[0]))
 
-static const BW_ROM op_info_t op_table[OP_LAST - OP_FIRST + 1] = {
-    BARE(BW_CREATE_OP_START, "start"),
-    FIXED(BW_CREATE_OP_BAUD, "baud", f_baud, 1),
-    BARE(BW_CREATE_OP_CONTROL, "control"),
-    BARE(BW_CREATE_OP_SAFE, "safe"),
-    BARE(BW_CREATE_OP_FULL, "full"),
-    BARE(BW_CREATE_OP_SPOT, "spot"),
-    BARE(BW_CREATE_OP_COVER, "cover"),
-    FIXED(BW_CREATE_OP_DEMO, "demo", f_demo, 1),
-    FIXED(BW_CREATE_OP_DRIVE, "drive", f_drive, 4),
-    FIXED(BW_CREATE_OP_LOW_SIDE_DRIVERS, "low_side_drivers", f_lsd, 1),
-    FIXED(BW_CREATE_OP_LEDS, "leds", f_leds, 3),
-    VAR(BW_CREATE_OP_SONG, "song", VAR_SONG),
-    FIXED(BW_CREATE_OP_PLAY, "play", f_play, 1),
-    FIXED(BW_CREATE_OP_SENSORS, "sensors", f_sensors, 1),
-    BARE(BW_CREATE_OP_COVER_AND_DOCK, "cover_and_dock"),
-    FIXED(BW_CREATE_OP_PWM_LOW_SIDE_DRIVERS, "pwm_low_side_drivers", f_pwm, 3),
-    FIXED(BW_CREATE_OP_DRIVE_DIRECT, "drive_direct", f_drive_direct, 4),
-    FIXED(BW_CREATE_OP_DIGITAL_OUTPUTS, "digital_outputs", f_outputs, 1),
-    VAR(BW_CREATE_OP_STREAM, "stream", VAR_LIST),
-    VAR(BW_CREATE_OP_QUERY_LIST, "query_list", VAR_LIST),
-    FIXED(BW_CREATE_OP_PAUSE_RESUME_STREAM, "pause_resume_stream", f_pause, 1),
-    FIXED(BW_CREATE_OP_SEND_IR, "send_ir", f_send_ir, 1),
-    VAR(BW_CREATE_OP_SCRIPT, "script", VAR_SCRIPT),
-    BARE(BW_CREATE_OP_PLAY_SCRIPT, "play_script"),
-    BARE(BW_CREATE_OP_SHOW_SCRIPT, "show_script"),
-    FIXED(BW_CREATE_OP_WAIT_TIME, "wait_time", f_wait_time, 1),
-    FIXED(BW_CREATE_OP_WAIT_DISTANCE, "wait_distance", f_wait_distance, 2),
-    FIXED(BW_CREATE_OP_WAIT_ANGLE, "wait_angle", f_wait_angle, 2),
-    FIXED(BW_CREATE_OP_WAIT_EVENT, "wait_event", f_wait_event, 1),
+/* What the codec needs of an opcode, indexed by opcode - 128: its size in
+ * bytes (1 + data) or its VAR_* kind, 0 for no Create 1 opcode, and the
+ * fields of a fixed layout. Four bytes an opcode, where the catalogue
+ * below spends ten: a firmware links only this one. */
+typedef struct {
+    uint8_t size;
+    uint8_t nfields;
+    const BW_ROM bw_field_t *fields;
+} op_code_t;
+
+#define CODE_F(op, name, f, len) [(op) - OP_FIRST] = { 1 + (len), NFIELDS(f), f },
+#define CODE_B(op, name) [(op) - OP_FIRST] = { 1, 0, BW_ROM_NULL },
+#define CODE_V(op, name, kind) [(op) - OP_FIRST] = { kind, 0, BW_ROM_NULL },
+
+static const BW_ROM op_code_t op_code[OP_LAST - OP_FIRST + 1] = {
+    CREATE_OPS(CODE_F, CODE_B, CODE_V)
 };
 
-static const BW_ROM op_info_t *op_info(uint8_t op)
+/* The codec's entry of an opcode, or NULL for no Create 1 opcode. */
+static const BW_ROM op_code_t *op_info(uint8_t op)
 {
-    if (op < OP_FIRST || op > OP_LAST || !op_table[op - OP_FIRST].name)
+    if (op < OP_FIRST || op > OP_LAST || !op_code[op - OP_FIRST].size)
         return BW_ROM_NULL;
-    return &op_table[op - OP_FIRST];
+    return &op_code[op - OP_FIRST];
 }
+
+/* The catalogue: each opcode's name and field table, for tools. */
+typedef struct {
+#ifndef BW_NO_NAMES
+    const char *name;
+#endif
+    bw_msgdesc_t desc;
+} op_name_t;
+
+#ifdef BW_NO_NAMES
+#define OP_NAME(name)
+#define NAME_OF(i) ""
+#else
+#define OP_NAME(name) name,
+#define NAME_OF(i) ((i)->name)
+#endif
+#define NAME_F(op, name, f, len) [(op) - OP_FIRST] = { OP_NAME(name) DESC(name, f, len) },
+#define NAME_B(op, name) [(op) - OP_FIRST] = { OP_NAME(name) NODATA(name) },
+#define NAME_V(op, name, kind) [(op) - OP_FIRST] = { OP_NAME(name) NODATA(name) },
+
+static const BW_ROM op_name_t op_names[OP_LAST - OP_FIRST + 1] = {
+    CREATE_OPS(NAME_F, NAME_B, NAME_V)
+};
 
 const char *bw_create_op_name(uint8_t op)
 {
-    const BW_ROM op_info_t *i = op_info(op);
-    return i ? i->name : NULL;
+    return op_info(op) ? NAME_OF(&op_names[op - OP_FIRST]) : NULL;
 }
 
 int bw_create_op_from_name(const char *name)
 {
-    for (unsigned op = OP_FIRST; op <= OP_LAST; op++) {
-        const BW_ROM op_info_t *i = op_info((uint8_t)op);
-        if (i && name_eq(i->name, name))
+    for (unsigned op = OP_FIRST; op <= OP_LAST; op++)
+        if (op_info((uint8_t)op) && name_eq(NAME_OF(&op_names[op - OP_FIRST]), name))
             return (int)op;
-    }
     return BW_EUNKNOWN;
 }
 
@@ -606,17 +745,17 @@ int bw_create_op_at(unsigned i)
 
 const BW_ROM bw_msgdesc_t *bw_create_cmd_desc(uint8_t op)
 {
-    const BW_ROM op_info_t *i = op_info(op);
-    return i && i->len < VAR_SONG ? &i->desc : BW_ROM_NULL;
+    const BW_ROM op_code_t *i = op_info(op);
+    return i && i->size < VAR_SONG ? &op_names[op - OP_FIRST].desc : BW_ROM_NULL;
 }
 
 static int cmd_size(const uint8_t *p, size_t n, uint8_t opt)
 {
     (void)opt;
-    const BW_ROM op_info_t *i = op_info(p[0]);
+    const BW_ROM op_code_t *i = op_info(p[0]);
     if (!i)
         return NOT_START;
-    switch (i->len) {
+    switch (i->size) {
     case VAR_SONG:
         if (n < 3)
             return 0;
@@ -629,7 +768,7 @@ static int cmd_size(const uint8_t *p, size_t n, uint8_t opt)
         if (n < 2)
             return 0;
         return p[1] < 1 || p[1] > BW_CREATE_MAX_SCRIPT ? BW_ELENGTH : 2 + (int)p[1];
-    default: return 1 + (int)i->len;
+    default: return i->size;
     }
 }
 
@@ -648,7 +787,7 @@ static const scan_ops_t cmd_ops = {
 
 static scanner_t cmd_scanner(bw_create_cmd_parser_t *p)
 {
-    scanner_t s = { &cmd_ops, 0, &p->stats, &p->held, &p->drop, p->buf, p->tally };
+    scanner_t s = { &cmd_ops, 0, &p->stats, &p->held, &p->drop, p->buf, sizeof p->buf, p->tally };
     return s;
 }
 
@@ -710,8 +849,8 @@ int bw_create_decode_cmd(const uint8_t *b, size_t len, bw_create_cmd_t *cmd)
         return BW_EUNKNOWN;
     if (size <= 0 || (size_t)size != len)
         return BW_ELENGTH;
-    const BW_ROM op_info_t *i = op_info(b[0]);
-    switch (i->len) {
+    const BW_ROM op_code_t *i = op_info(b[0]);
+    switch (i->size) {
     case VAR_SONG:
         cmd->u.song.number = b[1];
         cmd->u.song.length = b[2];
@@ -728,18 +867,18 @@ int bw_create_decode_cmd(const uint8_t *b, size_t len, bw_create_cmd_t *cmd)
         cmd->u.script.length = b[1];
         memcpy(cmd->u.script.bytes, b + 2, b[1]);
         break;
-    default: bw_desc_decode(&i->desc, b + 1, cmd); break;
+    default: bw_fields_decode(i->fields, i->nfields, BW_ORDER_BE, b + 1, cmd); break;
     }
     return 0;
 }
 
 int bw_create_encode_cmd(uint8_t *buf, size_t cap, const bw_create_cmd_t *cmd)
 {
-    const BW_ROM op_info_t *i = op_info(cmd->opcode);
+    const BW_ROM op_code_t *i = op_info(cmd->opcode);
     if (!i)
         return BW_EUNKNOWN;
     size_t size;
-    switch (i->len) {
+    switch (i->size) {
     case VAR_SONG:
         if (cmd->u.song.length < 1 || cmd->u.song.length > BW_CREATE_MAX_SONG)
             return BW_ERANGE;
@@ -755,12 +894,12 @@ int bw_create_encode_cmd(uint8_t *buf, size_t cap, const bw_create_cmd_t *cmd)
             return BW_ERANGE;
         size = 2u + cmd->u.script.length;
         break;
-    default: size = 1u + i->len; break;
+    default: size = i->size; break;
     }
     if (size > cap)
         return BW_ENOSPC;
     buf[0] = cmd->opcode;
-    switch (i->len) {
+    switch (i->size) {
     case VAR_SONG:
         buf[1] = cmd->u.song.number;
         buf[2] = cmd->u.song.length;
@@ -777,12 +916,12 @@ int bw_create_encode_cmd(uint8_t *buf, size_t cap, const bw_create_cmd_t *cmd)
         buf[1] = cmd->u.script.length;
         memcpy(buf + 2, cmd->u.script.bytes, cmd->u.script.length);
         break;
-    default: bw_desc_encode(&i->desc, cmd, buf + 1); break;
+    default: bw_fields_encode(i->fields, i->nfields, BW_ORDER_BE, cmd, buf + 1); break;
     }
     return (int)size;
 }
 
-/* Written by hand, not through op_table: on an AVR a const table is copied
+/* Written by hand, not through the op tables: on an AVR a const table is copied
  * to RAM, and the Command Module has 1 KB of it. A test checks these
  * against the table. */
 static int put_op_words(uint8_t *buf, size_t cap, uint8_t op, int16_t a, int16_t b)

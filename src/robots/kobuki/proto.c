@@ -85,53 +85,79 @@ static const BW_ROM bw_field_t f_controller_info[] = {
     FIELD("d_gain", BW_FT_U32, controller_info.d_gain),
 };
 
-static const BW_ROM bw_msgdesc_t d_base_control = DESC("base_control", f_base_control, 4);
-static const BW_ROM bw_msgdesc_t d_sound = DESC("sound", f_sound, 3);
-static const BW_ROM bw_msgdesc_t d_sound_sequence = DESC("sound_sequence", f_sound_sequence, 1);
-static const BW_ROM bw_msgdesc_t d_request_extra = DESC("request_extra", f_request_extra, 2);
-static const BW_ROM bw_msgdesc_t d_gp_output = DESC("general_purpose_output", f_gp_output, 2);
-static const BW_ROM bw_msgdesc_t d_set_gain = DESC("set_controller_gain", f_set_gain, 13);
-static const BW_ROM bw_msgdesc_t d_get_gain = DESC("get_controller_gain", f_get_gain, 1);
-static const BW_ROM bw_msgdesc_t d_basic = DESC("basic_sensor_data", f_basic, 15);
-static const BW_ROM bw_msgdesc_t d_docking_ir = DESC("docking_ir", f_docking_ir, 3);
-static const BW_ROM bw_msgdesc_t d_inertial = DESC("inertial_sensor", f_inertial, 7);
-static const BW_ROM bw_msgdesc_t d_cliff = DESC("cliff", f_cliff, 6);
-static const BW_ROM bw_msgdesc_t d_current = DESC("current", f_current, 2);
-static const BW_ROM bw_msgdesc_t d_gpi = DESC("general_purpose_input", f_gpi, 16);
-static const BW_ROM bw_msgdesc_t d_udid = DESC("unique_device_id", f_udid, 12);
-static const BW_ROM bw_msgdesc_t d_controller_info = DESC("controller_info", f_controller_info, 13);
+/*
+ * Every type: F(type, name, direction, identifier, fields, wire bytes) for
+ * a fixed layout, V(type, name, direction, identifier value) for one coded by
+ * hand (a variable layout). From this one list come the field tables of
+ * the catalogue (bw_kobuki_desc) and the codec's own type table.
+ */
+#define KOBUKI_TYPES(F, V)                                                                    \
+    V(UNKNOWN, "unknown", FROM_HOST, 0)                                                       \
+    F(BASE_CONTROL, "base_control", FROM_HOST, CMD_BASE_CONTROL, f_base_control, 4)           \
+    F(SOUND, "sound", FROM_HOST, CMD_SOUND, f_sound, 3)                                       \
+    F(SOUND_SEQUENCE, "sound_sequence", FROM_HOST, CMD_SOUND_SEQUENCE, f_sound_sequence, 1)   \
+    F(REQUEST_EXTRA, "request_extra", FROM_HOST, CMD_REQUEST_EXTRA, f_request_extra, 2)       \
+    F(GENERAL_PURPOSE_OUTPUT, "general_purpose_output", FROM_HOST,                            \
+      CMD_GENERAL_PURPOSE_OUTPUT, f_gp_output, 2)                                             \
+    F(SET_CONTROLLER_GAIN, "set_controller_gain", FROM_HOST, CMD_SET_CONTROLLER_GAIN,         \
+      f_set_gain, 13)                                                                         \
+    F(GET_CONTROLLER_GAIN, "get_controller_gain", FROM_HOST, CMD_GET_CONTROLLER_GAIN,         \
+      f_get_gain, 1)                                                                          \
+    F(BASIC_SENSOR_DATA, "basic_sensor_data", FROM_ROBOT, FB_BASIC_SENSOR_DATA, f_basic, 15)  \
+    F(DOCKING_IR, "docking_ir", FROM_ROBOT, FB_DOCKING_IR, f_docking_ir, 3)                   \
+    F(INERTIAL_SENSOR, "inertial_sensor", FROM_ROBOT, FB_INERTIAL_SENSOR, f_inertial, 7)      \
+    F(CLIFF, "cliff", FROM_ROBOT, FB_CLIFF, f_cliff, 6)                                       \
+    F(CURRENT, "current", FROM_ROBOT, FB_CURRENT, f_current, 2)                               \
+    V(HARDWARE_VERSION, "hardware_version", FROM_ROBOT, BW_KOBUKI_FB_HARDWARE_VERSION)        \
+    V(FIRMWARE_VERSION, "firmware_version", FROM_ROBOT, BW_KOBUKI_FB_FIRMWARE_VERSION)        \
+    V(RAW_GYRO, "raw_gyro", FROM_ROBOT, BW_KOBUKI_FB_RAW_GYRO)                                \
+    F(GENERAL_PURPOSE_INPUT, "general_purpose_input", FROM_ROBOT, FB_GENERAL_PURPOSE_INPUT,   \
+      f_gpi, 16)                                                                              \
+    F(UNIQUE_DEVICE_ID, "unique_device_id", FROM_ROBOT, FB_UNIQUE_DEVICE_ID, f_udid, 12)      \
+    F(CONTROLLER_INFO, "controller_info", FROM_ROBOT, FB_CONTROLLER_INFO, f_controller_info, 13)
 
-typedef struct {
-    const char *name;
-    uint8_t dir;
-    uint8_t id;
-    const BW_ROM bw_msgdesc_t *desc; /* NULL: variable layout, coded by hand */
-} type_info_t;
+#define NFIELDS(fields) ((uint8_t)(sizeof fields / sizeof fields[0]))
+#define NO_DESC(t, name, dir, id)
 
-static const BW_ROM type_info_t types[BW_KOBUKI_TYPE_COUNT] = {
-    [BW_KOBUKI_UNKNOWN] = { BW_NAME("unknown"), BW_KOBUKI_FROM_HOST, 0, BW_ROM_NULL },
-    [BW_KOBUKI_BASE_CONTROL] = { BW_NAME("base_control"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_BASE_CONTROL, &d_base_control },
-    [BW_KOBUKI_SOUND] = { BW_NAME("sound"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SOUND, &d_sound },
-    [BW_KOBUKI_SOUND_SEQUENCE] = { BW_NAME("sound_sequence"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SOUND_SEQUENCE, &d_sound_sequence },
-    [BW_KOBUKI_REQUEST_EXTRA] = { BW_NAME("request_extra"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_REQUEST_EXTRA, &d_request_extra },
-    [BW_KOBUKI_GENERAL_PURPOSE_OUTPUT] = { BW_NAME("general_purpose_output"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_GENERAL_PURPOSE_OUTPUT, &d_gp_output },
-    [BW_KOBUKI_SET_CONTROLLER_GAIN] = { BW_NAME("set_controller_gain"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_SET_CONTROLLER_GAIN, &d_set_gain },
-    [BW_KOBUKI_GET_CONTROLLER_GAIN] = { BW_NAME("get_controller_gain"), BW_KOBUKI_FROM_HOST, BW_KOBUKI_CMD_GET_CONTROLLER_GAIN, &d_get_gain },
-    [BW_KOBUKI_BASIC_SENSOR_DATA] = { BW_NAME("basic_sensor_data"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_BASIC_SENSOR_DATA, &d_basic },
-    [BW_KOBUKI_DOCKING_IR] = { BW_NAME("docking_ir"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_DOCKING_IR, &d_docking_ir },
-    [BW_KOBUKI_INERTIAL_SENSOR] = { BW_NAME("inertial_sensor"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_INERTIAL_SENSOR, &d_inertial },
-    [BW_KOBUKI_CLIFF] = { BW_NAME("cliff"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CLIFF, &d_cliff },
-    [BW_KOBUKI_CURRENT] = { BW_NAME("current"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CURRENT, &d_current },
-    [BW_KOBUKI_HARDWARE_VERSION] = { BW_NAME("hardware_version"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_HARDWARE_VERSION, BW_ROM_NULL },
-    [BW_KOBUKI_FIRMWARE_VERSION] = { BW_NAME("firmware_version"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_FIRMWARE_VERSION, BW_ROM_NULL },
-    [BW_KOBUKI_RAW_GYRO] = { BW_NAME("raw_gyro"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_RAW_GYRO, BW_ROM_NULL },
-    [BW_KOBUKI_GENERAL_PURPOSE_INPUT] = { BW_NAME("general_purpose_input"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_GENERAL_PURPOSE_INPUT, &d_gpi },
-    [BW_KOBUKI_UNIQUE_DEVICE_ID] = { BW_NAME("unique_device_id"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_UNIQUE_DEVICE_ID, &d_udid },
-    [BW_KOBUKI_CONTROLLER_INFO] = { BW_NAME("controller_info"), BW_KOBUKI_FROM_ROBOT, BW_KOBUKI_FB_CONTROLLER_INFO, &d_controller_info },
+/* The catalogue's field tables: for tools (a firmware does not link them). */
+#define MAKE_DESC(t, name, dir, id, fields, len) \
+    static const BW_ROM bw_msgdesc_t d_##t = DESC(name, fields, len);
+KOBUKI_TYPES(MAKE_DESC, NO_DESC)
+
+#define DESC_PTR(t, name, dir, id, fields, len) [BW_KOBUKI_##t] = &d_##t,
+static const BW_ROM bw_msgdesc_t *const BW_ROM descs[BW_KOBUKI_TYPE_COUNT] = {
+    KOBUKI_TYPES(DESC_PTR, NO_DESC)
 };
 
+/* The codec's type table: what it codes each type with. */
+typedef struct {
+#ifndef BW_NO_NAMES
+    const char *name;
+#endif
+    uint8_t dir;
+    uint8_t id;
+    uint8_t wire_len; /* a fixed layout's bytes */
+    uint8_t nfields;
+    const BW_ROM bw_field_t *fields; /* NULL: a variable layout, coded by hand */
+} type_info_t;
+
+#ifdef BW_NO_NAMES
+#define TYPE_NAME(name)
+#else
+#define TYPE_NAME(name) name,
+#endif
+#define FIXED_TYPE(t, name, dir, id, fields, len) \
+    [BW_KOBUKI_##t] = { TYPE_NAME(name) BW_KOBUKI_##dir, BW_KOBUKI_##id, len, NFIELDS(fields), fields },
+#define VAR_TYPE(t, name, dir, id) [BW_KOBUKI_##t] = { TYPE_NAME(name) BW_KOBUKI_##dir, id, 0, 0, BW_ROM_NULL },
+
+static const BW_ROM type_info_t types[BW_KOBUKI_TYPE_COUNT] = {
+    KOBUKI_TYPES(FIXED_TYPE, VAR_TYPE)
+};
+
+#if !BW_SMALL
 /* Identifier -> type, per direction; 0 (BW_KOBUKI_UNKNOWN) where undefined.
- * A unit test checks it against `types` entry by entry. */
+ * A unit test checks it against `types` entry by entry. (The small build
+ * looks through `types` instead.) */
 static const BW_ROM uint8_t type_by_id[2][22] = {
     [BW_KOBUKI_FROM_HOST] = {
         [BW_KOBUKI_CMD_BASE_CONTROL] = BW_KOBUKI_BASE_CONTROL,
@@ -156,30 +182,54 @@ static const BW_ROM uint8_t type_by_id[2][22] = {
         [BW_KOBUKI_FB_CONTROLLER_INFO] = BW_KOBUKI_CONTROLLER_INFO,
     },
 };
+#endif
 
 static const BW_ROM type_info_t *info(bw_kobuki_type_t t)
 {
     return (unsigned)t < BW_KOBUKI_TYPE_COUNT ? &types[t] : &types[BW_KOBUKI_UNKNOWN];
 }
 
-const char *bw_kobuki_type_name(bw_kobuki_type_t type) { return info(type)->name; }
+const char *bw_kobuki_type_name(bw_kobuki_type_t type)
+{
+#ifdef BW_NO_NAMES
+    (void)type;
+    return "unknown";
+#else
+    return info(type)->name;
+#endif
+}
 bw_kobuki_dir_t bw_kobuki_type_dir(bw_kobuki_type_t type) { return (bw_kobuki_dir_t)info(type)->dir; }
 uint8_t bw_kobuki_type_id(bw_kobuki_type_t type) { return info(type)->id; }
-const BW_ROM bw_msgdesc_t *bw_kobuki_desc(bw_kobuki_type_t type) { return info(type)->desc; }
+const BW_ROM bw_msgdesc_t *bw_kobuki_desc(bw_kobuki_type_t type)
+{
+    return (unsigned)type < BW_KOBUKI_TYPE_COUNT ? descs[type] : BW_ROM_NULL;
+}
 
 bw_kobuki_type_t bw_kobuki_type_from_name(const char *name)
 {
+#ifdef BW_NO_NAMES
+    (void)name;
+    return BW_KOBUKI_UNKNOWN;
+#else
     for (unsigned t = 1; t < BW_KOBUKI_TYPE_COUNT; t++)
         if (strcmp(types[t].name, name) == 0)
             return (bw_kobuki_type_t)t;
     return BW_KOBUKI_UNKNOWN;
+#endif
 }
 
 bw_kobuki_type_t bw_kobuki_type_of(bw_kobuki_dir_t dir, uint8_t id)
 {
+#if BW_SMALL
+    for (unsigned t = 1; t < BW_KOBUKI_TYPE_COUNT; t++)
+        if (types[t].dir == dir && types[t].id == id)
+            return (bw_kobuki_type_t)t;
+    return BW_KOBUKI_UNKNOWN;
+#else
     if (id >= sizeof type_by_id[0] || (unsigned)dir > 1)
         return BW_KOBUKI_UNKNOWN;
     return (bw_kobuki_type_t)type_by_id[dir][id];
+#endif
 }
 
 void bw_kobuki_msg_init(bw_kobuki_msg_t *msg, bw_kobuki_type_t type)
@@ -278,21 +328,23 @@ int bw_kobuki_decode(bw_kobuki_dir_t dir, uint8_t id, const uint8_t *data, size_
                      bw_kobuki_msg_t *msg)
 {
     bw_kobuki_type_t t = bw_kobuki_type_of(dir, id);
+    if (!BW_BOTH_SIDES && dir != BW_KOBUKI_FROM_HOST)
+        t = BW_KOBUKI_UNKNOWN; /* a robot does not read feedback */
     msg->type = t;
     msg->id = id;
     msg->length = (uint8_t)len;
-    const BW_ROM bw_msgdesc_t *desc = types[t].desc;
+    const BW_ROM type_info_t *ti = &types[t];
     int rc = 0;
-    if (desc) {
-        if (len != desc->wire_len)
+    if (ti->fields) {
+        if (len != ti->wire_len)
             rc = BW_ELENGTH;
         else
-            bw_desc_decode(desc, data, msg);
-    } else if (t == BW_KOBUKI_HARDWARE_VERSION) {
+            bw_fields_decode(ti->fields, ti->nfields, BW_ORDER_LE, data, msg);
+    } else if (BW_BOTH_SIDES && t == BW_KOBUKI_HARDWARE_VERSION) {
         rc = decode_version(data, len, &msg->u.hardware_version);
-    } else if (t == BW_KOBUKI_FIRMWARE_VERSION) {
+    } else if (BW_BOTH_SIDES && t == BW_KOBUKI_FIRMWARE_VERSION) {
         rc = decode_version(data, len, &msg->u.firmware_version);
-    } else if (t == BW_KOBUKI_RAW_GYRO) {
+    } else if (BW_BOTH_SIDES && t == BW_KOBUKI_RAW_GYRO) {
         rc = decode_gyro(data, len, &msg->u.raw_gyro);
     } else {
         msg->u.unknown.data = data;
@@ -324,7 +376,7 @@ int bw_kobuki_iter_next(bw_kobuki_iter_t *it, bw_kobuki_msg_t *msg)
     if (left < 2 || (size_t)sub[1] > left - 2) {
         it->off = it->len;
         if (it->stats)
-            it->stats->length_errors++;
+            BW_COUNT(it->stats->length_errors);
         memset(msg, 0, sizeof *msg);
         msg->type = BW_KOBUKI_UNKNOWN;
         msg->id = sub[0];
@@ -336,11 +388,11 @@ int bw_kobuki_iter_next(bw_kobuki_iter_t *it, bw_kobuki_msg_t *msg)
     int rc = bw_kobuki_decode(it->dir, sub[0], sub + 2, sub[1], msg);
     if (rc < 0) {
         if (it->stats)
-            it->stats->length_errors++;
+            BW_COUNT(it->stats->length_errors);
         return rc;
     }
     if (msg->type == BW_KOBUKI_UNKNOWN && it->stats)
-        it->stats->unknown++;
+        BW_COUNT(it->stats->unknown);
     return 1;
 }
 
@@ -349,9 +401,11 @@ int bw_kobuki_iter_next(bw_kobuki_iter_t *it, bw_kobuki_msg_t *msg)
 static int version_data_len(const bw_kobuki_version_t *v)
 {
     if (!v->legacy)
-        return v->major > 255 || v->minor > 255 || v->patch > 255 ? BW_ERANGE : 4;
+        return (v->major | v->minor | v->patch) > 255 ? BW_ERANGE : 4;
+    /* major * 100 + minor * 10 + patch must fit 16 bits, 65535 at most: told
+     * without a product that a 16-bit int would wrap. */
     return v->major > 655 || v->minor > 9 || v->patch > 9 ||
-                   v->major * 100u + v->minor * 10u + v->patch > 0xFFFFu
+                   (v->major == 655 && v->minor * 10u + v->patch > 35)
                ? BW_ERANGE
                : 2;
 }
@@ -360,9 +414,8 @@ static int data_len(const bw_kobuki_msg_t *msg)
 {
     if ((unsigned)msg->type >= BW_KOBUKI_TYPE_COUNT)
         return BW_EINVAL;
-    const BW_ROM bw_msgdesc_t *desc = types[msg->type].desc;
-    if (desc)
-        return desc->wire_len;
+    if (types[msg->type].fields)
+        return types[msg->type].wire_len;
     switch (msg->type) {
     case BW_KOBUKI_HARDWARE_VERSION: return version_data_len(&msg->u.hardware_version);
     case BW_KOBUKI_FIRMWARE_VERSION: return version_data_len(&msg->u.firmware_version);
@@ -402,9 +455,9 @@ int bw_kobuki_encode_sub(uint8_t *buf, size_t cap, const bw_kobuki_msg_t *msg)
     uint8_t *d = buf + 2;
     buf[0] = msg->type == BW_KOBUKI_UNKNOWN ? msg->id : types[msg->type].id;
     buf[1] = (uint8_t)n;
-    const BW_ROM bw_msgdesc_t *desc = types[msg->type].desc;
-    if (desc) {
-        bw_desc_encode(desc, msg, d);
+    const BW_ROM type_info_t *ti = &types[msg->type];
+    if (ti->fields) {
+        bw_fields_encode(ti->fields, ti->nfields, BW_ORDER_LE, msg, d);
     } else if (msg->type == BW_KOBUKI_HARDWARE_VERSION) {
         encode_version(d, &msg->u.hardware_version);
     } else if (msg->type == BW_KOBUKI_FIRMWARE_VERSION) {
@@ -437,12 +490,9 @@ int bw_kobuki_writer_add(bw_kobuki_writer_t *w, const bw_kobuki_msg_t *msg)
 {
     if (w->err)
         return w->err;
-    int size = bw_kobuki_sub_size(msg);
-    if (size < 0)
-        return w->err = size;
-    if (w->len - 3 + (size_t)size > BW_KOBUKI_MAX_PAYLOAD)
-        return w->err = BW_ENOSPC;
-    int n = bw_kobuki_encode_sub(w->buf + w->len, w->cap - w->len, msg);
+    /* The room left is the buffer's or the payload limit's, the smaller. */
+    size_t room = w->cap - w->len, limit = BW_KOBUKI_MAX_PAYLOAD - (w->len - 3);
+    int n = bw_kobuki_encode_sub(w->buf + w->len, room < limit ? room : limit, msg);
     if (n < 0)
         return w->err = n;
     w->len += (size_t)n;

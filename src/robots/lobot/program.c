@@ -50,7 +50,7 @@ enum {
  * 2 front left, 1 front right, 0 right): back-up mm, spin degrees. (The
  * deployed code lets front right alone fall through to front right and
  * right; the table's own entry is used here.) */
-static const int16_t cliff_moves[16][2] = {
+static const BW_ROM int16_t cliff_moves[16][2] = {
     { 0, 0 },       { -100, 15 },  { -125, 30 },   { -150, 45 },
     { -125, -30 },  { -175, 60 },  { -200, 90 },   { -150, 75 },
     { -100, -15 },  { -100, 180 }, { -175, -60 },  { -125, 90 },

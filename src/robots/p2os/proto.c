@@ -110,13 +110,22 @@ const BW_ROM bw_msgdesc_t *bw_p2os_config_head_desc(void) { return &d_config_hea
 const BW_ROM bw_msgdesc_t *bw_p2os_config_tail_desc(void) { return &d_config_tail; }
 const BW_ROM bw_msgdesc_t *bw_p2os_simstat_desc(void) { return &d_simstat; }
 
-/* Wire bytes of the first k fields of a table. */
-static size_t prefix_len(const BW_ROM bw_msgdesc_t *d, size_t k)
+/* Wire bytes of the first k fields of a table and nextra bytes after them,
+ * or BW_ERANGE for more fields than it has, or BW_EINVAL for extra bytes
+ * that could hold field k: decoding would read them back as it. */
+static int prefix_extra_len(const BW_ROM bw_msgdesc_t *d, size_t k, size_t nextra)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < k; i++)
-        n += bw_ftype_size((bw_ftype_t)d->fields[i].type) * d->fields[i].count;
-    return n;
+    if (k > d->nfields)
+        return BW_ERANGE;
+    size_t len = 0;
+    for (size_t i = 0; i <= k && i < d->nfields; i++) {
+        size_t n = bw_ftype_size((bw_ftype_t)d->fields[i].type) * d->fields[i].count;
+        if (i < k)
+            len += n;
+        else if (nextra && nextra >= n)
+            return BW_EINVAL;
+    }
+    return (int)(len + nextra);
 }
 
 /* Decodes as many whole fields of d as the n bytes at w hold; returns how
@@ -134,22 +143,6 @@ static uint8_t decode_prefix(const BW_ROM bw_msgdesc_t *d, const uint8_t *w, siz
     bw_desc_decode_fields(d, k, w, base);
     *used = off;
     return (uint8_t)k;
-}
-
-static void encode_prefix(const BW_ROM bw_msgdesc_t *d, size_t k, const void *base, uint8_t *w)
-{
-    bw_desc_encode_fields(d, k, base, w);
-}
-
-/* Extra bytes after a prefix of k fields decode back to the same message
- * only if they cannot hold field k: otherwise decoding would read them as it. */
-static bool extra_fits(const BW_ROM bw_msgdesc_t *d, size_t k, size_t nextra)
-{
-    if (k > d->nfields)
-        return false;
-    if (k == d->nfields || nextra == 0)
-        return true;
-    return nextra < bw_ftype_size((bw_ftype_t)d->fields[k].type) * d->fields[k].count;
 }
 
 /* ---- catalogue --------------------------------------------------------------- */
@@ -327,32 +320,33 @@ static int decode_command(const uint8_t *b, size_t len, bw_p2os_command_t *c)
         c->argkind = BW_P2OS_NOARG;
         return 0;
     }
+    const uint8_t t = b[1];
     size_t end;
-    switch (b[1]) {
-    case BW_P2OS_ARG_INT:
-    case BW_P2OS_ARG_NEGINT: {
+    if (t == BW_P2OS_ARG_INT || t == BW_P2OS_ARG_NEGINT) {
         if (len < 4)
             return BW_ELENGTH;
         int32_t mag = bw_get_le16(b + 2);
         c->argkind = BW_P2OS_INTARG;
-        c->value = b[1] == BW_P2OS_ARG_INT ? mag : -mag;
+        c->value = t == BW_P2OS_ARG_INT ? mag : -mag;
         end = 4;
-        break;
-    }
-    case BW_P2OS_ARG_STRING:
-        if (len < STR_HEAD || len - STR_HEAD < b[2])
-            return BW_ELENGTH;
-        c->argkind = BW_P2OS_STRARG;
-        c->len = b[2];
-        memcpy(c->str, b + STR_HEAD, b[2]);
-        end = STR_HEAD + b[2];
-        break;
-    default:
-        c->argkind = BW_P2OS_RAWARG;
-        c->argtype = b[1];
-        c->len = (uint8_t)(len - 2);
-        memcpy(c->str, b + 2, len - 2);
-        return 0;
+    } else {
+        /* A string's bytes, or a raw argument's: all after its type byte. */
+        size_t at = 2, n = len - 2;
+        if (t == BW_P2OS_ARG_STRING) {
+            if (len < STR_HEAD || len - STR_HEAD < b[2])
+                return BW_ELENGTH;
+            c->argkind = BW_P2OS_STRARG;
+            at = STR_HEAD;
+            n = b[2];
+        } else {
+            c->argkind = BW_P2OS_RAWARG;
+            c->argtype = t;
+        }
+        c->len = (uint8_t)n;
+        memcpy(c->str, b + at, n);
+        if (c->argkind == BW_P2OS_RAWARG)
+            return 0;
+        end = at + n;
     }
     c->nextra = (uint8_t)(len - end);
     c->extra = c->nextra ? b + end : NULL;
@@ -449,7 +443,8 @@ int bw_p2os_decode(bw_p2os_dir_t dir, const uint8_t *body, size_t len, bw_p2os_m
     } else if (dir != BW_P2OS_FROM_ROBOT) {
         rc = BW_EINVAL;
     } else {
-        switch (body[0]) {
+        /* A robot does not read the robot's packets: unknown to it. */
+        switch (BW_BOTH_SIDES ? (int)body[0] : -1) {
         case BW_P2OS_PAC_SYNC0:
         case BW_P2OS_PAC_SYNC1:
         case BW_P2OS_PAC_SYNC2:
@@ -545,35 +540,30 @@ static int sync_len(const bw_p2os_sync_t *s)
 
 static int sip_len(const bw_p2os_sip_t *s)
 {
-    if (s->nsonar > BW_P2OS_MAX_SONAR || s->ntrailing > d_sip_trailing.nfields)
+    if (s->nsonar > BW_P2OS_MAX_SONAR)
         return BW_ERANGE;
-    if (!extra_fits(&d_sip_trailing, s->ntrailing, s->nextra))
-        return BW_EINVAL;
-    return (int)(SIP_FIXED + 3u * s->nsonar + prefix_len(&d_sip_trailing, s->ntrailing) + s->nextra);
+    int n = prefix_extra_len(&d_sip_trailing, s->ntrailing, s->nextra);
+    return n < 0 ? n : (int)(SIP_FIXED + 3u * s->nsonar) + n;
 }
 
 static int simstat_len(const bw_p2os_simstat_t *s)
 {
-    if (s->nfields > BW_P2OS_SIMSTAT_FIELDS)
-        return BW_ERANGE;
-    if (!extra_fits(&d_simstat, s->nfields, s->nextra))
-        return BW_EINVAL;
+    int n = prefix_extra_len(&d_simstat, s->nfields, s->nextra);
+    if (n < 0)
+        return n;
     const char *const str[] = { s->reserved1, s->reserved2 };
-    int n = strings_len(str, 2);
-    return n < 0 ? n : 1 + n + (int)prefix_len(&d_simstat, s->nfields) + s->nextra;
+    int k = strings_len(str, 2);
+    return k < 0 ? k : 1 + k + n;
 }
 
 static int config_len(const bw_p2os_config_t *c)
 {
-    if (c->nfields > BW_P2OS_CONFIG_FIELDS)
-        return BW_ERANGE;
-    if (!extra_fits(&d_config_tail, c->nfields, c->nextra))
-        return BW_EINVAL;
-    const char *const str[] = { c->robot_type, c->subtype, c->serial, c->name };
-    int n = strings_len(str, 4);
+    int n = prefix_extra_len(&d_config_tail, c->nfields, c->nextra);
     if (n < 0)
         return n;
-    return 1 + n + d_config_head.wire_len + (int)prefix_len(&d_config_tail, c->nfields) + c->nextra;
+    const char *const str[] = { c->robot_type, c->subtype, c->serial, c->name };
+    int k = strings_len(str, 4);
+    return k < 0 ? k : 1 + k + d_config_head.wire_len + n;
 }
 
 /* Body length of a message, or a negative error; the body limit is the
@@ -581,7 +571,7 @@ static int config_len(const bw_p2os_config_t *c)
 static int body_len(const bw_p2os_msg_t *m)
 {
     switch (m->type) {
-    case BW_P2OS_COMMAND: return command_len(&m->u.command);
+    case BW_P2OS_COMMAND: return BW_BOTH_SIDES ? command_len(&m->u.command) : BW_EINVAL;
     case BW_P2OS_SYNC: return sync_len(&m->u.sync);
     case BW_P2OS_SIP: return sip_len(&m->u.sip);
     case BW_P2OS_CONFIG_PAC: return config_len(&m->u.config);
@@ -614,101 +604,121 @@ static uint8_t *put_extra(uint8_t *w, const uint8_t *extra, size_t n)
     return w + n;
 }
 
-/* Writes the body of a message whose length body_len() gave as n. */
-static void write_body(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
+/* The writers of each type's body, whose length the matching *_len()
+ * gave as n (without an error). */
+static void write_command(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
 {
-    switch (m->type) {
-    case BW_P2OS_COMMAND: {
-        const bw_p2os_command_t *c = &m->u.command;
-        w[0] = c->cmd;
-        if (c->argkind == BW_P2OS_INTARG) {
-            w[1] = c->value < 0 ? BW_P2OS_ARG_NEGINT : BW_P2OS_ARG_INT;
-            bw_put_le16(w + 2, (uint16_t)(c->value < 0 ? -c->value : c->value));
-            put_extra(w + 4, c->extra, c->nextra);
-        } else if (c->argkind == BW_P2OS_STRARG) {
-            w[1] = BW_P2OS_ARG_STRING;
-            w[2] = c->len;
-            memcpy(w + STR_HEAD, c->str, c->len);
-            put_extra(w + STR_HEAD + c->len, c->extra, c->nextra);
-        } else if (c->argkind == BW_P2OS_RAWARG) {
-            w[1] = c->argtype;
-            memcpy(w + 2, c->str, c->len);
-        }
-        break;
-    }
-    case BW_P2OS_SYNC: {
-        const bw_p2os_sync_t *s = &m->u.sync;
-        w[0] = s->n;
-        if (s->has_info)
-            put_string(put_string(put_string(w + 1, s->name), s->cls), s->subclass);
-        break;
-    }
-    case BW_P2OS_SIP: {
-        const bw_p2os_sip_t *s = &m->u.sip;
-        w[0] = s->moving ? BW_P2OS_PAC_SIP_MOVING : BW_P2OS_PAC_SIP_STOPPED;
-        bw_desc_encode(&d_sip, m, w + 1);
-        w[SIP_FIXED - 1] = s->nsonar;
-        uint8_t *r = w + SIP_FIXED;
-        for (size_t i = 0; i < s->nsonar; i++, r += 3) {
-            r[0] = s->sonar[i].number;
-            bw_put_le16(r + 1, s->sonar[i].range);
-        }
-        encode_prefix(&d_sip_trailing, s->ntrailing, m, r);
-        r += prefix_len(&d_sip_trailing, s->ntrailing);
-        put_extra(r, s->extra, s->nextra);
-        break;
-    }
-    case BW_P2OS_CONFIG_PAC: {
-        const bw_p2os_config_t *c = &m->u.config;
-        w[0] = BW_P2OS_PAC_CONFIG;
-        uint8_t *r = put_string(put_string(put_string(w + 1, c->robot_type), c->subtype), c->serial);
-        bw_desc_encode(&d_config_head, m, r);
-        r = put_string(r + d_config_head.wire_len, c->name);
-        encode_prefix(&d_config_tail, c->nfields, m, r);
-        r += prefix_len(&d_config_tail, c->nfields);
-        put_extra(r, c->extra, c->nextra);
-        break;
-    }
-    case BW_P2OS_SIMSTAT_PAC: {
-        const bw_p2os_simstat_t *st = &m->u.simstat;
-        w[0] = BW_P2OS_PAC_SIMSTAT;
-        uint8_t *r = put_string(put_string(w + 1, st->reserved1), st->reserved2);
-        encode_prefix(&d_simstat, st->nfields, m, r);
-        r += prefix_len(&d_simstat, st->nfields);
-        put_extra(r, st->extra, st->nextra);
-        break;
-    }
-    case BW_P2OS_ENCODER_PAC:
-        w[0] = BW_P2OS_PAC_ENCODER;
-        bw_put_le32(w + 1, (uint32_t)m->u.encoder.left);
-        bw_put_le32(w + 5, (uint32_t)m->u.encoder.right);
-        break;
-    default:
-        if (m->u.unknown.data) {
-            memmove(w, m->u.unknown.data, n);
-        } else {
-            memset(w, 0, n);
-            w[0] = m->id;
-        }
-        break;
+    (void)n;
+    const bw_p2os_command_t *c = &m->u.command;
+    w[0] = c->cmd;
+    if (c->argkind == BW_P2OS_INTARG) {
+        w[1] = c->value < 0 ? BW_P2OS_ARG_NEGINT : BW_P2OS_ARG_INT;
+        bw_put_le16(w + 2, (uint16_t)(c->value < 0 ? -c->value : c->value));
+        put_extra(w + 4, c->extra, c->nextra);
+    } else if (c->argkind == BW_P2OS_STRARG) {
+        w[1] = BW_P2OS_ARG_STRING;
+        w[2] = c->len;
+        memcpy(w + STR_HEAD, c->str, c->len);
+        put_extra(w + STR_HEAD + c->len, c->extra, c->nextra);
+    } else if (c->argkind == BW_P2OS_RAWARG) {
+        w[1] = c->argtype;
+        memcpy(w + 2, c->str, c->len);
     }
 }
 
-/* Body length with the frame limit applied. */
-static int checked_len(const bw_p2os_msg_t *m)
+static void write_sync(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
 {
-    int n = body_len(m);
+    (void)n;
+    const bw_p2os_sync_t *s = &m->u.sync;
+    w[0] = s->n;
+    if (s->has_info)
+        put_string(put_string(put_string(w + 1, s->name), s->cls), s->subclass);
+}
+
+static void write_sip(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
+{
+    const bw_p2os_sip_t *s = &m->u.sip;
+    w[0] = s->moving ? BW_P2OS_PAC_SIP_MOVING : BW_P2OS_PAC_SIP_STOPPED;
+    bw_desc_encode(&d_sip, m, w + 1);
+    w[SIP_FIXED - 1] = s->nsonar;
+    uint8_t *r = w + SIP_FIXED;
+    for (size_t i = 0; i < s->nsonar; i++, r += 3) {
+        r[0] = s->sonar[i].number;
+        bw_put_le16(r + 1, s->sonar[i].range);
+    }
+    bw_desc_encode_fields(&d_sip_trailing, s->ntrailing, m, r);
+    put_extra(w + n - s->nextra, s->extra, s->nextra); /* the extra bytes end the body */
+}
+
+static void write_config(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
+{
+    const bw_p2os_config_t *c = &m->u.config;
+    w[0] = BW_P2OS_PAC_CONFIG;
+    uint8_t *r = put_string(put_string(put_string(w + 1, c->robot_type), c->subtype), c->serial);
+    bw_desc_encode(&d_config_head, m, r);
+    r = put_string(r + d_config_head.wire_len, c->name);
+    bw_desc_encode_fields(&d_config_tail, c->nfields, m, r);
+    put_extra(w + n - c->nextra, c->extra, c->nextra);
+}
+
+static void write_simstat(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
+{
+    const bw_p2os_simstat_t *st = &m->u.simstat;
+    w[0] = BW_P2OS_PAC_SIMSTAT;
+    uint8_t *r = put_string(put_string(w + 1, st->reserved1), st->reserved2);
+    bw_desc_encode_fields(&d_simstat, st->nfields, m, r);
+    put_extra(w + n - st->nextra, st->extra, st->nextra);
+}
+
+static void write_encoder(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
+{
+    (void)n;
+    w[0] = BW_P2OS_PAC_ENCODER;
+    bw_put_le32(w + 1, (uint32_t)m->u.encoder.left);
+    bw_put_le32(w + 5, (uint32_t)m->u.encoder.right);
+}
+
+static void write_unknown(uint8_t *w, const bw_p2os_msg_t *m, size_t n)
+{
+    if (m->u.unknown.data) {
+        memmove(w, m->u.unknown.data, n);
+    } else {
+        memset(w, 0, n);
+        w[0] = m->id;
+    }
+}
+
+typedef void writer_t(uint8_t *w, const bw_p2os_msg_t *m, size_t n);
+
+/* The writer of a message's body (a type outside the catalogue has none:
+ * body_len() refuses it). */
+static writer_t *writer_of(const bw_p2os_msg_t *m)
+{
+    switch (m->type) {
+    case BW_P2OS_COMMAND: return BW_BOTH_SIDES ? write_command : NULL;
+    case BW_P2OS_SYNC: return write_sync;
+    case BW_P2OS_SIP: return write_sip;
+    case BW_P2OS_CONFIG_PAC: return write_config;
+    case BW_P2OS_SIMSTAT_PAC: return write_simstat;
+    case BW_P2OS_ENCODER_PAC: return write_encoder;
+    default: return write_unknown;
+    }
+}
+
+/* Body length n (or an error) with the frame limit applied. */
+static int checked(int n)
+{
     return n > (int)BW_P2OS_MAX_BODY ? BW_ERANGE : n;
 }
 
 int bw_p2os_encode_body(uint8_t *buf, size_t cap, const bw_p2os_msg_t *msg)
 {
-    int n = checked_len(msg);
+    int n = checked(body_len(msg));
     if (n < 0)
         return n;
     if ((size_t)n > cap)
         return BW_ENOSPC;
-    write_body(buf, msg, (size_t)n);
+    writer_of(msg)(buf, msg, (size_t)n);
     return n;
 }
 
@@ -722,15 +732,28 @@ static int close_frame(uint8_t *buf, size_t n)
     return (int)n + 5;
 }
 
-int bw_p2os_encode_frame(uint8_t *buf, size_t cap, const bw_p2os_msg_t *msg)
+/* A frame of the message m, whose body length (or error) is n, with the
+ * body written by write. */
+static int encode_frame(uint8_t *buf, size_t cap, const bw_p2os_msg_t *m, int n, writer_t *write)
 {
-    int n = checked_len(msg);
+    n = checked(n);
     if (n < 0)
         return n;
     if ((size_t)n + 5 > cap)
         return BW_ENOSPC;
-    write_body(buf + 3, msg, (size_t)n);
+    write(buf + 3, m, (size_t)n);
     return close_frame(buf, (size_t)n);
+}
+
+int bw_p2os_encode_frame(uint8_t *buf, size_t cap, const bw_p2os_msg_t *msg)
+{
+    return encode_frame(buf, cap, msg, body_len(msg), writer_of(msg));
+}
+
+int bw_p2os_encode_sip_frame(uint8_t *buf, size_t cap, const bw_p2os_msg_t *msg)
+{
+    return encode_frame(buf, cap, msg, msg->type == BW_P2OS_SIP ? sip_len(&msg->u.sip) : BW_EINVAL,
+                        write_sip);
 }
 
 int bw_p2os_frame_body(uint8_t *buf, size_t cap, const uint8_t *body, size_t len)

@@ -25,6 +25,11 @@
  * it down itself (the deployed firmware waits for the RC operator's brake).
  * With the RC switch on the operator drives: the host's commands are read
  * and not obeyed.
+ *
+ * The Mega's part (commands, watchdog, telemetry) is program.c, the code
+ * firmware/rbsm-mega runs on the real chip; this file is the buggy around
+ * it. The model "buggy" is the buggy alone, for a Mega that runs elsewhere
+ * (bw_rbsm_device_actuate, bw_rbsm_device_buggy).
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,9 +39,7 @@
 #include "../../sim/rng.h"
 #include "botwire/rbsm.h"
 
-#define LOOP 0.010           /* s: the Mega's loop */
-#define SLOW_EVERY 10        /* loops between the slow telemetry */
-#define WATCHDOG 1.0         /* s of host silence in auton before the brake drops */
+#define LOOP (BW_RBSM_MEGA_LOOP_MS / 1000.0) /* s: the Mega's loop */
 #define STEER_RATE 120.0     /* degrees/s the steering servo turns at most */
 #define PUSH_ACCEL 2.0       /* m/s^2 while pushed */
 #define DEFAULT_PUSH 3.0     /* m/s the pusher lets go at */
@@ -49,28 +52,22 @@
 
 typedef struct {
     bw_rbsm_parser_t parser;
-    bw_rbsm_variant_t variant;
-    bool deployed;
+    bw_rbsm_mega_t mega;     /* the Mega's program */
+    bool alone;              /* model "buggy": no Mega here */
+    double ext_steer;        /* ...the servo and brake as set from outside */
+    bool ext_brake;
     double t0;
     unsigned long loops;
-    /* Commands, and when they last came. */
-    double steer_cmd;        /* rad, as commanded (clamped) */
-    bool brake_cmd;          /* the host wants the brake down */
-    double last_steer, last_brake;
-    bool needs_reset;        /* the watchdog dropped the brake */
     /* The buggy. */
     bool rc;                 /* the operator drives */
     bool rc_brake;           /* ...holding the brake down */
     double steer;            /* rad, the servo's angle */
     double v;                /* m/s along the heading */
+    bool braked;             /* the brake as the last loop set it */
     bool pushing;
     double push, slope;      /* m/s, rad */
-    /* The encoder. */
-    double enc_dist;         /* m rolled since reset (the encoder counts either way) */
-    uint32_t ticks_sent;     /* enc_ticks_reset in the last message */
+    double enc_dist;         /* m rolled (the encoder counts either way) */
     double last_odo;         /* body odometry already counted, m */
-    uint32_t errors;         /* the error word */
-    uint32_t errors_sent;
     double pot_noise;        /* rad, the steering feedback's standard deviation */
     uint64_t rng;
 } rbsm_dev_t;
@@ -96,9 +93,9 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
 {
     rbsm_dev_t *r = R(d);
     if (o->model && *o->model && strcmp(o->model, "seed") != 0 &&
-        strcmp(o->model, "deployed") != 0) {
+        strcmp(o->model, "deployed") != 0 && strcmp(o->model, "buggy") != 0) {
         if (err)
-            snprintf(err, errlen, "no RBSM variant \"%s\" (seed, deployed)", o->model);
+            snprintf(err, errlen, "no RBSM variant \"%s\" (seed, deployed, buggy)", o->model);
         return BW_EUNKNOWN;
     }
     if (!(o->push >= 0 && o->push <= 15) || !(fabs(o->slope) <= 20)) {
@@ -107,8 +104,9 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
                      o->push, o->slope);
         return BW_EINVAL;
     }
-    r->deployed = o->model && strcmp(o->model, "deployed") == 0;
-    r->variant = r->deployed ? BW_RBSM_VARIANT_DEPLOYED : BW_RBSM_VARIANT_SEED;
+    r->alone = o->model && strcmp(o->model, "buggy") == 0;
+    bw_rbsm_mega_init(&r->mega, o->model && strcmp(o->model, "deployed") == 0, 0);
+    r->ext_brake = r->braked = true; /* standing braked */
     r->push = o->push > 0 ? o->push : DEFAULT_PUSH;
     r->slope = o->slope * BW_PI / 180;
     bw_body_params_t *b = &d->sim.body.prm;
@@ -130,131 +128,56 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     r->pot_noise = 0.1 * BW_PI / 180 * o->noise;
     r->rng = bw_rng_seed(b->seed ^ 0x5255u);
     r->t0 = t0;
-    r->brake_cmd = true; /* standing braked */
-    r->last_steer = r->last_brake = t0;
     r->last_odo = (d->sim.body.odo_left + d->sim.body.odo_right) / 2;
     return 0;
 }
 
-static void send(bw_device_t *d, uint8_t id, uint32_t word)
+static uint32_t ms_of(const rbsm_dev_t *r, double t)
 {
-    uint8_t m[BW_RBSM_MSG_LEN];
-    if (bw_rbsm_encode(m, sizeof m, id, word) == BW_RBSM_MSG_LEN)
-        bw_device_emit(d, m, sizeof m);
-}
-
-static uint32_t steer_word(const rbsm_dev_t *r, double rad)
-{
-    int32_t w;
-    (void)bw_rbsm_steer_from_rad(r->variant, rad, &w);
-    return (uint32_t)w;
-}
-
-static bool brake_down(const rbsm_dev_t *r)
-{
-    if (r->rc)
-        return r->rc_brake;
-    return r->brake_cmd || r->needs_reset;
-}
-
-static double clamp_steer(double rad)
-{
-    double lim = BW_RBSM_STEER_LIMIT_DEG * BW_PI / 180;
-    return rad > lim ? lim : rad < -lim ? -lim : rad;
-}
-
-static void on_steer(bw_device_t *d, double rad, double now)
-{
-    rbsm_dev_t *r = R(d);
-    if (!isfinite(rad))
-        return;
-    r->steer_cmd = clamp_steer(rad);
-    r->last_steer = now;
-}
-
-static void on_brake(bw_device_t *d, bool engaged, double now)
-{
-    rbsm_dev_t *r = R(d);
-    r->brake_cmd = engaged;
-    r->last_brake = now;
-    if (engaged)
-        r->needs_reset = false; /* the host has the brake down itself: armed again */
+    return (uint32_t)(uint64_t)llround((t - r->t0) * 1000);
 }
 
 static void command(bw_device_t *d, const bw_rbsm_frame_t *f, double now)
 {
     rbsm_dev_t *r = R(d);
-    bw_rbsm_msg_t m;
-    int rc = bw_rbsm_decode(f, &m);
-    if (rc < 0) {
+    uint8_t answer[BW_RBSM_MSG_LEN];
+    size_t n;
+    int rc = bw_rbsm_mega_command(&r->mega, f, ms_of(r, now), answer, sizeof answer, &n);
+    if (rc < 0)
         bw_device_unknown(d, f->id);
-        r->errors |= BW_RBSM_ERR_INVALID_MID;
-        return;
-    }
-    switch (f->id) {
-    case BW_RBSM_MID_MEGA_COMMAND:
-        if (r->deployed) {
-            on_steer(d, bw_rbsm_steer_to_rad(r->variant, (int32_t)f->word), now);
-        } else {
-            on_steer(d, bw_rbsm_steer_to_rad(r->variant, m.angle), now);
-            on_brake(d, bw_rbsm_brake_engaged(r->variant, m.brake), now);
-        }
-        break;
-    case BW_RBSM_MID_MEGA_STEER_ANGLE:
-        on_steer(d, bw_rbsm_steer_to_rad(r->variant, (int32_t)f->word), now);
-        break;
-    case BW_RBSM_MID_BRAKE_COMMAND:
-    case BW_RBSM_MID_MEGA_BRAKE_STATE:
-        on_brake(d, bw_rbsm_brake_engaged(r->variant, f->word), now);
-        break;
-    case BW_RBSM_MID_ENC_RESET_REQUEST:
-        r->enc_dist = 0;
-        r->ticks_sent = 0;
-        send(d, BW_RBSM_MID_ENC_RESET_CONFIRM, 1);
-        break;
-    default:
-        /* A message of the protocol the Mega does not take from a host
-         * (telemetry ids, the lighting system's). */
+    else if (rc == 0)
         bw_device_ignored(d, f->id);
-        return;
-    }
-    /* A good message: the stream is whole again. */
-    r->errors &= ~(uint32_t)(BW_RBSM_ERR_LOST_STREAM | BW_RBSM_ERR_INVALID_MID);
+    bw_device_emit(d, answer, n);
 }
 
 static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
 {
     rbsm_dev_t *r = R(d);
+    if (r->alone) { /* no Mega, no link */
+        d->body.skipped_bytes += n;
+        bw_device_link_stats(d, &r->parser.stats);
+        return;
+    }
     bw_rbsm_frame_t f;
     int rc;
     while ((rc = bw_rbsm_parse(&r->parser, &data, &n, &f)) != 0) {
         if (rc < 0)
-            r->errors |= BW_RBSM_ERR_LOST_STREAM;
+            bw_rbsm_mega_stream_error(&r->mega);
         else
             command(d, &f, now);
     }
     bw_device_link_stats(d, &r->parser.stats);
 }
 
-/* One loop of the buggy's physics and the Mega's watchdog. */
-static void physics(bw_device_t *d, double now)
+/* One loop of the buggy: the servo toward its target, the push, the coast,
+ * the brake. */
+static void physics(bw_device_t *d, double target, bool braked)
 {
     rbsm_dev_t *r = R(d);
     bw_body_t *b = &d->sim.body;
-    if (!r->rc && !r->needs_reset &&
-        (now - r->last_steer > WATCHDOG || now - r->last_brake > WATCHDOG)) {
-        r->needs_reset = true;
-        bw_device_notice(d, "no steering or brake command for %.0f s: brake dropped", WATCHDOG);
-    }
-    if (r->needs_reset)
-        r->errors |= BW_RBSM_ERR_AUTON_LOST;
-    else
-        r->errors &= ~(uint32_t)BW_RBSM_ERR_AUTON_LOST;
-    /* The servo. */
-    double want = r->rc ? 0 : r->steer_cmd, step = STEER_RATE * BW_PI / 180 * LOOP;
-    r->steer += fmax(-step, fmin(step, want - r->steer));
-    /* The push, the coast, the brake. */
-    bool braked = brake_down(r);
+    double step = STEER_RATE * BW_PI / 180 * LOOP;
+    r->steer += fmax(-step, fmin(step, target - r->steer));
+    r->braked = braked;
     if (b->blocked)
         r->v = 0; /* into a wall */
     if (!braked && r->v <= 0 && !r->pushing && !b->blocked)
@@ -278,41 +201,22 @@ static void physics(bw_device_t *d, double now)
     bw_sim_set_twist(&d->sim, r->v, r->v * curvature);
 }
 
+static uint32_t enc_ticks(const rbsm_dev_t *r) { return (uint32_t)(r->enc_dist / BW_RBSM_M_PER_TICK); }
+
+/* What the Mega's pins read at the end of a loop, and its telemetry. */
 static void telemetry(bw_device_t *d, double now)
 {
     rbsm_dev_t *r = R(d);
-    const bw_body_t *b = &d->sim.body;
-    bw_rbsm_variant_t v = r->variant;
-    uint32_t ms = (uint32_t)(uint64_t)llround((now - r->t0) * 1000);
-    bool slow = r->loops % SLOW_EVERY == 0;
     double feedback = r->steer;
     if (r->pot_noise > 0) { /* the steering potentiometer's noise */
         double u1 = bw_rng_uniform(&r->rng), u2 = bw_rng_uniform(&r->rng);
         feedback += r->pot_noise * sqrt(-2 * log(u1)) * cos(2 * BW_PI * u2);
     }
-
-    send(d, BW_RBSM_MID_DEVICE_ID, BW_RBSM_DID_MEGA);
-    send(d, BW_RBSM_MID_MEGA_STEER_ANGLE, steer_word(r, r->rc ? 0 : r->steer_cmd));
-    send(d, BW_RBSM_MID_MEGA_STEER_FEEDBACK, steer_word(r, feedback));
-    send(d, BW_RBSM_MID_MEGA_BRAKE_STATE, bw_rbsm_brake_to_wire(v, brake_down(r)));
-    send(d, BW_RBSM_MID_MEGA_AUTON_STATE, r->rc ? 0 : 1);
-    if (slow || r->errors != r->errors_sent) {
-        send(d, BW_RBSM_MID_MEGA_BATTERY_LEVEL, (uint32_t)lround(b->battery * 1000));
-        send(d, BW_RBSM_MID_ERROR, r->errors);
-        r->errors_sent = r->errors;
-    }
-    if (slow && r->deployed) {
-        send(d, BW_RBSM_MID_MEGA_TELEOP_BRAKE_COMMAND, bw_rbsm_brake_to_wire(v, r->rc_brake));
-        send(d, BW_RBSM_MID_BRAKE_COMMAND, bw_rbsm_brake_to_wire(v, r->brake_cmd));
-        send(d, BW_RBSM_MID_MEGA_FIRMWARE_HASH, 0x0b07e00du);
-        send(d, BW_RBSM_MID_MEGA_TIMESTAMP, ms);
-    }
-    uint32_t ticks = (uint32_t)(r->enc_dist / BW_RBSM_M_PER_TICK);
-    send(d, BW_RBSM_MID_DEVICE_ID, BW_RBSM_DID_DRIVE_ENCODER);
-    send(d, BW_RBSM_MID_ENC_TICKS_LAST, ticks - r->ticks_sent);
-    send(d, BW_RBSM_MID_ENC_TICKS_RESET, ticks);
-    send(d, BW_RBSM_MID_ENC_TIMESTAMP, ms);
-    r->ticks_sent = ticks;
+    bw_rbsm_mega_inputs_t in = { 0, (uint32_t)lround(d->sim.body.battery * 1000), enc_ticks(r) };
+    (void)bw_rbsm_steer_from_rad(r->mega.variant, feedback, &in.steer_feedback);
+    uint8_t out[BW_RBSM_MEGA_REPORT_MAX];
+    size_t n = bw_rbsm_mega_report(&r->mega, ms_of(r, now), &in, out, sizeof out);
+    bw_device_emit(d, out, n);
 }
 
 static void step(bw_device_t *d, double now)
@@ -325,7 +229,15 @@ static void step(bw_device_t *d, double now)
         double odo = (b->odo_left + b->odo_right) / 2;
         r->enc_dist += fabs(odo - r->last_odo);
         r->last_odo = odo;
-        physics(d, t);
+        if (r->alone) {
+            physics(d, r->ext_steer, r->ext_brake);
+            continue;
+        }
+        if (bw_rbsm_mega_watch(&r->mega, ms_of(r, t), r->rc, r->rc_brake))
+            bw_device_notice(d, "no steering or brake command for %.0f s: brake dropped",
+                             BW_RBSM_MEGA_WATCHDOG_MS / 1000.0);
+        physics(d, bw_rbsm_steer_to_rad(r->mega.variant, bw_rbsm_mega_steer_target(&r->mega)),
+                bw_rbsm_mega_brake_down(&r->mega));
         telemetry(d, t);
     }
     bw_sim_step_to(&d->sim, now);
@@ -355,6 +267,26 @@ int bw_rbsm_device_rc(bw_device_t *d, bool rc, bool brake_engaged)
         return BW_EINVAL;
     R(d)->rc = rc;
     R(d)->rc_brake = brake_engaged;
+    return 0;
+}
+
+int bw_rbsm_device_actuate(bw_device_t *d, double steer_rad, bool brake_down)
+{
+    if (!d || d->ops != &bw_rbsm_device_ops || !R(d)->alone || !isfinite(steer_rad))
+        return BW_EINVAL;
+    double lim = BW_RBSM_STEER_LIMIT_DEG * BW_PI / 180 * 2; /* the linkage's stops */
+    R(d)->ext_steer = fmax(-lim, fmin(lim, steer_rad));
+    R(d)->ext_brake = brake_down;
+    return 0;
+}
+
+int bw_rbsm_device_buggy(const bw_device_t *d, bw_rbsm_buggy_t *out)
+{
+    if (!d || d->ops != &bw_rbsm_device_ops)
+        return BW_EINVAL;
+    const rbsm_dev_t *r = R(d);
+    *out = (bw_rbsm_buggy_t){ r->steer, r->v, enc_ticks(r), d->sim.body.battery,
+                              r->rc, r->rc_brake, r->braked };
     return 0;
 }
 

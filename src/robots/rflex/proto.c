@@ -63,80 +63,127 @@ static const BW_ROM bw_field_t f_ir_head[] = {
     FIELD("count", BW_FT_U8, ir_report.count),
 };
 
-static const BW_ROM bw_msgdesc_t d_sys_status_req = EMPTY("sys_status_req");
-static const BW_ROM bw_msgdesc_t d_sys_status = DESC("sys_status", f_sys_status, 9);
-static const BW_ROM bw_msgdesc_t d_set_dir = DESC("mot_set_dir", f_set_dir, 14);
-static const BW_ROM bw_msgdesc_t d_set_defaults = EMPTY("mot_set_defaults");
-static const BW_ROM bw_msgdesc_t d_brake_set = EMPTY("mot_brake_set");
-static const BW_ROM bw_msgdesc_t d_brake_release = EMPTY("mot_brake_release");
-static const BW_ROM bw_msgdesc_t d_system_report = DESC("mot_system_report", f_system_report, 25);
-static const BW_ROM bw_msgdesc_t d_report_req = DESC("mot_system_report_req", f_report_req, 8);
-static const BW_ROM bw_msgdesc_t d_sonar_run = DESC("sonar_run", f_sonar_run, 13);
-static const BW_ROM bw_msgdesc_t d_sonar_head = DESC("sonar_report", f_sonar_head, 8);
-static const BW_ROM bw_msgdesc_t d_dio_reports_req = DESC("dio_reports_req", f_dio_reports_req, 4);
-static const BW_ROM bw_msgdesc_t d_dio_report = DESC("dio_report", f_dio_report, 7);
-static const BW_ROM bw_msgdesc_t d_ir_run = DESC("ir_run", f_ir_run, 21);
-static const BW_ROM bw_msgdesc_t d_ir_head = DESC("ir_report", f_ir_head, 1);
-
 #define SONAR_HEAD 8u   /* retval, timestamp */
 #define SONAR_READING 3u /* id u8, range u16 */
 #define IR_HEAD 1u       /* count */
 
+/*
+ * Every type: F(type, name, port, opcode, id, fields, wire bytes) for a
+ * fixed layout, E(type, name, port, opcode, id) for one without data,
+ * V(type, name, port, opcode, id, head fields, head bytes) for a variable
+ * one (coded by hand after its fixed head). From this one list come the
+ * catalogue's field tables (bw_rflex_desc, bw_rflex_head_desc) and the
+ * codec's own type table.
+ */
+#define RFLEX_TYPES(F, E, V)                                                              \
+    E(SYS_STATUS_REQ, "sys_status_req", SYS, OP_SYS_STATUS, 0)                            \
+    F(SYS_STATUS, "sys_status", SYS, OP_SYS_STATUS, 0, f_sys_status, 9)                   \
+    F(MOT_SET_DIR, "mot_set_dir", MOT, OP_MOT_AXIS_SET_DIR, 0, f_set_dir, 14)             \
+    E(MOT_SET_DEFAULTS, "mot_set_defaults", MOT, OP_MOT_SET_DEFAULTS, 0)                  \
+    E(MOT_BRAKE_SET, "mot_brake_set", MOT, OP_MOT_BRAKE_SET, 0)                           \
+    E(MOT_BRAKE_RELEASE, "mot_brake_release", MOT, OP_MOT_BRAKE_RELEASE, 0)               \
+    F(MOT_SYSTEM_REPORT, "mot_system_report", MOT, OP_MOT_SYSTEM_REPORT, 0,               \
+      f_system_report, 25)                                                                \
+    F(MOT_SYSTEM_REPORT_REQ, "mot_system_report_req", MOT, OP_MOT_SYSTEM_REPORT_REQ, 0,   \
+      f_report_req, 8)                                                                    \
+    F(SONAR_RUN, "sonar_run", SONAR, OP_SONAR_RUN, 4, f_sonar_run, 13)                    \
+    V(SONAR_REPORT, "sonar_report", SONAR, OP_SONAR_REPORT, 0, f_sonar_head, SONAR_HEAD)  \
+    F(DIO_REPORTS_REQ, "dio_reports_req", DIO, OP_DIO_REPORTS_REQ, 0, f_dio_reports_req, 4) \
+    F(DIO_REPORT, "dio_report", DIO, OP_DIO_REPORT, 0, f_dio_report, 7)                   \
+    F(IR_RUN, "ir_run", IR, OP_IR_RUN, 0, f_ir_run, 21)                                   \
+    V(IR_REPORT, "ir_report", IR, OP_IR_REPORT, 0, f_ir_head, IR_HEAD)
+
+#define NFIELDS(fields) ((uint8_t)(sizeof fields / sizeof fields[0]))
+
+/* The catalogue's field tables: for tools (a firmware does not link them). */
+#define MAKE_DESC(t, name, port, op, id, fields, len) \
+    static const BW_ROM bw_msgdesc_t d_##t = DESC(name, fields, len);
+#define MAKE_EMPTY(t, name, port, op, id) static const BW_ROM bw_msgdesc_t d_##t = EMPTY(name);
+RFLEX_TYPES(MAKE_DESC, MAKE_EMPTY, MAKE_DESC)
+
+#define DESC_PTR(t, name, port, op, id, fields, len) [BW_RFLEX_##t] = &d_##t,
+#define EMPTY_PTR(t, name, port, op, id) [BW_RFLEX_##t] = &d_##t,
+#define NO_PTR(t, name, port, op, id, fields, len)
+static const BW_ROM bw_msgdesc_t *const BW_ROM descs[BW_RFLEX_TYPE_COUNT] = {
+    RFLEX_TYPES(DESC_PTR, EMPTY_PTR, NO_PTR)
+};
+#define NO_EMPTY(t, name, port, op, id)
+static const BW_ROM bw_msgdesc_t *const BW_ROM heads[BW_RFLEX_TYPE_COUNT] = {
+    RFLEX_TYPES(NO_PTR, NO_EMPTY, DESC_PTR)
+};
+
+/* The codec's type table: what it codes each type with. */
 typedef struct {
+#ifndef BW_NO_NAMES
     const char *name;
+#endif
     uint8_t port, opcode, id;
-    const BW_ROM bw_msgdesc_t *desc; /* whole data; NULL: variable layout */
-    const BW_ROM bw_msgdesc_t *head; /* variable layout: its fixed leading fields */
+    bool fixed;       /* the whole data has the layout below; else it is its head */
+    uint8_t wire_len; /* bytes of that layout */
+    uint8_t nfields;
+    const BW_ROM bw_field_t *fields;
 } type_info_t;
 
+#ifdef BW_NO_NAMES
+#define TYPE_NAME(name)
+#else
+#define TYPE_NAME(name) name,
+#endif
+#define FIXED_TYPE(t, name, port, op, id, fields, len)                                 \
+    [BW_RFLEX_##t] = { TYPE_NAME(name) BW_RFLEX_PORT_##port, BW_RFLEX_##op, id, true, len, \
+                       NFIELDS(fields), fields },
+#define EMPTY_TYPE(t, name, port, op, id) \
+    [BW_RFLEX_##t] = { TYPE_NAME(name) BW_RFLEX_PORT_##port, BW_RFLEX_##op, id, true, 0, 0, BW_ROM_NULL },
+#define VAR_TYPE(t, name, port, op, id, fields, len)                                    \
+    [BW_RFLEX_##t] = { TYPE_NAME(name) BW_RFLEX_PORT_##port, BW_RFLEX_##op, id, false, len, \
+                       NFIELDS(fields), fields },
+
 static const BW_ROM type_info_t types[BW_RFLEX_TYPE_COUNT] = {
-    [BW_RFLEX_UNKNOWN] = { BW_NAME("unknown"), 0, 0, 0, BW_ROM_NULL, BW_ROM_NULL },
-    [BW_RFLEX_SYS_STATUS_REQ] = { BW_NAME("sys_status_req"), BW_RFLEX_PORT_SYS, BW_RFLEX_OP_SYS_STATUS, 0,
-                                  &d_sys_status_req, BW_ROM_NULL },
-    [BW_RFLEX_SYS_STATUS] = { BW_NAME("sys_status"), BW_RFLEX_PORT_SYS, BW_RFLEX_OP_SYS_STATUS, 0,
-                              &d_sys_status, BW_ROM_NULL },
-    [BW_RFLEX_MOT_SET_DIR] = { BW_NAME("mot_set_dir"), BW_RFLEX_PORT_MOT, BW_RFLEX_OP_MOT_AXIS_SET_DIR, 0,
-                               &d_set_dir, BW_ROM_NULL },
-    [BW_RFLEX_MOT_SET_DEFAULTS] = { BW_NAME("mot_set_defaults"), BW_RFLEX_PORT_MOT,
-                                    BW_RFLEX_OP_MOT_SET_DEFAULTS, 0, &d_set_defaults, BW_ROM_NULL },
-    [BW_RFLEX_MOT_BRAKE_SET] = { BW_NAME("mot_brake_set"), BW_RFLEX_PORT_MOT, BW_RFLEX_OP_MOT_BRAKE_SET, 0,
-                                 &d_brake_set, BW_ROM_NULL },
-    [BW_RFLEX_MOT_BRAKE_RELEASE] = { BW_NAME("mot_brake_release"), BW_RFLEX_PORT_MOT,
-                                     BW_RFLEX_OP_MOT_BRAKE_RELEASE, 0, &d_brake_release, BW_ROM_NULL },
-    [BW_RFLEX_MOT_SYSTEM_REPORT] = { BW_NAME("mot_system_report"), BW_RFLEX_PORT_MOT,
-                                     BW_RFLEX_OP_MOT_SYSTEM_REPORT, 0, &d_system_report, BW_ROM_NULL },
-    [BW_RFLEX_MOT_SYSTEM_REPORT_REQ] = { BW_NAME("mot_system_report_req"), BW_RFLEX_PORT_MOT,
-                                         BW_RFLEX_OP_MOT_SYSTEM_REPORT_REQ, 0, &d_report_req,
-                                         BW_ROM_NULL },
-    [BW_RFLEX_SONAR_RUN] = { BW_NAME("sonar_run"), BW_RFLEX_PORT_SONAR, BW_RFLEX_OP_SONAR_RUN, 4,
-                             &d_sonar_run, BW_ROM_NULL },
-    [BW_RFLEX_SONAR_REPORT] = { BW_NAME("sonar_report"), BW_RFLEX_PORT_SONAR, BW_RFLEX_OP_SONAR_REPORT, 0,
-                                BW_ROM_NULL, &d_sonar_head },
-    [BW_RFLEX_DIO_REPORTS_REQ] = { BW_NAME("dio_reports_req"), BW_RFLEX_PORT_DIO,
-                                   BW_RFLEX_OP_DIO_REPORTS_REQ, 0, &d_dio_reports_req, BW_ROM_NULL },
-    [BW_RFLEX_DIO_REPORT] = { BW_NAME("dio_report"), BW_RFLEX_PORT_DIO, BW_RFLEX_OP_DIO_REPORT, 0,
-                              &d_dio_report, BW_ROM_NULL },
-    [BW_RFLEX_IR_RUN] = { BW_NAME("ir_run"), BW_RFLEX_PORT_IR, BW_RFLEX_OP_IR_RUN, 0, &d_ir_run, BW_ROM_NULL },
-    [BW_RFLEX_IR_REPORT] = { BW_NAME("ir_report"), BW_RFLEX_PORT_IR, BW_RFLEX_OP_IR_REPORT, 0, BW_ROM_NULL,
-                             &d_ir_head },
+    [BW_RFLEX_UNKNOWN] = { TYPE_NAME("unknown") 0, 0, 0, false, 0, 0, BW_ROM_NULL },
+    RFLEX_TYPES(FIXED_TYPE, EMPTY_TYPE, VAR_TYPE)
 };
+
+/* The types the base sends; the others are the host's. */
+#define ROBOT_TYPES                                                                            \
+    (1ul << BW_RFLEX_SYS_STATUS | 1ul << BW_RFLEX_MOT_SYSTEM_REPORT |                          \
+     1ul << BW_RFLEX_SONAR_REPORT | 1ul << BW_RFLEX_DIO_REPORT | 1ul << BW_RFLEX_IR_REPORT)
+
+static bool robot_sends(bw_rflex_type_t t) { return (ROBOT_TYPES >> t) & 1u; }
 
 static const BW_ROM type_info_t *info(bw_rflex_type_t t)
 {
     return (unsigned)t < BW_RFLEX_TYPE_COUNT ? &types[t] : &types[BW_RFLEX_UNKNOWN];
 }
 
-const char *bw_rflex_type_name(bw_rflex_type_t type) { return info(type)->name; }
+const char *bw_rflex_type_name(bw_rflex_type_t type)
+{
+#ifdef BW_NO_NAMES
+    (void)type;
+    return "unknown";
+#else
+    return info(type)->name;
+#endif
+}
 uint8_t bw_rflex_type_port(bw_rflex_type_t type) { return info(type)->port; }
 uint8_t bw_rflex_type_opcode(bw_rflex_type_t type) { return info(type)->opcode; }
-const BW_ROM bw_msgdesc_t *bw_rflex_desc(bw_rflex_type_t type) { return info(type)->desc; }
-const BW_ROM bw_msgdesc_t *bw_rflex_head_desc(bw_rflex_type_t type) { return info(type)->head; }
+const BW_ROM bw_msgdesc_t *bw_rflex_desc(bw_rflex_type_t type)
+{
+    return (unsigned)type < BW_RFLEX_TYPE_COUNT ? descs[type] : BW_ROM_NULL;
+}
+const BW_ROM bw_msgdesc_t *bw_rflex_head_desc(bw_rflex_type_t type)
+{
+    return (unsigned)type < BW_RFLEX_TYPE_COUNT ? heads[type] : BW_ROM_NULL;
+}
 
 bw_rflex_type_t bw_rflex_type_from_name(const char *name)
 {
+#ifdef BW_NO_NAMES
+    (void)name;
+#else
     for (unsigned t = 1; t < BW_RFLEX_TYPE_COUNT; t++)
         if (strcmp(types[t].name, name) == 0)
             return (bw_rflex_type_t)t;
+#endif
     return BW_RFLEX_UNKNOWN;
 }
 
@@ -215,7 +262,7 @@ static int decode_sonar(const uint8_t *d, size_t len, bw_rflex_msg_t *msg)
     if (len < SONAR_HEAD || (len - SONAR_HEAD) % SONAR_READING != 0)
         return BW_ELENGTH;
     bw_rflex_sonar_report_t *s = &msg->u.sonar_report;
-    bw_desc_decode(&d_sonar_head, d, msg);
+    bw_fields_decode(f_sonar_head, NFIELDS(f_sonar_head), BW_ORDER_BE, d, msg);
     /* At most (255 - 8) / 3 = 82: the length byte bounds the count. */
     s->count = (uint8_t)((len - SONAR_HEAD) / SONAR_READING);
     const uint8_t *r = d + SONAR_HEAD;
@@ -231,7 +278,7 @@ static int decode_ir(const uint8_t *d, size_t len, bw_rflex_msg_t *msg)
     if (len < IR_HEAD)
         return BW_ELENGTH;
     bw_rflex_ir_report_t *r = &msg->u.ir_report;
-    bw_desc_decode(&d_ir_head, d, msg);
+    bw_fields_decode(f_ir_head, NFIELDS(f_ir_head), BW_ORDER_BE, d, msg);
     r->nbytes = (uint8_t)(len - IR_HEAD);
     memcpy(r->bytes, d + IR_HEAD, r->nbytes);
     return 0;
@@ -245,17 +292,19 @@ int bw_rflex_decode(const bw_rflex_frame_t *frame, bw_rflex_msg_t *msg)
     msg->opcode = frame->opcode;
     msg->length = frame->len;
     bw_rflex_type_t t = bw_rflex_type_of(frame->port, frame->opcode, frame->len);
+    if (!BW_BOTH_SIDES && robot_sends(t))
+        t = BW_RFLEX_UNKNOWN; /* a base does not read reports */
     msg->type = t;
-    const BW_ROM bw_msgdesc_t *desc = types[t].desc;
+    const BW_ROM type_info_t *ti = &types[t];
     int rc = 0;
-    if (desc) {
-        if (frame->len != desc->wire_len)
+    if (ti->fixed) {
+        if (frame->len != ti->wire_len)
             rc = BW_ELENGTH;
         else
-            bw_desc_decode(desc, frame->data, msg);
-    } else if (t == BW_RFLEX_SONAR_REPORT) {
+            bw_fields_decode(ti->fields, ti->nfields, BW_ORDER_BE, frame->data, msg);
+    } else if (BW_BOTH_SIDES && t == BW_RFLEX_SONAR_REPORT) {
         rc = decode_sonar(frame->data, frame->len, msg);
-    } else if (t == BW_RFLEX_IR_REPORT) {
+    } else if (BW_BOTH_SIDES && t == BW_RFLEX_IR_REPORT) {
         rc = decode_ir(frame->data, frame->len, msg);
     } else {
         msg->u.unknown.data = frame->data;
@@ -273,11 +322,11 @@ int bw_rflex_decode(const bw_rflex_frame_t *frame, bw_rflex_msg_t *msg)
 
 int bw_rflex_data_len(const bw_rflex_msg_t *msg)
 {
-    if ((unsigned)msg->type >= BW_RFLEX_TYPE_COUNT)
+    if ((unsigned)msg->type >= BW_RFLEX_TYPE_COUNT ||
+        (!BW_BOTH_SIDES && msg->type != BW_RFLEX_UNKNOWN && !robot_sends(msg->type)))
         return BW_EINVAL;
-    const BW_ROM bw_msgdesc_t *desc = types[msg->type].desc;
-    if (desc)
-        return desc->wire_len;
+    if (types[msg->type].fixed)
+        return types[msg->type].wire_len;
     switch (msg->type) {
     case BW_RFLEX_SONAR_REPORT:
         if (msg->u.sonar_report.count > BW_RFLEX_MAX_SONAR)
@@ -294,19 +343,19 @@ int bw_rflex_data_len(const bw_rflex_msg_t *msg)
 /* Writes the n data bytes of a message whose length bw_rflex_data_len gave. */
 static void write_data(uint8_t *w, const bw_rflex_msg_t *msg, size_t n)
 {
-    const BW_ROM bw_msgdesc_t *desc = types[msg->type].desc;
-    if (desc) {
-        bw_desc_encode(desc, msg, w);
+    const BW_ROM type_info_t *ti = &types[msg->type];
+    if (ti->fixed) {
+        bw_fields_encode(ti->fields, ti->nfields, BW_ORDER_BE, msg, w);
     } else if (msg->type == BW_RFLEX_SONAR_REPORT) {
         const bw_rflex_sonar_report_t *s = &msg->u.sonar_report;
-        bw_desc_encode(&d_sonar_head, msg, w);
+        bw_fields_encode(f_sonar_head, NFIELDS(f_sonar_head), BW_ORDER_BE, msg, w);
         uint8_t *r = w + SONAR_HEAD;
         for (size_t i = 0; i < s->count; i++, r += SONAR_READING) {
             r[0] = s->readings[i].id;
             bw_put_be16(r + 1, s->readings[i].range);
         }
     } else if (msg->type == BW_RFLEX_IR_REPORT) {
-        bw_desc_encode(&d_ir_head, msg, w);
+        bw_fields_encode(f_ir_head, NFIELDS(f_ir_head), BW_ORDER_BE, msg, w);
         memcpy(w + IR_HEAD, msg->u.ir_report.bytes, msg->u.ir_report.nbytes);
     } else if (msg->u.unknown.data) {
         /* The data may be the very bytes being written over (a frame
