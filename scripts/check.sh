@@ -52,7 +52,7 @@ run_tests() {
 
 echo "== build 1/2: gcc, release, -Werror"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="${BW_CC:-gcc}" \
-    -DBW_FIRMWARE=ON >/dev/null
+    -DBW_FIRMWARE=ON -DBW_ROS=ON >/dev/null
 cmake --build build -j "$jobs" -- --no-print-directory >build/build.log 2>&1 || {
     cat build/build.log
     exit 1
@@ -63,7 +63,7 @@ run_tests build
 
 echo "== build 2/2: clang, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer"
 cmake -S . -B build-check -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-    -DBW_SANITIZE=ON -DBW_FUZZ=ON -DBW_FIRMWARE=ON >/dev/null
+    -DCMAKE_CXX_COMPILER=clang++ -DBW_SANITIZE=ON -DBW_FUZZ=ON -DBW_FIRMWARE=ON -DBW_ROS=ON >/dev/null
 cmake --build build-check -j "$jobs" -- --no-print-directory >build-check/build.log 2>&1 || {
     cat build-check/build.log
     exit 1

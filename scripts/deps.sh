@@ -6,7 +6,8 @@ set -eu
 cd "$(dirname "$0")/.."
 pkgs="cmake make gcc clang libclang-rt-14-dev pkg-config binutils libcmocka-dev libjansson-dev
       help2man gcc-avr avr-libc binutils-avr gcc-arm-none-eabi libnewlib-arm-none-eabi
-      libsimavr-dev"
+      libsimavr-dev g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
+      libsensor-msgs-dev libdiagnostic-msgs-dev libtf2-msgs-dev ros-core rosbash"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: not a Debian system; make sure these (or equivalents) are installed:" $pkgs >&2

@@ -1,0 +1,144 @@
+#!/bin/sh
+# botwire_ros under a real roscore on a free port, on sim:kobuki and
+# sim:p2os, started by roslaunch with the package's launch file; a cmd_vel
+# publisher and a watcher (ros_bridge_check) in other processes.
+# usage: bridge.sh ROS_PACKAGE_DIR CHECK BOTWIRE
+set -u
+pkgdir=$1 check=$2 bw=$3
+. "$(dirname "$0")/../testlib.sh"
+
+# A port nobody listens on, and ROS's files in the test's own folder.
+port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export ROS_MASTER_URI="http://127.0.0.1:$port" ROS_HOME="$tmp/ros" ROS_LOG_DIR="$tmp/ros/log"
+export ROS_PACKAGE_PATH="$pkgdir${ROS_PACKAGE_PATH:+:$ROS_PACKAGE_PATH}" ROS_HOSTNAME=127.0.0.1
+core= node=
+cleanup() {
+    [ -n "$node" ] && kill -INT "$node" 2>/dev/null && wait "$node"
+    [ -n "$sim" ] && kill "$sim" 2>/dev/null
+    [ -n "$core" ] && kill -INT "$core" 2>/dev/null && wait "$core"
+}
+
+# roscore says when its services are up: wait for that line, not a time.
+mkfifo "$tmp/core"
+roscore -p "$port" >"$tmp/core" 2>"$tmp/core.err" &
+core=$!
+ready=
+while read -r line; do
+    case $line in *"started core service [/rosout]"*) ready=1; break ;; esac
+done <"$tmp/core"
+cat "$tmp/core" >/dev/null &
+[ -n "$ready" ] && pass "roscore on port $port" || { fail "roscore: $(cat "$tmp/core.err")"; exit 1; }
+
+# A URL that names nothing: one line saying why, exit 1.
+"$pkgdir/botwire_ros/botwire_ros" _url:=nosuchrobot:/dev/null >"$tmp/bad.out" 2>&1
+status=$?
+[ "$status" = 1 ] && [ "$(grep -c . "$tmp/bad.out")" = 1 ] && grep -q "botwire_ros: .*nosuchrobot" "$tmp/bad.out" &&
+    pass "a bad ~url: exit 1, $(cat "$tmp/bad.out")" || fail "bad url: exit $status, $(cat "$tmp/bad.out")"
+
+# launch URL: roslaunch the node; waits until it reports the link online
+# and publishes odometry.
+launch() {
+    roslaunch --wait botwire_ros botwire.launch "url:=$1" >"$tmp/node.out" 2>&1 &
+    node=$!
+    "$check" online 20 >"$tmp/diag" && return 0
+    fail "the node on $1 never came online: $(tail -n 5 "$tmp/node.out")"
+    return 1
+}
+stop_node() {
+    kill -INT "$node"
+    wait "$node"
+    status=$?
+    node=
+    [ "$status" = 0 ] && pass "roslaunch and the node shut down cleanly" ||
+        fail "roslaunch exit $status: $(tail -n 5 "$tmp/node.out")"
+}
+
+# 1. sim:kobuki: 2 s at 0.2 m/s, then a clean stop: x = 0.40 m within 5 cm.
+launch sim:kobuki && pass "node on sim:kobuki online (/diagnostics)"
+"$check" watch 3.2 >"$tmp/watch" &
+watcher=$!
+"$check" publish 0.2 2 zero || fail "publisher"
+wait "$watcher"
+x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")
+v=$(sed -n 's/^odom [-0-9.]* \([-0-9.]*\)/\1/p' "$tmp/watch")
+within "$x" 0.40 0.05 && pass "2 s of cmd_vel at 0.2 m/s: odom x = $x m" || fail "odom x = $x ($(cat "$tmp/watch"))"
+within "$v" 0 0.001 && pass "stopped by the zero twist: v = $v" || fail "v = $v"
+grep -q "^online 1" "$tmp/watch" && pass "/diagnostics: the link online" || fail "diagnostics: $(cat "$tmp/watch")"
+
+# 2. The publisher dies mid-stream: the robot stops within the timeout.
+"$check" watch 2.5 >"$tmp/watch" &
+watcher=$!
+"$check" publish 0.2 1 die
+wait "$watcher"
+slowing=$(sed -n 's/^slowing_after //p' "$tmp/watch")
+after=$(sed -n 's/^stopped_after //p' "$tmp/watch")
+# The stop goes out at the timeout; the robot then brakes at its own limit
+# (Kobuki: 1 m/s^2: half speed 0.1 s later, at rest 0.2 s later). Allowed
+# on top: 0.15 s for node cycles and the odometry to show it.
+awk -v s="$slowing" 'BEGIN { exit !(s > 0.6 && s <= 0.6 + 0.1 + 0.15) }' &&
+    pass "publisher killed: the robot brakes, at half speed ${slowing} s after its last cmd_vel (timeout 0.6 s)" ||
+    fail "publisher killed: slowing_after $slowing ($(cat "$tmp/watch"))"
+awk -v a="$after" 'BEGIN { exit !(a > 0.6 && a <= 0.6 + 0.2 + 0.15) }' &&
+    pass "... and at rest (odom v = 0) ${after} s after it" ||
+    fail "publisher killed: stopped_after $after ($(cat "$tmp/watch"))"
+stop_node
+
+# 3. sim:p2os facing a wall 2 m ahead: every forward sonar's Range reads the
+# wall within 3 cm of the truth after a 0.4 m drive.
+cat >"$tmp/wall.world" <<'W'
+size 6 4
+wall 3 0 3 4
+start 1 2 0
+W
+launch "sim:p2os?world=$tmp/wall.world" && pass "node on sim:p2os online"
+"$check" watch 3.5 3.0 1.0 >"$tmp/watch" &
+watcher=$!
+"$check" publish 0.2 2 zero || fail "publisher"
+wait "$watcher"
+x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")
+within "$x" 0.40 0.05 && pass "p2os: odom x = $x m" || fail "p2os: odom x = $x"
+n=$(grep -c "^range " "$tmp/watch")
+[ "$n" -ge 2 ] && pass "$n forward sonars publish Range in their own frames" || fail "ranges: $(cat "$tmp/watch")"
+while read -r _ frame got want; do
+    within "$got" "$want" 0.03 && pass "$frame reads $got m, the wall is $want m away" ||
+        fail "$frame reads $got m, the wall is $want m away"
+done <<R
+$(grep "^range " "$tmp/watch")
+R
+grep -q "^online 1" "$tmp/watch" && pass "p2os: /diagnostics online" || fail "p2os diagnostics"
+stop_node
+
+# 4. A real port: a Kobuki emulator on a pty goes away and comes back on a
+# bad cable (a bit in a thousand flipped); the node reports the link
+# offline, reopens it, is online again, counts what the noise costs in
+# /diagnostics without a log line per bad frame, and still drives.
+start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 120
+launch "kobuki:$tmp/kobuki" && pass "node on kobuki:PTY online"
+kill "$sim"
+wait "$sim"
+sim=
+"$check" online 5 0 >"$tmp/diag" && pass "emulator gone: /diagnostics says offline" ||
+    fail "still online: $(cat "$tmp/diag")"
+rm -f "$tmp/announce"
+start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 120 --ber 1e-3
+"$check" online 10 >"$tmp/diag" && grep -q "^reconnects [1-9]" "$tmp/diag" &&
+    pass "emulator back: online again, $(grep '^reconnects' "$tmp/diag")" ||
+    fail "not back online: $(cat "$tmp/diag")"
+lines=$(wc -l <"$tmp/node.out")
+"$check" watch 3.2 >"$tmp/watch" &
+watcher=$!
+"$check" publish 0.2 2 zero || fail "publisher"
+wait "$watcher"
+x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")
+"$check" online 2 >"$tmp/diag"
+bad=$(awk '$1 == "checksum_errors" || $1 == "length_errors" { n += $2 } END { print n + 0 }' "$tmp/diag")
+[ "$bad" -gt 0 ] && pass "the bad cable counted in /diagnostics: $bad frames rejected, $(grep '^skipped_bytes' "$tmp/diag")" ||
+    fail "no errors counted on a bad cable: $(cat "$tmp/diag")"
+more=$(($(wc -l <"$tmp/node.out") - lines))
+[ "$more" -le 3 ] && pass "no log spam: $more node log lines while $bad frames were rejected" ||
+    fail "$more log lines: $(tail -n 5 "$tmp/node.out")"
+within "$x" 0.40 0.05 && pass "drives on the bad cable: odom x = $x m after 2 s at 0.2 m/s" ||
+    fail "on the bad cable: odom x = $x"
+stop_node
+
+finish "ROS bridge"

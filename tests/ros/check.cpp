@@ -1,0 +1,199 @@
+/*
+ * The ROS side of the bridge's tests: a cmd_vel publisher, and a watcher of
+ * what botwire_ros publishes.
+ *
+ *   ros_bridge_check publish V SECONDS zero|die
+ *       publishes cmd_vel (V m/s ahead) at 10 Hz for SECONDS, then either
+ *       zero twists for 0.3 s and a clean exit, or death by SIGKILL.
+ *   ros_bridge_check watch SECONDS [WALL_X START_X]
+ *       for SECONDS, records odom, cmd_vel, the range sensors with their
+ *       static transforms and /diagnostics; then prints one line each:
+ *         odom X V          the last odometry (x, forward speed)
+ *         slowing_after S   from the last cmd_vel to the first odom at less
+ *                           than half the speed then: the robot braking
+ *         stopped_after S   ... to the first odom with v = 0 (-1: never)
+ *         online B          /diagnostics said the link is online (1/0)
+ *         range I R WANT    for each range sensor facing within 30 degrees
+ *                           of ahead, its last reading and what a wall at
+ *                           x = WALL_X in the world gives from the pose
+ *                           (START_X + odometry) and its mount
+ *       and exits 0 once it has seen odometry at all, else 1.
+ *   ros_bridge_check online TIMEOUT [WANT]
+ *       exits 0 as soon as /diagnostics says the link is online (WANT 1, the
+ *       default; and odometry comes) or offline (WANT 0), printing the
+ *       status's values (key value, a line each); 1 if that has not
+ *       happened within TIMEOUT seconds.
+ */
+#include <csignal>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <vector>
+#include <string>
+
+#include <diagnostic_msgs/DiagnosticArray.h>
+#include <geometry_msgs/Twist.h>
+#include <nav_msgs/Odometry.h>
+#include <ros/ros.h>
+#include <sensor_msgs/Range.h>
+#include <tf2_msgs/TFMessage.h>
+
+namespace {
+
+int publish(double v, double seconds, bool die)
+{
+    ros::NodeHandle nh;
+    ros::Publisher pub = nh.advertise<geometry_msgs::Twist>("cmd_vel", 10);
+    /* the bridge must be subscribed before the stream starts */
+    ros::WallTime until = ros::WallTime::now() + ros::WallDuration(10.0);
+    while (pub.getNumSubscribers() == 0 && ros::WallTime::now() < until && ros::ok())
+        ros::WallDuration(0.01).sleep();
+    if (pub.getNumSubscribers() == 0) {
+        std::fprintf(stderr, "publish: nobody subscribes to cmd_vel\n");
+        return 1;
+    }
+    geometry_msgs::Twist t;
+    t.linear.x = v;
+    ros::WallRate rate(10.0);
+    ros::WallTime end = ros::WallTime::now() + ros::WallDuration(seconds);
+    while (ros::WallTime::now() < end && ros::ok()) {
+        pub.publish(t);
+        rate.sleep();
+    }
+    if (die)
+        std::raise(SIGKILL); /* no goodbye: the stream just stops */
+    /* A clean end, as a teleop does: zero, a few times over. */
+    for (int i = 0; i < 3 && ros::ok(); i++) {
+        pub.publish(geometry_msgs::Twist());
+        rate.sleep();
+    }
+    return 0;
+}
+
+double yaw_of(const geometry_msgs::Quaternion &q)
+{
+    return std::atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z));
+}
+
+struct Watch {
+    bool have_odom = false;
+    double x = 0, v = 0, last_cmd = -1, v_at_cmd = 0, slowing_at = -1, stopped_at = -1;
+    bool online = false, have_diag = false;
+    std::map<std::string, std::string> values;
+    std::map<std::string, geometry_msgs::Transform> mounts;
+    std::map<std::string, double> ranges;
+
+    void odom(const nav_msgs::Odometry::ConstPtr &m)
+    {
+        have_odom = true;
+        x = m->pose.pose.position.x;
+        v = m->twist.twist.linear.x;
+        double now = ros::WallTime::now().toSec();
+        if (last_cmd > 0 && slowing_at < 0 && v < v_at_cmd / 2)
+            slowing_at = now;
+        if (last_cmd > 0 && stopped_at < 0 && std::fabs(v) < 1e-6)
+            stopped_at = now;
+    }
+    void cmd(const geometry_msgs::Twist::ConstPtr &)
+    {
+        last_cmd = ros::WallTime::now().toSec();
+        v_at_cmd = v;
+        slowing_at = stopped_at = -1;
+    }
+    void statics(const tf2_msgs::TFMessage::ConstPtr &m)
+    {
+        for (const auto &t : m->transforms)
+            mounts[t.child_frame_id] = t.transform;
+    }
+    void range(const sensor_msgs::Range::ConstPtr &m) { ranges[m->header.frame_id] = m->range; }
+    void diag(const diagnostic_msgs::DiagnosticArray::ConstPtr &m)
+    {
+        for (const auto &s : m->status) {
+            have_diag = true;
+            values.clear();
+            for (const auto &kv : s.values) {
+                values[kv.key] = kv.value;
+                if (kv.key == "online")
+                    online = kv.value == "true" && s.level == s.OK;
+            }
+        }
+    }
+};
+
+int watch(double seconds, double wall_x, double start_x, bool ranges)
+{
+    ros::NodeHandle nh;
+    Watch w;
+    ros::Subscriber so = nh.subscribe("odom", 100, &Watch::odom, &w);
+    ros::Subscriber sc = nh.subscribe("cmd_vel", 100, &Watch::cmd, &w);
+    ros::Subscriber st = nh.subscribe("/tf_static", 10, &Watch::statics, &w);
+    ros::Subscriber sd = nh.subscribe("/diagnostics", 10, &Watch::diag, &w);
+    std::vector<ros::Subscriber> rs;
+    for (int i = 0; i < 32; i++)
+        rs.push_back(nh.subscribe("range/" + std::to_string(i), 10, &Watch::range, &w));
+    ros::WallTime end = ros::WallTime::now() + ros::WallDuration(seconds);
+    ros::WallRate rate(200.0);
+    while (ros::WallTime::now() < end && ros::ok()) {
+        ros::spinOnce();
+        rate.sleep();
+    }
+    std::printf("odom %.4f %.4f\n", w.x, w.v);
+    std::printf("slowing_after %.3f\n", w.slowing_at > 0 ? w.slowing_at - w.last_cmd : -1.0);
+    std::printf("stopped_after %.3f\n", w.stopped_at > 0 ? w.stopped_at - w.last_cmd : -1.0);
+    std::printf("online %d\n", w.online ? 1 : 0);
+    if (ranges) {
+        for (const auto &r : w.ranges) {
+            auto m = w.mounts.find(r.first);
+            if (m == w.mounts.end())
+                continue;
+            double yaw = yaw_of(m->second.rotation);
+            if (std::fabs(yaw) > 30 * M_PI / 180)
+                continue;
+            /* the robot heads along +x from (start_x + x): the mount's
+             * origin, then the ray along its yaw to the wall */
+            double ox = start_x + w.x + m->second.translation.x;
+            double want = (wall_x - ox) / std::cos(yaw);
+            std::printf("range %s %.4f %.4f\n", r.first.c_str(), r.second, want);
+        }
+    }
+    return w.have_odom ? 0 : 1;
+}
+
+int online(double timeout, bool want)
+{
+    ros::NodeHandle nh;
+    Watch w;
+    ros::Subscriber so = nh.subscribe("odom", 100, &Watch::odom, &w);
+    ros::Subscriber sd = nh.subscribe("/diagnostics", 10, &Watch::diag, &w);
+    ros::WallTime end = ros::WallTime::now() + ros::WallDuration(timeout);
+    ros::WallRate rate(200.0);
+    auto done = [&] { return w.have_diag && w.online == want && (!want || w.have_odom); };
+    while (!done() && ros::WallTime::now() < end && ros::ok()) {
+        ros::spinOnce();
+        rate.sleep();
+    }
+    for (const auto &kv : w.values)
+        std::printf("%s %s\n", kv.first.c_str(), kv.second.c_str());
+    return done() ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    ros::init(argc, argv, "ros_bridge_check", ros::init_options::AnonymousName);
+    if (argc >= 5 && !std::strcmp(argv[1], "publish"))
+        return publish(std::atof(argv[2]), std::atof(argv[3]), !std::strcmp(argv[4], "die"));
+    if (argc >= 3 && !std::strcmp(argv[1], "watch")) {
+        bool ranges = argc >= 5;
+        return watch(std::atof(argv[2]), ranges ? std::atof(argv[3]) : 0,
+                     ranges ? std::atof(argv[4]) : 0, ranges);
+    }
+    if (argc >= 3 && !std::strcmp(argv[1], "online"))
+        return online(std::atof(argv[2]), argc < 4 || std::atoi(argv[3]) != 0);
+    std::fprintf(stderr, "usage: ros_bridge_check publish V SECONDS zero|die | "
+                         "watch SECONDS [WALL_X START_X] | online TIMEOUT [WANT]\n");
+    return 2;
+}
