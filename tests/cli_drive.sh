@@ -163,6 +163,19 @@ expect_error "sim: no family" 2 "which robot" "$bw" sim
 expect_error "sim: unknown model" 2 'no P2OS model "p9"' "$bw" sim p2os --model p9 --for 0
 expect_error "sim: bad --tcp" 2 "--tcp wants" "$bw" sim p2os --tcp host:port
 expect_error "sim: pty and tcp" 2 "one or the other" "$bw" sim p2os --tcp 9000 --pty /tmp/x
+expect_error "sim: --robots 0" 2 "--robots" "$bw" sim p2os --robots 0
+expect_error "sim: --robots 2.5" 2 "--robots wants a whole number" "$bw" sim p2os --robots 2.5
+expect_error "sim: fleet past port 65535" 2 "beyond port 65535" "$bw" sim p2os --robots 10 --tcp 65530
+expect_error "sim: two families" 2 "one family at a time" "$bw" sim kobuki p2os
+printf 'size 4 3\nrobot kobuki 1 1 0\n' >"$tmp/fleet.world"
+expect_error "sim: family with a fleet world" 2 "places its robots" "$bw" sim kobuki --world "$tmp/fleet.world"
+printf 'size 4 3\nrobot roomba 1 1 0\n' >"$tmp/fleet.world"
+expect_error "sim: unknown family in a world" 2 'robot 1: no emulated robot for family "roomba"' \
+    "$bw" sim --world "$tmp/fleet.world" --pty "$tmp/fl" --for 1
+printf 'size 4 3\nrobot kobuki 1 1\n' >"$tmp/fleet.world"
+expect_error "world: robot line" 1 "line 2: robot needs FAMILY" "$bw" sim --world "$tmp/fleet.world"
+expect_error "drive: bad start" 1 "start=1,x,0" "$bw" drive "sim:kobuki?start=1,x,0" --fast --for 1
+expect_error "bench: --fleet 0" 2 "--fleet" "$bw" bench --fleet 0
 expect_error "drive: bad model" 1 "model=p9" "$bw" drive "sim:p2os?model=p9" --fast --for 1
 expect_error "record: no -o" 2 "-o FILE is required" "$bw" record sim:kobuki
 expect_error "record: unwritable" 1 "cannot create" "$bw" record sim:kobuki -o /no/such/dir/rec

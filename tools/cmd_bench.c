@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../bench/bench.h"
+#include "../bench/fleet.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -19,6 +20,7 @@ static const bench_proto_t *const benches[] = {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: botwire bench [--proto P] [--seconds S]\n"
+               "       botwire bench --fleet N [--seconds S] [--port P]\n"
                "\n"
                "Measures parser throughput on a stream recorded from each protocol's emulated\n"
                "robot driving squares, and prints\n"
@@ -28,8 +30,49 @@ static void usage(FILE *f)
                "driver through the protocol, in virtual time).\n"
                "\n"
                "  --proto P        only this protocol (default: all)\n"
-               "  --seconds S      time per measurement (default 1)\n"
+               "  --seconds S      time per measurement (default 1; 10 with --fleet)\n"
+               "\n"
+               "--fleet N: how many emulated P2OS robots one core serves in real time. A\n"
+               "`botwire sim p2os --robots K` on the first core serves K robots in one world\n"
+               "on TCP ports from P (default 20101); this process, on the second core,\n"
+               "drives each in a slow circle through the host driver and counts its SIPs.\n"
+               "K goes up in steps to N; a line each: server_cpu (cores), cpu_per_robot_ms_s\n"
+               "(ms of CPU per robot per second), sips of expected, late (robots with a gap\n"
+               "over 150 ms), real_time (every SIP, none late). It stops at the first K that\n"
+               "does not hold. Then drive_cpu_s_per_hour: the CPU a `botwire drive` process\n"
+               "spends on a 50 Hz Kobuki link (an emulated Kobuki on a pty), per hour.\n"
                "  -h, --help       this help\n");
+}
+
+static void fleet_line(void *ctx, const bench_fleet_result_t *r)
+{
+    (void)ctx;
+    printf("{\"fleet\":%zu,\"seconds\":%g,\"server_cpu\":%.3f,\"cpu_per_robot_ms_s\":%.3f,"
+           "\"sips\":%llu,\"expected\":%llu,\"late\":%llu,\"max_gap_ms\":%.1f,\"real_time\":%s}\n",
+           r->robots, r->seconds, r->server_cpu, r->server_cpu * 1000 / (double)r->robots,
+           (unsigned long long)r->sips, (unsigned long long)r->expected,
+           (unsigned long long)r->late, r->max_gap * 1000, r->real_time ? "true" : "false");
+    fflush(stdout);
+}
+
+static int fleet_bench(size_t n, double seconds, int port)
+{
+    if (port + (int)n - 1 > 65535) {
+        cli_error("bench", "%zu robots from port %d go beyond port 65535", n, port);
+        return 2;
+    }
+    fprintf(stderr, "botwire bench: fleets of emulated P2OS robots up to %zu, %g s each, on "
+                    "ports from %d ...\n", n, seconds, port);
+    if (bench_fleet(n, seconds, port, fleet_line, NULL) < 0)
+        return 1;
+    fprintf(stderr, "botwire bench: a drive process on a 50 Hz Kobuki link, %g s ...\n", seconds);
+    double per_hour;
+    if (bench_drive_cpu(seconds, &per_hour) < 0) {
+        cli_error("bench", "the Kobuki drive run failed");
+        return 1;
+    }
+    printf("{\"drive\":\"kobuki\",\"link_hz\":50,\"drive_cpu_s_per_hour\":%.2f}\n", per_hour);
+    return 0;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -37,11 +80,13 @@ int cmd_bench(int argc, char **argv)
     static const struct option opts[] = {
         { "proto", required_argument, NULL, 'p' },
         { "seconds", required_argument, NULL, 's' },
+        { "fleet", required_argument, NULL, 'f' },
+        { "port", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *proto = NULL;
-    double seconds = 1.0;
+    double seconds = 0, fleet = 0, port = 20101;
     int c;
     optind = 0;
     while ((c = cli_getopt("bench", argc, argv, "h", opts)) != -1) {
@@ -56,6 +101,14 @@ int cmd_bench(int argc, char **argv)
             }
             break;
         }
+        case 'f':
+            if (cli_number("bench", "--fleet", optarg, 1, BW_FLEET_MAX, &fleet) < 0)
+                return 2;
+            break;
+        case 'P':
+            if (cli_number("bench", "--port", optarg, 1024, 65535, &port) < 0)
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
@@ -64,6 +117,10 @@ int cmd_bench(int argc, char **argv)
         cli_error("bench", "unexpected argument \"%s\"", argv[optind]);
         return 2;
     }
+    if (fleet > 0)
+        return fleet_bench((size_t)fleet, seconds > 0 ? seconds : 10, (int)port);
+    if (seconds == 0)
+        seconds = 1.0;
     bool any = false;
     for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
         if (proto && strcmp(proto, benches[i]->name) != 0)

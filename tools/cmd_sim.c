@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,7 +22,8 @@ static void usage(FILE *f)
             "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
             "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
             "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
-            "                  [--detach]\n"
+            "                  [--detach] [--robots N]\n"
+            "       botwire sim --world FILE [...]   (robots of the world file's robot lines)\n"
             "\n"
             "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm, rflex) in\n"
             "a simulated world, in real time, speaking its protocol where any program can\n"
@@ -63,8 +65,18 @@ static void usage(FILE *f)
             "                   place (default 10)\n"
             "  --detach         once serving, go on in the background and return (the first\n"
             "                   line then ends with its pid, to stop it: kill PID)\n"
+            "  --robots N       N robots of FAMILY in one world, as MobileSim serves them:\n"
+            "                   each on its own TCP port counting up from the first (8101,\n"
+            "                   or --tcp's), or with --pty on its own pty (LINK1, LINK2,\n"
+            "                   ...); one line each says where. They see each other: a\n"
+            "                   robot is an obstacle to the others' motion, bumpers and\n"
+            "                   sonar. Without --world, up to 4 stand 0.6 m apart at the\n"
+            "                   family's start, more on a 1.5 m grid in a room made for them\n"
+            "                   (at most %d)\n"
+            "  A world file's robot lines (robot FAMILY[/MODEL] X Y HEADING) serve a fleet\n"
+            "  of any families and models the same way; FAMILY is then not given.\n"
             "  -h, --help       this help\n",
-            P2OS_TCP_PORT, P2OS_TCP_PORT);
+            P2OS_TCP_PORT, P2OS_TCP_PORT, BW_FLEET_MAX);
 }
 
 typedef struct {
@@ -72,22 +84,41 @@ typedef struct {
     bool noisy;              /* --ber, --drop, --insert */
     bw_line_t up, down;      /* the bad cable: host to robot, robot to host */
     uint64_t dropped; /* output bytes nobody took */
-    bool served;      /* it got as far as serving (else the error alone is said) */
-    bool detach;      /* --detach */
     double idle;      /* --idle: s a TCP client may hold the slot without a session */
+    char name[24];    /* "" for a lone robot, else "robot 3" */
+    /* Where it serves: a pty, or a TCP listener and its one client. */
+    bw_port_t *pty;
+    char slave[256];
+    int clients;      /* on the pty (-1: the system cannot tell) */
+    bw_listener_t *listener;
+    bw_port_t *client;
+    double quiet_since; /* when the TCP client last had no session */
 } server_t;
 
-/* The first line: where it serves. With --detach the serving goes on in a
- * child, and this process returns once that line is out. */
-static void announce(server_t *s, const char *line)
+/* Says something of a robot on stderr, named when there are several. */
+static void say(const server_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const server_t *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "botwire sim: %s%s", s->name, *s->name ? ": " : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* The first lines: where each robot serves. With --detach the serving goes
+ * on in a child, and this process returns once those lines are out (the
+ * last one ends with the child's pid). */
+static bool announce(const char *lines, bool detach)
 {
     fflush(NULL);
-    if (s->detach) {
+    if (detach) {
         pid_t pid = fork();
         if (pid > 0) {
-            printf("%s (pid %ld)\n", line, (long)pid);
+            printf("%s (pid %ld)\n", lines, (long)pid);
             fflush(stdout);
-            _exit(0); /* the child owns the pty link and the port now */
+            _exit(0); /* the child owns the pty links and the ports now */
         }
         if (pid == 0) {
             setsid();
@@ -99,13 +130,13 @@ static void announce(server_t *s, const char *line)
             }
         } else {
             cli_error("sim", "cannot go to the background: %s; serving here", strerror(errno));
-            printf("%s\n", line);
+            printf("%s\n", lines);
         }
     } else {
-        printf("%s\n", line);
+        printf("%s\n", lines);
     }
     fflush(stdout);
-    s->served = true;
+    return true;
 }
 
 /* Host bytes in, time forward, robot bytes out (nowhere when nobody is
@@ -137,149 +168,178 @@ static int pump(server_t *s, bw_port_t *port, bool listener, double now)
     }
     char line[256];
     while (bw_device_next_notice(s->dev, line, sizeof line))
-        fprintf(stderr, "botwire sim: %s\n", line);
+        say(s, "%s", line);
     return n < 0 ? n : 0;
 }
 
-/* Runs until interrupted, the end time, or the host asking the emulator
- * to exit. */
-static bool running(const server_t *s, double end)
+/* Runs until interrupted, the end time, or a host asking the emulator to
+ * exit. */
+static bool running(server_t *s, size_t n, double end)
 {
-    return !cli_interrupted && cli_now() < end && !bw_device_exit_requested(s->dev, NULL);
+    if (cli_interrupted || cli_now() >= end)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (bw_device_exit_requested(s[i].dev, NULL))
+            return false;
+    return true;
 }
 
-/* Waits for any of the descriptors (-1 entries ignored) or the deadline. */
-static void wait_any(const int *fds, int nfds, double until)
+/* Opens where the robot serves; its line for the announcement in line. */
+static int open_pty(server_t *s, const char *what, const char *link, char *line, size_t cap)
 {
-    struct pollfd p[4];
-    nfds_t k = 0;
-    for (int i = 0; i < nfds; i++)
-        if (fds[i] >= 0)
-            p[k++] = (struct pollfd){ fds[i], POLLIN, 0 };
-    double left = until - cli_now();
-    if (left > 0)
-        poll(p, k, (int)ceil(fmin(left, 3600.0) * 1000.0));
-}
-
-static int serve_pty(server_t *s, const char *family, const char *model, const char *link,
-                     double end)
-{
-    char err[512], slave[256];
-    bw_port_t *pty;
-    if (bw_pty_open(&pty, slave, sizeof slave, link, err, sizeof err) < 0) {
+    char err[512];
+    if (bw_pty_open(&s->pty, s->slave, sizeof s->slave, link, err, sizeof err) < 0) {
         cli_error("sim", "%s", err);
-        return 1;
+        return -1;
     }
-    char line[640];
-    snprintf(line, sizeof line, "botwire sim: %s%s%s on %s%s%s%s", family, model ? " " : "",
-             model ? model : "", slave, link ? " (link " : "", link ? link : "", link ? ")" : "");
-    announce(s, line);
-    int status = 0;
+    snprintf(line, cap, "botwire sim: %s%s%s on %s%s%s%s", s->name, *s->name ? ": " : "", what,
+             s->slave, link ? " (link " : "", link ? link : "", link ? ")" : "");
     /* Clients come and go as over TCP when the system says who has the pty
      * open; otherwise the line is always taken to be listened to. */
-    int clients = bw_pty_clients(pty, NULL);
-    while (running(s, end)) {
-        int fds[2] = { bw_port_fd(pty), bw_pty_watch_fd(pty) };
-        wait_any(fds, 2, fmin(bw_device_next_deadline(s->dev), end));
-        double now = cli_now();
-        if (clients >= 0) {
-            int was = clients;
-            bool emptied;
-            clients = bw_pty_clients(pty, &emptied);
-            if (emptied) {
-                /* The last words of the client that left are its own. */
-                pump(s, pty, false, now);
-                fprintf(stderr, "botwire sim: the last client closed %s\n", slave);
-                bw_device_link(s->dev, false, now);
-            }
-            if (clients > 0 && (was == 0 || emptied)) {
-                fprintf(stderr, "botwire sim: a client opened %s\n", slave);
-                bw_device_link(s->dev, true, now);
-            }
-            if (clients > 1 && clients > was)
-                fprintf(stderr, "botwire sim: %d programs have %s open: their commands mix and "
-                                "they will fight over the robot\n",
-                        clients, slave);
-        }
-        int rc = pump(s, pty, clients != 0, now);
-        if (rc < 0) {
-            cli_error("sim", "pty failed: %s", bw_strerror(rc));
-            status = 1;
-            break;
-        }
+    s->clients = bw_pty_clients(s->pty, NULL);
+    return 0;
+}
+
+static int open_tcp(server_t *s, const char *what, const char *host, int port, char *line,
+                    size_t cap)
+{
+    char err[512];
+    if (bw_listener_open(&s->listener, host, port, err, sizeof err) < 0) {
+        cli_error("sim", "%s%s", err,
+                  strstr(err, "in use") ? " (another emulator there? --tcp PORT picks another)" : "");
+        return -1;
     }
-    bw_port_close(pty);
-    return status;
+    snprintf(line, cap, "botwire sim: %s%s%s on tcp://%s:%d", s->name, *s->name ? ": " : "", what,
+             host && *host ? host : "127.0.0.1", bw_listener_port(s->listener));
+    return 0;
+}
+
+/* The descriptors a robot waits on (up to 2), and until when. */
+static int fds_of(const server_t *s, int *fds, double *until)
+{
+    *until = fmin(*until, bw_device_next_deadline(s->dev));
+    if (s->pty) {
+        fds[0] = bw_port_fd(s->pty);
+        fds[1] = bw_pty_watch_fd(s->pty);
+        return 2;
+    }
+    if (s->client && !bw_device_in_session(s->dev))
+        *until = fmin(*until, s->quiet_since + s->idle);
+    fds[0] = bw_listener_fd(s->listener);
+    fds[1] = s->client ? bw_port_fd(s->client) : -1;
+    return 2;
+}
+
+/* A pty robot's turn: who has the pty open, then bytes both ways. */
+static int pty_turn(server_t *s, double now)
+{
+    if (s->clients >= 0) {
+        int was = s->clients;
+        bool emptied;
+        s->clients = bw_pty_clients(s->pty, &emptied);
+        if (emptied) {
+            /* The last words of the client that left are its own. */
+            pump(s, s->pty, false, now);
+            say(s, "the last client closed %s", s->slave);
+            bw_device_link(s->dev, false, now);
+        }
+        if (s->clients > 0 && (was == 0 || emptied)) {
+            say(s, "a client opened %s", s->slave);
+            bw_device_link(s->dev, true, now);
+        }
+        if (s->clients > 1 && s->clients > was)
+            say(s, "%d programs have %s open: their commands mix and they will fight over the "
+                   "robot",
+                s->clients, s->slave);
+    }
+    int rc = pump(s, s->pty, s->clients != 0, now);
+    if (rc < 0)
+        cli_error("sim", "pty failed: %s", bw_strerror(rc));
+    return rc;
 }
 
 /* The TCP client's turn: its bytes in, the robot's out; it goes when it has
  * left, or has held the place for the idle time without a session. */
-static void serve_client(server_t *s, bw_port_t **client, double *quiet_since, double now)
+static void serve_client(server_t *s, double now)
 {
-    int rc = pump(s, *client, true, now);
-    if (!*client)
+    int rc = pump(s, s->client, true, now);
+    if (!s->client)
         return;
     if (bw_device_in_session(s->dev))
-        *quiet_since = now;
-    bool idle = now - *quiet_since >= s->idle;
+        s->quiet_since = now;
+    bool idle = now - s->quiet_since >= s->idle;
     if (rc == 0 && !idle)
         return;
     if (idle)
-        fprintf(stderr, "botwire sim: client %s started no session in %g s: closed\n",
-                bw_port_name(*client), s->idle);
+        say(s, "client %s started no session in %g s: closed", bw_port_name(s->client), s->idle);
     else
-        fprintf(stderr, "botwire sim: client %s left\n", bw_port_name(*client));
+        say(s, "client %s left", bw_port_name(s->client));
     bw_device_link(s->dev, false, now);
-    bw_port_close(*client);
-    *client = NULL;
+    bw_port_close(s->client);
+    s->client = NULL;
 }
 
-static int serve_tcp(server_t *s, const char *family, const char *model, const char *host,
-                     int port, double end)
+static void tcp_turn(server_t *s, double now)
 {
-    char err[512];
-    bw_listener_t *l;
-    if (bw_listener_open(&l, host, port, err, sizeof err) < 0) {
-        cli_error("sim", "%s%s", err,
-                  strstr(err, "in use") ? " (another emulator there? --tcp PORT picks another)" : "");
+    /* The client first: one that has just left makes room for the next one
+     * knocking (a client reconnecting at once is not refused). */
+    serve_client(s, now);
+    bw_port_t *c;
+    while (bw_listener_accept(s->listener, &c) == 1) {
+        /* Someone knocks: is the one we have still there? */
+        serve_client(s, now);
+        if (s->client) {
+            /* One client at a time: a second one is told so by a close. */
+            say(s, "refused %s: a client is connected", bw_port_name(c));
+            bw_port_close(c);
+            continue;
+        }
+        s->client = c;
+        s->quiet_since = now;
+        say(s, "client %s connected", bw_port_name(s->client));
+        bw_device_link(s->dev, true, now);
+    }
+}
+
+/* Every robot until the end: wait for any of them, then give each its
+ * turn (stepping a robot costs little when nothing is due). */
+static int serve(server_t *s, size_t n, double end)
+{
+    size_t cap = 2 * n;
+    struct pollfd *p = calloc(cap, sizeof *p);
+    if (!p) {
+        cli_error("sim", "out of memory");
         return 1;
     }
-    char line[640];
-    snprintf(line, sizeof line, "botwire sim: %s%s%s on tcp://%s:%d", family, model ? " " : "",
-             model ? model : "", host && *host ? host : "127.0.0.1", bw_listener_port(l));
-    announce(s, line);
-    bw_port_t *client = NULL;
-    double quiet_since = 0; /* when the client last had no session */
-    while (running(s, end)) {
-        int fds[2] = { bw_listener_fd(l), client ? bw_port_fd(client) : -1 };
-        double until = fmin(bw_device_next_deadline(s->dev), end);
-        if (client && !bw_device_in_session(s->dev))
-            until = fmin(until, quiet_since + s->idle);
-        wait_any(fds, 2, until);
+    int status = 0;
+    while (running(s, n, end)) {
+        double until = end;
+        nfds_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            int fds[2];
+            int m = fds_of(&s[i], fds, &until);
+            for (int j = 0; j < m; j++)
+                if (fds[j] >= 0)
+                    p[k++] = (struct pollfd){ fds[j], POLLIN, 0 };
+        }
+        double left = until - cli_now();
+        if (left > 0)
+            poll(p, k, (int)ceil(fmin(left, 3600.0) * 1000.0));
         double now = cli_now();
-        /* The client first: one that has just left makes room for the next
-         * one knocking (a client reconnecting at once is not refused). */
-        serve_client(s, &client, &quiet_since, now);
-        bw_port_t *c;
-        while (bw_listener_accept(l, &c) == 1) {
-            /* Someone knocks: is the one we have still there? */
-            serve_client(s, &client, &quiet_since, now);
-            if (client) {
-                /* One client at a time: a second one is told so by a close. */
-                fprintf(stderr, "botwire sim: refused %s: a client is connected\n",
-                        bw_port_name(c));
-                bw_port_close(c);
-                continue;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].pty) {
+                if (pty_turn(&s[i], now) < 0) {
+                    status = 1;
+                    goto done;
+                }
+            } else {
+                tcp_turn(&s[i], now);
             }
-            client = c;
-            quiet_since = now;
-            fprintf(stderr, "botwire sim: client %s connected\n", bw_port_name(client));
-            bw_device_link(s->dev, true, now);
         }
     }
-    bw_port_close(client);
-    bw_listener_close(l);
-    return 0;
+done:
+    free(p);
+    return status;
 }
 
 /* "; ignored: 62 batteryinfo x1, 92 soundtog x1" */
@@ -329,12 +389,13 @@ int cmd_sim(int argc, char **argv)
         { "ber", required_argument, NULL, 'b' },   { "drop", required_argument, NULL, 'd' },
         { "insert", required_argument, NULL, 'I' }, { "window", required_argument, NULL, 'w' },
         { "push", required_argument, NULL, 'P' },   { "slope", required_argument, NULL, 'S' },
-        { NULL, 0, NULL, 0 },
+        { "robots", required_argument, NULL, 'R' }, { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
     bool detach = false;
     double idle = 10, ber = 0, drop = 0, insert = 0, window = 0, push = 0, slope = 0;
+    double robots = 0;
     int c;
     optind = 0;
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
@@ -384,50 +445,75 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--slope", optarg, -20, 20, &slope) < 0)
                 return 2;
             break;
+        case 'R':
+            if (cli_number("sim", "--robots", optarg, 1, BW_FLEET_MAX, &robots) < 0)
+                return 2;
+            if (robots != floor(robots)) {
+                cli_error("sim", "--robots wants a whole number, not \"%s\"", optarg);
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
     }
-    if (optind != argc - 1) {
+    char err[512];
+    static bw_world_t world;
+    if (world_path && bw_world_load(&world, world_path, err, sizeof err) < 0) {
+        cli_error("sim", "%s", err);
+        return 1;
+    }
+    bool from_world = world_path && world.nrobots > 0;
+    if (from_world && (optind < argc || robots > 0)) {
+        cli_error("sim", "%s places its robots (robot lines): no FAMILY or --robots with it",
+                  world_path);
+        return 2;
+    }
+    if (!from_world && optind != argc - 1) {
         cli_error("sim", optind == argc ? "which robot? (botwire sim FAMILY: kobuki, p2os, lobot, "
-                                          "create, rbsm, rflex)"
-                                        : "one robot at a time");
+                                          "create, rbsm, rflex; or --world FILE with robot lines)"
+                                        : "one family at a time (--robots N for several robots)");
         return 2;
     }
     if (link && tcp) {
         cli_error("sim", "--pty and --tcp: one or the other");
         return 2;
     }
-    const char *family = argv[optind];
+    const char *family = from_world ? world.robots[0].family : argv[optind];
+    size_t n = from_world ? world.nrobots : robots > 0 ? (size_t)robots : 1;
+    bool fleet = n > 1 || robots > 0 || from_world;
     char host[128] = "127.0.0.1";
     int tcp_port = P2OS_TCP_PORT;
     if (tcp && parse_hostport(tcp, host, sizeof host, &tcp_port) < 0) {
         cli_error("sim", "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
         return 2;
     }
-    bool use_tcp = tcp || (!link && strcasecmp(family, "p2os") == 0);
+    if (fleet && tcp_port + (int)n - 1 > 65535) {
+        cli_error("sim", "%zu robots from port %d go beyond port 65535", n, tcp_port);
+        return 2;
+    }
+    /* A fleet serves on TCP unless --pty; a lone robot on a pty, but p2os. */
+    bool use_tcp = tcp || (!link && (fleet || strcasecmp(family, "p2os") == 0));
 
-    char err[512];
-    static bw_world_t world;
     bw_device_options_t o;
     bw_device_options_init(&o);
-    if (world_path) {
-        if (bw_world_load(&world, world_path, err, sizeof err) < 0) {
-            cli_error("sim", "%s", err);
-            return 1;
-        }
+    if (world_path)
         o.world = &world;
-    }
     o.noise = noise;
     o.seed = (uint64_t)seed;
-    bool lobot = strcasecmp(family, "lobot") == 0;
-    if (lobot)
+    bool any_lobot = false, any_rbsm = false;
+    for (size_t i = 0; i < (from_world ? n : 1); i++) {
+        const char *f = from_world ? world.robots[i].family : family;
+        any_lobot |= strcasecmp(f, "lobot") == 0;
+        any_rbsm |= strcasecmp(f, "rbsm") == 0;
+    }
+    if (any_lobot)
         o.command_timeout = window / 1000; /* the window after READY */
     else if (window > 0) {
         cli_error("sim", "--window is lobot's (the Command Module's window after READY)");
         return 2;
     }
-    if ((push > 0 || slope != 0) && strcasecmp(family, "rbsm") != 0) {
+    if ((push > 0 || slope != 0) && !any_rbsm) {
         cli_error("sim", "--push and --slope are rbsm's (the buggy's course)");
         return 2;
     }
@@ -435,49 +521,131 @@ int cmd_sim(int argc, char **argv)
     o.slope = slope;
     o.model = model;
 
+    /* A fleet: one world they all move in, where they see each other. */
+    static bw_fleet_t shared;
+    if (fleet) {
+        if (!world_path) {
+            if (n > 4) { /* a room with a 1.5 m grid of places */
+                size_t cols = (size_t)ceil(sqrt((double)n));
+                double side = 1.5 * (double)cols + 1.5;
+                bw_world_init(&world);
+                (void)bw_world_add_box(&world, 0, 0, side, side);
+                world.start = (bw_pose_t){ 1.5, 1.5, 0 };
+            } else if (bw_device_default_world(family, &world) < 0) {
+                bw_device_t *none;
+                (void)bw_device_create(&none, family, NULL, 0, err, sizeof err);
+                cli_error("sim", "%s", err);
+                return 2;
+            }
+            o.world = &world;
+        }
+        bw_fleet_init(&shared, &world);
+        o.fleet = &shared;
+    }
+
     double t = cli_now();
-    server_t s = { 0 };
-    s.detach = detach;
-    s.idle = idle;
-    s.noisy = ber > 0 || drop > 0 || insert > 0;
-    (void)bw_line_init(&s.up, ber, drop, insert, (uint64_t)seed * 2 + 1);
-    (void)bw_line_init(&s.down, ber, drop, insert, (uint64_t)seed * 2 + 2);
-    if (bw_device_create(&s.dev, family, &o, t, err, sizeof err) < 0) {
-        cli_error("sim", "%s", err);
-        return 2;
+    server_t *s = calloc(n, sizeof *s);
+    char *lines = calloc(n, 768);
+    if (!s || !lines) {
+        free(s);
+        free(lines);
+        cli_error("sim", "out of memory");
+        return 1;
     }
-    family = bw_device_family(s.dev);
-    if (!model && strcmp(family, "p2os") == 0)
-        model = "p2dx";
-    if (!model && strcmp(family, "rflex") == 0)
-        model = "b21r";
-    cli_catch_signals();
-    int status = use_tcp ? serve_tcp(&s, family, model, host, tcp_port, t + duration)
-                         : serve_pty(&s, family, model, link, t + duration);
-    if (!s.served) {
-        bw_device_destroy(s.dev);
-        return status;
+    int status = 0;
+    size_t made = 0, served = 0;
+    for (; made < n; made++) {
+        server_t *r = &s[made];
+        r->idle = idle;
+        r->noisy = ber > 0 || drop > 0 || insert > 0;
+        uint64_t rs = (uint64_t)seed + made; /* each robot's own noise */
+        (void)bw_line_init(&r->up, ber, drop, insert, rs * 2 + 1);
+        (void)bw_line_init(&r->down, ber, drop, insert, rs * 2 + 2);
+        bw_device_options_t ro = o;
+        ro.seed = rs;
+        const char *f = family;
+        if (from_world) {
+            f = world.robots[made].family;
+            ro.model = *world.robots[made].model ? world.robots[made].model : NULL;
+            ro.start = world.robots[made].pose;
+            ro.has_start = true;
+        } else if (fleet && !world_path && n > 4) {
+            size_t cols = (size_t)ceil(sqrt((double)n));
+            ro.start = (bw_pose_t){ 1.5 + 1.5 * (double)(made % cols), 1.5 + 1.5 * (double)(made / cols), 0 };
+            ro.has_start = true;
+        } else if (fleet) { /* 0.6 m apart to the left of the start */
+            bw_pose_t st = world.start;
+            double k = 0.6 * (double)made;
+            ro.start = (bw_pose_t){ st.x - k * sin(st.theta), st.y + k * cos(st.theta), st.theta };
+            ro.has_start = true;
+        }
+        if (fleet)
+            snprintf(r->name, sizeof r->name, "robot %zu", made + 1);
+        if (bw_device_create(&r->dev, f, &ro, t, err, sizeof err) < 0) {
+            cli_error("sim", "%s%s%s", r->name, *r->name ? ": " : "", err);
+            status = 2;
+            break;
+        }
+        f = bw_device_family(r->dev);
+        const char *m = ro.model;
+        if (!m && strcmp(f, "p2os") == 0)
+            m = "p2dx";
+        if (!m && strcmp(f, "rflex") == 0)
+            m = "b21r";
+        char what[64];
+        snprintf(what, sizeof what, "%s%s%s", f, m ? " " : "", m ? m : "");
+        char *line = lines + made * 768, linkname[300];
+        if (link && fleet)
+            snprintf(linkname, sizeof linkname, "%s%zu", link, made + 1);
+        int rc = use_tcp ? open_tcp(r, what, host, tcp_port + (fleet ? (int)made : 0), line, 640)
+                         : open_pty(r, what, link ? (fleet ? linkname : link) : NULL, line, 640);
+        if (rc < 0) {
+            status = 1;
+            made++;
+            break;
+        }
     }
-    const bw_device_stats_t *ds = bw_device_stats(s.dev);
-    const bw_parse_stats_t *st = &ds->link;
-    const bw_sim_t *sim = bw_device_sim(s.dev);
-    fprintf(stderr,
-            "botwire sim: stopped; %llu command frames (%llu rejected), %llu output bytes "
-            "unread, robot at (%.3f, %.3f, %.1f deg)",
-            (unsigned long long)st->frames,
-            (unsigned long long)(st->checksum_errors + st->length_errors),
-            (unsigned long long)(s.dropped + bw_device_dropped(s.dev)), sim->body.pose.x,
-            sim->body.pose.y,
-            sim->body.pose.theta * 180 / BW_PI);
-    if (strcmp(family, "lobot") == 0 && bw_lobot_device_unheard(s.dev))
-        fprintf(stderr, "; %llu bytes came outside the window, unheard",
-                (unsigned long long)bw_lobot_device_unheard(s.dev));
-    print_counts(s.dev, "ignored", ds->ignored_by_id);
-    print_counts(s.dev, "unknown", ds->unknown_by_id);
-    fprintf(stderr, "\n");
-    int exit_status;
-    if (bw_device_exit_requested(s.dev, &exit_status))
-        status = exit_status;
-    bw_device_destroy(s.dev);
+    if (status == 0) {
+        /* One announcement of every robot's place, in order. */
+        for (size_t i = 1; i < n; i++) {
+            char *dst = lines + strlen(lines);
+            *dst++ = '\n';
+            memmove(dst, lines + i * 768, strlen(lines + i * 768) + 1);
+        }
+        announce(lines, detach);
+        served = n;
+        cli_catch_signals();
+        status = serve(s, n, t + duration);
+    }
+    for (size_t i = 0; i < served; i++) {
+        server_t *r = &s[i];
+        const bw_device_stats_t *ds = bw_device_stats(r->dev);
+        const bw_parse_stats_t *st = &ds->link;
+        const bw_sim_t *sim = bw_device_sim(r->dev);
+        fprintf(stderr,
+                "botwire sim: %s%sstopped; %llu command frames (%llu rejected), %llu output bytes "
+                "unread, robot at (%.3f, %.3f, %.1f deg)",
+                r->name, *r->name ? ": " : "", (unsigned long long)st->frames,
+                (unsigned long long)(st->checksum_errors + st->length_errors),
+                (unsigned long long)(r->dropped + bw_device_dropped(r->dev)), sim->body.pose.x,
+                sim->body.pose.y, sim->body.pose.theta * 180 / BW_PI);
+        if (strcmp(bw_device_family(r->dev), "lobot") == 0 && bw_lobot_device_unheard(r->dev))
+            fprintf(stderr, "; %llu bytes came outside the window, unheard",
+                    (unsigned long long)bw_lobot_device_unheard(r->dev));
+        print_counts(r->dev, "ignored", ds->ignored_by_id);
+        print_counts(r->dev, "unknown", ds->unknown_by_id);
+        fprintf(stderr, "\n");
+        int exit_status;
+        if (bw_device_exit_requested(r->dev, &exit_status))
+            status = exit_status;
+    }
+    for (size_t i = 0; i < made && i < n; i++) {
+        bw_port_close(s[i].client);
+        bw_port_close(s[i].pty);
+        bw_listener_close(s[i].listener);
+        bw_device_destroy(s[i].dev);
+    }
+    free(lines);
+    free(s);
     return status;
 }

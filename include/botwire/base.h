@@ -12,7 +12,9 @@
  *
  * URLs: `kobuki:/dev/ttyUSB0` (a serial device or a pty path, `?baud=N`),
  * `FAMILY:tcp://HOST:PORT`, and `sim:kobuki` (the emulated robot in this
- * process: `?world=FILE&noise=X&seed=N`).
+ * process: `?world=FILE&noise=X&seed=N&start=X,Y,DEG`; `fleet=NAME` shares
+ * one world with the process's other sim: robots of that fleet, where they
+ * see each other).
  *
  * Time is a parameter: every call takes `now` in seconds on the caller's
  * clock. Pass a monotonic wall clock to drive a real robot; pass virtual time

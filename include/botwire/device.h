@@ -46,6 +46,11 @@ typedef struct {
     /* rbsm: the push that starts the buggy rolling (m/s it reaches; 0: the
      * default, 3) and the course's slope (degrees, downhill positive). */
     double push, slope;
+    /* Robots that share one world and see each other (sim.h): the device's
+     * body joins it, and leaves when the device is destroyed. The world is
+     * the fleet's unless `world` names one (it must be the same). NULL:
+     * alone. */
+    struct bw_fleet *fleet;
 } bw_device_options_t;
 
 /* Zero options: built-in room, no noise, defaults. */
@@ -56,6 +61,10 @@ void bw_device_options_init(bw_device_options_t *o);
 int bw_device_create(bw_device_t **dev, const char *family, const bw_device_options_t *opt,
                      double t0, char *err, size_t errlen);
 void bw_device_destroy(bw_device_t *dev);
+/* The world a family's emulated robot moves in when none is given (most:
+ * bw_world_default's room; rbsm: a parking lot). BW_EUNKNOWN for a family
+ * with no emulated robot. */
+int bw_device_default_world(const char *family, bw_world_t *w);
 
 /* Bytes from the host; they take effect at `now`. */
 void bw_device_input(bw_device_t *dev, const uint8_t *data, size_t n, double now);

@@ -31,6 +31,8 @@ extern "C" {
 #define BW_WORLD_MAX_POLY 16
 #define BW_WORLD_MAX_LABELS 16
 #define BW_WORLD_LABEL_LEN 24
+#define BW_WORLD_MAX_ROBOTS 64
+#define BW_WORLD_NAME_LEN 16
 
 typedef struct {
     bw_vec2_t a, b;
@@ -47,6 +49,14 @@ typedef struct {
     char text[BW_WORLD_LABEL_LEN]; /* printable, NUL-terminated */
 } bw_label_t;
 
+/* A robot the world places, for a fleet of them in one world (`botwire sim
+ * --world`): its family, its model ("" for the default), where it starts. */
+typedef struct {
+    char family[BW_WORLD_NAME_LEN];
+    char model[BW_WORLD_NAME_LEN];
+    bw_pose_t pose;
+} bw_world_robot_t;
+
 /*
  * Walls and obstacles are line segments (a box is four of them); drop-offs
  * (stairs, ledges) are polygons of floor that is not there.
@@ -62,6 +72,8 @@ typedef struct {
     bw_pose_t start; /* where a robot starts */
     size_t nlabels;
     bw_label_t labels[BW_WORLD_MAX_LABELS];
+    size_t nrobots;
+    bw_world_robot_t robots[BW_WORLD_MAX_ROBOTS];
 } bw_world_t;
 
 /* An empty world: no walls, no drops, no dock, start at the origin. */
@@ -100,6 +112,7 @@ int bw_world_add_label(bw_world_t *w, bw_vec2_t at, const char *text);
  *     dock X Y HEADING
  *     start X Y HEADING
  *     label X Y TEXT...              a name on the map (pictures only)
+ *     robot FAMILY[/MODEL] X Y HEADING  a robot of a fleet (botwire sim)
  *
  * Returns 0, or BW_EINVAL with "line N: what is wrong" in err.
  */
@@ -162,6 +175,8 @@ typedef struct {
 
 /* ---- the simulation ---------------------------------------------------------- */
 
+struct bw_fleet;
+
 typedef struct {
     const bw_world_t *world; /* not owned; must outlive the sim */
     bw_body_t body;
@@ -169,6 +184,8 @@ typedef struct {
     double dt;               /* physics step, s (default 0.005) */
     uint64_t rng;
     double travelled;        /* m, true path length, for statistics */
+    struct bw_fleet *fleet;  /* the robots it shares the world with (NULL: alone) */
+    unsigned fleet_slot;     /* its place there */
 } bw_sim_t;
 
 /* Places a body with these parameters at `start` at time t0. */
@@ -203,6 +220,49 @@ void bw_sim_step_to(bw_sim_t *s, double now);
 /* Range from a sensor mounted on the body (its pose in the robot frame)
  * along its heading to the first wall, or max_range. */
 double bw_sim_range(const bw_sim_t *s, bw_pose_t mount, double max_range);
+
+/* ---- a fleet: robots in one world that see each other ----------------------- */
+
+/*
+ * Bodies sharing a world, each an obstacle to the others: a circle of its
+ * radius in their motion (a body does not drive into another), their
+ * contact (bumpers) and their range sensors. A sim joins with
+ * bw_fleet_join and leaves with bw_fleet_leave (bw_device_create and
+ * bw_device_destroy do both for a device whose options name a fleet). The
+ * others are found through a grid of 1 m cells kept as they move, so what a
+ * query costs is the robots near it, not the fleet's size. Stepping one sim
+ * moves only its body: step every member to the same time in turn.
+ */
+#define BW_FLEET_MAX 4096
+#define BW_FLEET_BUCKETS 4096
+
+typedef struct bw_fleet {
+    const bw_world_t *world; /* the world every member moves in */
+    unsigned n;
+    bw_sim_t *member[BW_FLEET_MAX];
+    int32_t cell[BW_FLEET_MAX][2]; /* each member's grid cell */
+    int32_t next[BW_FLEET_MAX];    /* the next member in the same bucket, -1 */
+    int32_t head[BW_FLEET_BUCKETS]; /* the first member in each bucket, -1 */
+    double max_radius;             /* of any member so far */
+} bw_fleet_t;
+
+/* An empty fleet in `world` (which must outlive it). */
+void bw_fleet_init(bw_fleet_t *f, const bw_world_t *world);
+/* Adds s (already placed; its radius as it will be). Returns 0 (also when
+ * it is a member already), BW_ENOSPC when the fleet is full. */
+int bw_fleet_join(bw_fleet_t *f, bw_sim_t *s);
+/* Takes s out (nothing if it is not a member). */
+void bw_fleet_leave(bw_fleet_t *f, bw_sim_t *s);
+/* Tells the fleet s has moved (the sim's step does it). */
+void bw_fleet_moved(bw_fleet_t *f, bw_sim_t *s);
+/* The distance from p to the nearest other member's edge (not s's), if
+ * one is within `horizon` of p; else INFINITY. *closest gets the nearest
+ * point of its outline. */
+double bw_fleet_clearance(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t p, double horizon,
+                          bw_vec2_t *closest);
+/* Distance along the ray to the first other member it hits, or max_range. */
+double bw_fleet_raycast(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t origin, double angle,
+                        double max_range);
 
 /* ---- a bad cable ------------------------------------------------------------ */
 

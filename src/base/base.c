@@ -354,13 +354,126 @@ static int number_param(const bw_base_t *b, const char *key, double lo, double h
     return 1;
 }
 
+/* ---- shared worlds: sim: URLs with ?fleet=NAME ------------------------------- */
+
+/* The robots of sim: URLs that name the same fleet live in one world and see
+ * each other. The first one makes the world (its world= or its family's own),
+ * the last one to close frees it. Robots without start= are placed along
+ * the world's start, 0.6 m apart to the left. */
+#define SHARED_SPACING 0.6
+
+typedef struct bw_shared_world {
+    struct bw_shared_world *next;
+    char name[32];
+    char world_path[224]; /* its world= ("": the first family's own world) */
+    unsigned refs, joined;
+    bw_world_t world;
+    bw_fleet_t fleet;
+} shared_world_t;
+
+static shared_world_t *shared_worlds;
+
+static int join_shared(bw_base_t *b, const char *name, const char *world, char *err, size_t errlen)
+{
+    shared_world_t *sh = shared_worlds;
+    while (sh && strcmp(sh->name, name) != 0)
+        sh = sh->next;
+    if (sh) {
+        if (world && strcmp(world, sh->world_path) != 0) {
+            snprintf(err, errlen, "fleet=%s is already in the world %s, not %s", name,
+                     *sh->world_path ? sh->world_path : "(its first robot's own)", world);
+            return BW_EINVAL;
+        }
+    } else {
+        if (strlen(name) >= sizeof sh->name || !*name) {
+            snprintf(err, errlen, "fleet=%s: a name of 1 to %zu characters", name,
+                     sizeof sh->name - 1);
+            return BW_EINVAL;
+        }
+        sh = calloc(1, sizeof *sh);
+        if (!sh) {
+            snprintf(err, errlen, "out of memory");
+            return BW_ENOMEM;
+        }
+        snprintf(sh->name, sizeof sh->name, "%s", name);
+        snprintf(sh->world_path, sizeof sh->world_path, "%s", world ? world : "");
+        int rc = world ? bw_world_load(&sh->world, world, err, errlen)
+                       : bw_device_default_world(b->url.family, &sh->world);
+        if (rc < 0) {
+            if (!world)
+                snprintf(err, errlen, "no emulated robot for family \"%s\"", b->url.family);
+            free(sh);
+            return rc;
+        }
+        bw_fleet_init(&sh->fleet, &sh->world);
+        sh->next = shared_worlds;
+        shared_worlds = sh;
+    }
+    sh->refs++;
+    b->shared = sh;
+    return 0;
+}
+
+static void leave_shared(bw_base_t *b)
+{
+    shared_world_t *sh = b->shared;
+    if (!sh || --sh->refs > 0)
+        return;
+    for (shared_world_t **p = &shared_worlds; *p; p = &(*p)->next)
+        if (*p == sh) {
+            *p = sh->next;
+            break;
+        }
+    free(sh);
+}
+
+/* start=X,Y,DEG: metres, metres, degrees. */
+static int start_param(const bw_base_t *b, bw_pose_t *pose, char *err, size_t errlen)
+{
+    const char *text = bw_url_param(&b->url, "start");
+    if (!text)
+        return 0;
+    char extra;
+    double x, y, deg;
+    if (sscanf(text, "%lf,%lf,%lf%c", &x, &y, &deg, &extra) != 3 || !isfinite(x) ||
+        !isfinite(y) || !isfinite(deg) || fabs(x) > 1e6 || fabs(y) > 1e6) {
+        snprintf(err, errlen, "start=%s: expected X,Y,DEGREES (metres, metres, degrees)", text);
+        return BW_EINVAL;
+    }
+    *pose = (bw_pose_t){ x, y, deg * BW_PI / 180 };
+    return 1;
+}
+
 static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
 {
     bw_device_options_t o;
     bw_device_options_init(&o);
     const char *world = bw_url_param(&b->url, "world");
+    const char *fleet = bw_url_param(&b->url, "fleet");
     o.model = bw_url_param(&b->url, "model");
-    if (b->opt.world) {
+    int src = start_param(b, &o.start, err, errlen);
+    if (src < 0)
+        return src;
+    o.has_start = src > 0;
+    if (fleet) {
+        if (b->opt.world) {
+            snprintf(err, errlen, "fleet=%s: the fleet's world comes from the URL, not the options",
+                     fleet);
+            return BW_EINVAL;
+        }
+        int rc = join_shared(b, fleet, world, err, errlen);
+        if (rc < 0)
+            return rc;
+        o.fleet = &b->shared->fleet;
+        o.world = &b->shared->world;
+        if (!o.has_start) {
+            bw_pose_t s = b->shared->world.start;
+            double k = SHARED_SPACING * b->shared->joined;
+            o.start = (bw_pose_t){ s.x - k * sin(s.theta), s.y + k * cos(s.theta), s.theta };
+            o.has_start = true;
+        }
+        b->shared->joined++;
+    } else if (b->opt.world) {
         o.world = b->opt.world;
     } else if (world) {
         b->world = malloc(sizeof *b->world);
@@ -404,7 +517,8 @@ static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
 static int check_params(const bw_base_t *b, char *err, size_t errlen)
 {
     static const char *const serial[] = { "baud", NULL };
-    static const char *const sim[] = { "world", "noise", "seed", "ber", "drop", "insert", NULL };
+    static const char *const sim[] = { "world", "noise", "seed", "ber", "drop", "insert", "fleet",
+                                       "start", NULL };
     static const char *const none[] = { NULL };
     const char *const *kind = b->url.kind == BW_URL_SERIAL ? serial
                               : b->url.kind == BW_URL_SIM  ? sim
@@ -438,6 +552,7 @@ static void free_base(bw_base_t *b)
     bw_port_close(b->port);
     bw_port_close(b->dev_port);
     bw_device_destroy(b->device);
+    leave_shared(b); /* after the robot has left the fleet */
     free(b->world);
     free(b->drv);
     free(b);

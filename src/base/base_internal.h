@@ -67,6 +67,7 @@ struct bw_base {
     bw_device_t *device;   /* sim: URLs: the robot, in this process */
     bw_port_t *dev_port;   /* ...and its end of the in-memory pair */
     bw_world_t *world;     /* sim: URLs with ?world=FILE */
+    struct bw_shared_world *shared; /* sim: URLs with ?fleet=NAME: the world it shares */
     bool noisy;            /* sim: URLs with ?ber=, drop= or insert= */
     double sim_unheard;    /* when bytes went to the in-process robot that it has not
                               read yet (INFINITY: none): the next poll is due then */

@@ -38,6 +38,25 @@ static const bw_world_t *world_of(const bw_sim_t *s)
     return s->world ? s->world : &empty;
 }
 
+/* What the body's motion and contact see: the walls, and the other robots
+ * of its fleet near enough to matter (a metre is far beyond any contact). */
+#define FLEET_HORIZON 1.0
+
+static double clearance(const bw_sim_t *s, bw_vec2_t p, bw_vec2_t *closest)
+{
+    double c = bw_world_clearance(world_of(s), p, closest);
+    if (s->fleet) {
+        bw_vec2_t near;
+        double o = bw_fleet_clearance(s->fleet, s, p, FLEET_HORIZON, closest ? &near : NULL);
+        if (o < c) {
+            c = o;
+            if (closest)
+                *closest = near;
+        }
+    }
+    return c;
+}
+
 static double gaussian(uint64_t *st, double sd)
 {
     double u1 = bw_rng_uniform(st), u2 = bw_rng_uniform(st);
@@ -55,7 +74,7 @@ static void sense(bw_sim_t *s)
     bw_body_t *b = &s->body;
     const bw_world_t *w = world_of(s);
     bw_vec2_t c = { b->pose.x, b->pose.y }, near;
-    double clear = bw_world_clearance(w, c, &near);
+    double clear = clearance(s, c, &near);
     b->contact = clear <= b->prm.radius + CONTACT_MARGIN;
     if (b->contact) {
         bw_vec2_t l = bw_pose_to_local(b->pose, near);
@@ -104,10 +123,12 @@ int bw_sim_place(bw_sim_t *s, bw_pose_t pose)
     const bw_world_t *w = world_of(s);
     if (!isfinite(pose.x) || !isfinite(pose.y) || !isfinite(pose.theta) || pose.x < w->min_x ||
         pose.x > w->max_x || pose.y < w->min_y || pose.y > w->max_y ||
-        bw_world_clearance(w, (bw_vec2_t){ pose.x, pose.y }, NULL) < b->prm.radius)
+        clearance(s, (bw_vec2_t){ pose.x, pose.y }, NULL) < b->prm.radius)
         return BW_ERANGE;
     b->pose = pose;
     b->pose.theta = bw_angle_norm(pose.theta);
+    if (s->fleet)
+        bw_fleet_moved(s->fleet, s);
     b->cmd_left = b->cmd_right = b->left = b->right = b->v = b->w = 0;
     b->drop_left = b->drop_right = false;
     b->blocked = false;
@@ -191,18 +212,20 @@ static void step(bw_sim_t *s)
         nr = gaussian(&s->rng, prm->encoder_noise * sqrt(fabs(dr)));
     }
 
-    const bw_world_t *w = world_of(s);
     bw_pose_t next = arc(b->pose, gl, gr, prm->wheelbase);
     bw_vec2_t here = { b->pose.x, b->pose.y }, there = { next.x, next.y };
-    double c_next = bw_world_clearance(w, there, NULL);
-    /* Only motion that closes in on a wall is refused, so a body that ends
-     * up too close (placed there, or turning) can always back away. */
-    if (c_next < prm->radius && c_next < bw_world_clearance(w, here, NULL)) {
+    double c_next = clearance(s, there, NULL);
+    /* Only motion that closes in on a wall (or another robot) is refused,
+     * so a body that ends up too close (placed there, or turning) can
+     * always back away. */
+    if (c_next < prm->radius && c_next < clearance(s, here, NULL)) {
         b->blocked = true;
         b->left = b->right = 0;
     } else {
         b->blocked = false;
         b->pose = next;
+        if (s->fleet)
+            bw_fleet_moved(s->fleet, s);
         b->odo_left += dl + nl;
         b->odo_right += dr + nr;
         s->travelled += fabs((gl + gr) / 2);
@@ -239,5 +262,6 @@ double bw_sim_range(const bw_sim_t *s, bw_pose_t mount, double max_range)
 {
     bw_pose_t g = bw_pose_compose(s->body.pose, mount);
     bw_vec2_t o = { g.x, g.y };
-    return bw_world_raycast(world_of(s), o, g.theta, max_range);
+    double r = bw_world_raycast(world_of(s), o, g.theta, max_range);
+    return s->fleet ? bw_fleet_raycast(s->fleet, s, o, g.theta, r) : r;
 }

@@ -22,14 +22,31 @@ void bw_device_options_init(bw_device_options_t *o)
     memset(o, 0, sizeof *o);
 }
 
+static const bw_device_ops_t *ops_of(const char *family)
+{
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (strcasecmp(families[i]->family, family) == 0)
+            return families[i];
+    return NULL;
+}
+
+int bw_device_default_world(const char *family, bw_world_t *w)
+{
+    const bw_device_ops_t *ops = family ? ops_of(family) : NULL;
+    if (!ops)
+        return BW_EUNKNOWN;
+    if (ops->default_world)
+        ops->default_world(w);
+    else
+        bw_world_default(w);
+    return 0;
+}
+
 int bw_device_create(bw_device_t **dev, const char *family, const bw_device_options_t *opt,
                      double t0, char *err, size_t errlen)
 {
     *dev = NULL;
-    const bw_device_ops_t *ops = NULL;
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (strcasecmp(families[i]->family, family) == 0)
-            ops = families[i];
+    const bw_device_ops_t *ops = ops_of(family);
     if (!ops) {
         if (err) {
             int n = snprintf(err, errlen, "no emulated robot for family \"%s\" (emulated:", family);
@@ -57,7 +74,7 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     d->ops = ops;
     d->priv = priv;
     d->last_input = -INFINITY;
-    const bw_world_t *world = opt->world;
+    const bw_world_t *world = opt->world ? opt->world : opt->fleet ? opt->fleet->world : NULL;
     if (!world) {
         if (ops->default_world)
             ops->default_world(&d->own_world);
@@ -69,6 +86,11 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     bw_body_params_default(&prm);
     bw_sim_init(&d->sim, world, &prm, opt->has_start ? opt->start : world->start, t0);
     int rc = ops->init(d, opt, t0, err, errlen);
+    if (rc >= 0 && opt->fleet && bw_fleet_join(opt->fleet, bw_device_sim(d)) < 0) {
+        if (err)
+            snprintf(err, errlen, "the fleet is full (%d robots)", BW_FLEET_MAX);
+        rc = BW_ENOSPC;
+    }
     if (rc < 0) {
         bw_device_destroy(d);
         return rc;
@@ -81,6 +103,9 @@ void bw_device_destroy(bw_device_t *d)
 {
     if (!d)
         return;
+    bw_sim_t *s = bw_device_sim(d);
+    if (s && s->fleet) /* before a family frees an inner device's sim */
+        bw_fleet_leave(s->fleet, s);
     if (d->ops->destroy && d->priv)
         d->ops->destroy(d);
     free(d->priv);

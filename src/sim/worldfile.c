@@ -1,4 +1,5 @@
 /* The world text format (see sim.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -164,6 +165,73 @@ static int parse_label(bw_world_t *w, const char *p, size_t n, char *msg, size_t
     return rc;
 }
 
+/* The numbers from p[*i] to the end: up to cap of them into num, all of
+ * them checked and counted in *got. False (with msg) on one that is not a
+ * number. */
+static bool numbers(const char *p, size_t n, size_t i, double *num, size_t cap, size_t *got,
+                    char *msg, size_t msglen)
+{
+    *got = 0;
+    for (;;) {
+        while (i < n && is_blank(p[i]))
+            i++;
+        if (i == n)
+            return true;
+        size_t t0 = i;
+        while (i < n && !is_blank(p[i]))
+            i++;
+        double v;
+        if (!parse_number(p + t0, i - t0, &v, msg, msglen))
+            return false;
+        if (*got < cap)
+            num[*got] = v;
+        (*got)++;
+    }
+}
+
+/* "robot FAMILY[/MODEL] X Y HEADING". */
+static int parse_robot(bw_world_t *w, const char *p, size_t n, char *msg, size_t msglen)
+{
+    size_t i = 0;
+    while (i < n && is_blank(p[i]))
+        i++;
+    size_t t0 = i;
+    while (i < n && !is_blank(p[i]))
+        i++;
+    const char *name = p + t0, *slash = memchr(name, '/', i - t0);
+    size_t nf = slash ? (size_t)(slash - name) : i - t0, nm = slash ? i - t0 - nf - 1 : 0;
+    if (nf == 0 || nf >= BW_WORLD_NAME_LEN || (slash && (nm == 0 || nm >= BW_WORLD_NAME_LEN))) {
+        errf(msg, msglen, "robot needs FAMILY[/MODEL] (names of 1 to %d characters), X, Y and "
+                          "a heading",
+             BW_WORLD_NAME_LEN - 1);
+        return BW_EINVAL;
+    }
+    for (size_t k = t0; k < i; k++)
+        if (!isalnum((unsigned char)p[k]) && p[k] != '/' && p[k] != '-' && p[k] != '_') {
+            errf(msg, msglen, "robot: a family and model are letters and digits");
+            return BW_EINVAL;
+        }
+    double num[3];
+    size_t got;
+    if (!numbers(p, n, i, num, 3, &got, msg, msglen))
+        return BW_EINVAL;
+    if (got != 3) {
+        errf(msg, msglen, "robot needs FAMILY[/MODEL] X Y HEADING (got %zu numbers)", got);
+        return BW_EINVAL;
+    }
+    if (w->nrobots >= BW_WORLD_MAX_ROBOTS) {
+        errf(msg, msglen, "too many robots (at most %d)", BW_WORLD_MAX_ROBOTS);
+        return BW_EINVAL;
+    }
+    bw_world_robot_t *r = &w->robots[w->nrobots++];
+    memset(r, 0, sizeof *r);
+    memcpy(r->family, name, nf);
+    if (slash)
+        memcpy(r->model, slash + 1, nm);
+    r->pose = (bw_pose_t){ num[0], num[1], heading(num[2]) };
+    return 0;
+}
+
 /* One line, without its newline and comment. */
 static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t msglen)
 {
@@ -178,9 +246,9 @@ static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t 
         i++;
     size_t kwn = (size_t)(p + i - kwp);
 
-    enum { SIZE, WALL, BOX, POLYGON, DROP, DROPPOLY, DOCK, START, LABEL, NKW };
-    static const char *const known[NKW] = { "size", "wall",     "box",  "polygon", "drop",
-                                            "droppoly", "dock", "start", "label" };
+    enum { SIZE, WALL, BOX, POLYGON, DROP, DROPPOLY, DOCK, START, LABEL, ROBOT, NKW };
+    static const char *const known[NKW] = { "size",     "wall", "box",   "polygon", "drop",
+                                            "droppoly", "dock", "start", "label",   "robot" };
     int which = NKW;
     for (int k = 0; k < NKW; k++)
         if (is_kw(kwp, kwn, known[k]))
@@ -194,25 +262,14 @@ static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t 
     const char *kw = known[which];
     if (which == LABEL)
         return parse_label(w, p + i, n - i, msg, msglen);
+    if (which == ROBOT)
+        return parse_robot(w, p + i, n - i, msg, msglen);
 
     /* Numbers beyond the buffer are still checked and counted, so an
      * oversized outline gets its real vertex count in the message. */
-    size_t got = 0;
-    for (;;) {
-        while (i < n && is_blank(p[i]))
-            i++;
-        if (i == n)
-            break;
-        size_t t0 = i;
-        while (i < n && !is_blank(p[i]))
-            i++;
-        double v;
-        if (!parse_number(p + t0, i - t0, &v, msg, msglen))
-            return BW_EINVAL;
-        if (got < MAX_NUMS)
-            num[got] = v;
-        got++;
-    }
+    size_t got;
+    if (!numbers(p, n, i, num, MAX_NUMS, &got, msg, msglen))
+        return BW_EINVAL;
 
     switch (which) {
     case SIZE:

@@ -150,7 +150,10 @@ static void reset_line(bw_device_t *d)
     bw_device_link_stats(d, &l->cm.cmd.stats);
 }
 
-static bw_sim_t *sim_of(bw_device_t *d) { return bw_device_sim(L(d)->create); }
+static bw_sim_t *sim_of(bw_device_t *d)
+{
+    return L(d)->create ? bw_device_sim(L(d)->create) : &d->sim; /* (before init made it) */
+}
 
 static const char *command_name(unsigned id) { return bw_lobot_cmd_name((uint8_t)id); }
 

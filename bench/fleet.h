@@ -1,0 +1,33 @@
+/* `botwire bench --fleet`: emulated robots one core serves in real time, and
+ * what a drive process costs on a real link (fleet.c). */
+#ifndef BOTWIRE_BENCH_FLEET_H
+#define BOTWIRE_BENCH_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    size_t robots;
+    double seconds;    /* of the counted run */
+    double server_cpu; /* the emulator's CPU over the run, cores (1 = one core busy) */
+    double cpu;        /* (the emulator's CPU seconds when the run began) */
+    uint64_t sips, expected; /* SIPs that came, and one per robot per 100 ms */
+    uint64_t late;     /* robots with a gap over 150 ms between SIPs */
+    double max_gap;    /* s, the longest of any robot */
+    bool real_time;    /* every robot: every SIP, none late */
+} bench_fleet_result_t;
+
+typedef void (*bench_fleet_report_fn)(void *ctx, const bench_fleet_result_t *r);
+
+/* Runs fleets of P2OS robots up to max_robots in steps, `seconds` each, on
+ * TCP ports from `port`, reporting each; stops at the first that does not
+ * hold real time. Returns 0, or -1 when a run could not be set up. */
+int bench_fleet(size_t max_robots, double seconds, int port, bench_fleet_report_fn report,
+                void *ctx);
+
+/* CPU seconds a `botwire drive` process spends per hour on a 50 Hz Kobuki
+ * link (an emulated Kobuki on a pty), from a run of `seconds`. */
+int bench_drive_cpu(double seconds, double *cpu_per_hour);
+
+#endif

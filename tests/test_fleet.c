@@ -1,0 +1,286 @@
+/* Robots in one world that see each other: the fleet's geometry alone, and
+ * two robots of sim: URLs sharing a world through the base API, in virtual
+ * time. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+
+static void assert_near(double got, double want, double tol)
+{
+    if (!(fabs(got - want) <= tol))
+        fail_msg("got %.12g, want %.12g (tolerance %g)", got, want, tol);
+}
+
+/* Two bodies in an empty room: they block, touch and see each other, and
+ * the grid follows them as they move across cells. */
+static void test_bodies(void **state)
+{
+    (void)state;
+    static bw_world_t w;
+    bw_world_init(&w);
+    (void)bw_world_add_box(&w, -10, -10, 10, 10);
+    static bw_fleet_t f;
+    bw_fleet_init(&f, &w);
+    bw_body_params_t prm;
+    bw_body_params_default(&prm); /* radius 0.177 */
+    bw_sim_t a, b;
+    bw_sim_init(&a, &w, &prm, (bw_pose_t){ 0, 0, 0 }, 0);
+    bw_sim_init(&b, &w, &prm, (bw_pose_t){ 2, 0, BW_PI }, 0);
+    /* alone, a sees the wall 10 m ahead */
+    assert_near(bw_sim_range(&a, (bw_pose_t){ 0, 0, 0 }, 20), 10, 1e-9);
+    assert_int_equal(bw_fleet_join(&f, &a), 0);
+    assert_int_equal(bw_fleet_join(&f, &b), 0);
+    assert_int_equal(bw_fleet_join(&f, &b), 0); /* once only */
+    assert_int_equal(f.n, 2);
+    /* now it sees b's front, 2 - 0.177 away; b sees a likewise */
+    assert_near(bw_sim_range(&a, (bw_pose_t){ 0, 0, 0 }, 20), 2 - 0.177, 1e-9);
+    assert_near(bw_sim_range(&b, (bw_pose_t){ 0, 0, 0 }, 20), 2 - 0.177, 1e-9);
+    /* a ray that passes beside b misses it */
+    assert_near(bw_sim_range(&a, (bw_pose_t){ 0, 0.4, 0 }, 20), 10, 1e-9);
+    /* a drives at b: stops with the gap under a step, touching, b too */
+    bw_sim_set_twist(&a, 0.5, 0);
+    bw_sim_step_to(&a, 10);
+    assert_true(a.body.blocked);
+    assert_true(a.body.contact);
+    assert_near(a.body.contact_angle, 0, 1e-6);
+    double gap = hypot(b.body.pose.x - a.body.pose.x, b.body.pose.y - a.body.pose.y) - 2 * 0.177;
+    assert_true(gap >= 0 && gap < 0.01);
+    bw_sim_step_to(&b, 10);
+    assert_true(b.body.contact);
+    assert_near(b.body.contact_angle, 0, 1e-6); /* b faces a: hit dead ahead */
+    /* a backs off: free to leave (0.5 m/s reached at 1 m/s^2: 0.375 m in 1 s) */
+    bw_sim_set_twist(&a, -0.5, 0);
+    bw_sim_step_to(&a, 11);
+    assert_false(a.body.blocked);
+    assert_near(a.body.pose.x, b.body.pose.x - 2 * 0.177 - gap - 0.375, 0.01);
+    /* b drives 3.375 m on (7 s at 0.5 m/s after 0.5 s at 1 m/s^2: across
+     * three cells) and leaves the fleet */
+    bw_sim_set_twist(&b, -0.5, 0); /* it faces -x: backwards is +x */
+    bw_sim_step_to(&b, 17);
+    assert_near(b.body.pose.x, 2 + 3.375, 0.01);
+    assert_near(bw_sim_range(&a, (bw_pose_t){ 0, 0, 0 }, 20), b.body.pose.x - 0.177 - a.body.pose.x,
+                1e-6);
+    bw_fleet_leave(&f, &b);
+    assert_int_equal(f.n, 1);
+    assert_near(bw_sim_range(&a, (bw_pose_t){ 0, 0, 0 }, 20), 10 - a.body.pose.x, 1e-9);
+    bw_fleet_leave(&f, &b); /* not a member: nothing */
+    assert_int_equal(f.n, 1);
+}
+
+/* Many members in one cell and across cells: the grid gives what a plain
+ * scan of every member gives. */
+static void test_grid_matches_scan(void **state)
+{
+    (void)state;
+    static bw_world_t w;
+    bw_world_init(&w);
+    (void)bw_world_add_box(&w, -50, -50, 50, 50);
+    static bw_fleet_t f;
+    bw_fleet_init(&f, &w);
+    static bw_sim_t sims[300];
+    bw_body_params_t prm;
+    bw_body_params_default(&prm);
+    uint64_t r = 12345;
+    for (int i = 0; i < 300; i++) {
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        double x = (double)(r >> 40) / (1 << 24) * 40 - 20;
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        double y = (double)(r >> 40) / (1 << 24) * 40 - 20;
+        bw_sim_init(&sims[i], &w, &prm, (bw_pose_t){ x, y, i * 0.1 }, 0);
+        assert_int_equal(bw_fleet_join(&f, &sims[i]), 0);
+    }
+    for (int i = 0; i < 300; i += 7)
+        bw_fleet_leave(&f, &sims[i]);
+    for (int i = 1; i < 300; i += 3) {
+        if (i % 7 == 0)
+            continue;
+        const bw_sim_t *s = &sims[i];
+        bw_vec2_t o = { s->body.pose.x, s->body.pose.y };
+        double want_ray = 5, want_clear = INFINITY;
+        for (int j = 0; j < 300; j++) {
+            if (j == i || j % 7 == 0)
+                continue;
+            double cx = sims[j].body.pose.x - o.x, cy = sims[j].body.pose.y - o.y;
+            double along = cx * cos(s->body.pose.theta) + cy * sin(s->body.pose.theta);
+            double disc = along * along - (cx * cx + cy * cy - 0.177 * 0.177);
+            if (disc >= 0 && along - sqrt(disc) >= 0)
+                want_ray = fmin(want_ray, along - sqrt(disc));
+            double gap = hypot(cx, cy) - 0.177;
+            if (gap <= 1.0)
+                want_clear = fmin(want_clear, gap);
+        }
+        assert_near(bw_fleet_raycast(&f, s, o, s->body.pose.theta, 5), want_ray, 1e-9);
+        double got = bw_fleet_clearance(&f, s, o, 1.0, NULL);
+        if (isinf(want_clear))
+            assert_true(isinf(got));
+        else
+            assert_near(got, want_clear, 1e-9);
+    }
+}
+
+/* The Kobuki's true pose over time, to place each sonar reading at its own
+ * time. */
+#define HISTORY 2000
+static double hist_t[HISTORY];
+static bw_pose_t hist_pose[HISTORY];
+static int nhist;
+
+static bw_pose_t pose_at(double t)
+{
+    int k = 0;
+    while (k + 1 < nhist && hist_t[k + 1] <= t + 1e-9)
+        k++;
+    return hist_pose[k];
+}
+
+/* The nearest reading of the Pioneer's sonars mounted within 15 degrees of
+ * ahead, and (*want) where the Kobuki's outline was along that sonar's ray
+ * at the reading's time (INFINITY if the ray missed it). */
+static double front_sonar(const bw_base_state_t *st, double *want, bw_pose_t robot, double radius)
+{
+    double best = INFINITY;
+    for (unsigned i = 0; i < st->nranges; i++) {
+        const bw_range_t *r = &st->ranges[i];
+        if (fabs(r->mount.theta) > 15 * BW_PI / 180 || r->t == 0 || !(r->range < best))
+            continue;
+        best = r->range;
+        bw_pose_t g = bw_pose_compose(robot, r->mount), other = pose_at(r->t);
+        double cx = other.x - g.x, cy = other.y - g.y;
+        double along = cx * cos(g.theta) + cy * sin(g.theta);
+        double disc = along * along - (cx * cx + cy * cy - radius * radius);
+        *want = disc < 0 ? INFINITY : along - sqrt(disc);
+    }
+    return best;
+}
+
+/* A Kobuki drives into a Pioneer standing in the same world: its bumper
+ * fires; the Pioneer's sonar sees it coming, to the centimetre. */
+static void test_two_robots_one_world(void **state)
+{
+    (void)state;
+    char err[256];
+    bw_base_t *kob, *pio;
+    assert_int_equal(bw_base_open(&kob, "sim:kobuki?fleet=t2&start=1,2,0", NULL, 0, err, sizeof err),
+                     0);
+    assert_int_equal(bw_base_open(&pio, "sim:p2os?fleet=t2&start=2.5,2,180", NULL, 0, err, sizeof err),
+                     0);
+    /* a third in another fleet, where the first two are not */
+    bw_base_t *alone;
+    assert_int_equal(bw_base_open(&alone, "sim:kobuki?fleet=other&start=1.8,2,0", NULL, 0, err,
+                                  sizeof err),
+                     0);
+    const bw_sim_t *ks = bw_device_sim(bw_base_device(kob));
+    const bw_sim_t *ps = bw_device_sim(bw_base_device(pio));
+    assert_non_null(ks->fleet);
+    assert_ptr_equal(ks->fleet, ps->fleet);
+    assert_int_equal(ks->fleet->n, 2);
+    assert_ptr_not_equal(bw_device_sim(bw_base_device(alone))->fleet, ks->fleet);
+
+    double t = 0, bumped = -1, want = 0;
+    int seen = 0;
+    nhist = 0;
+    for (int k = 0; k < 1500 && bumped < 0; k++) {
+        t = k * 0.02;
+        bw_base_drive(kob, 0.2, 0, t);
+        bw_base_poll(kob, t);
+        bw_base_poll(pio, t);
+        bw_base_poll(alone, t);
+        if (nhist < HISTORY) {
+            hist_t[nhist] = t;
+            hist_pose[nhist++] = ks->body.pose;
+        }
+        bw_event_t ev;
+        while (bw_base_next_event(kob, &ev) > 0)
+            if (ev.type == BW_EV_BUMP && ev.on)
+                bumped = t;
+        double got = front_sonar(bw_base_state(pio), &want, ps->body.pose, ks->body.prm.radius);
+        if (isfinite(got) && isfinite(want)) {
+            /* where the Kobuki was along a sonar's ray, it reads it */
+            if (fabs(got - want) > 0.03)
+                fail_msg("at %.2f s the Pioneer's sonar reads %.3f m, the Kobuki is %.3f m away", t,
+                         got, want);
+            if (got > 0.5)
+                seen |= 1;
+            if (got < 0.3)
+                seen |= 2;
+        }
+    }
+    assert_true(bumped > 0);
+    assert_true(seen & 1); /* it saw the Kobuki coming from over half a metre */
+    /* the bump: the Kobuki stopped touching the Pioneer, front bumper */
+    double gap = hypot(ps->body.pose.x - ks->body.pose.x, ps->body.pose.y - ks->body.pose.y) -
+                 ks->body.prm.radius - ps->body.prm.radius;
+    assert_true(gap < 0.01);
+    assert_true(bw_base_state(kob)->bumpers & BW_BUMP_FRONT);
+    assert_near(ps->body.pose.x, 2.5, 1e-9); /* the Pioneer was not pushed */
+    /* and, a sonar cycle later, the Pioneer's sonar on the Kobuki right in
+     * front of it */
+    for (int k = 0; k < 50; k++) {
+        t += 0.02;
+        bw_base_poll(kob, t);
+        bw_base_poll(pio, t);
+        if (nhist < HISTORY) {
+            hist_t[nhist] = t;
+            hist_pose[nhist++] = ks->body.pose;
+        }
+    }
+    double got = front_sonar(bw_base_state(pio), &want, ps->body.pose, ks->body.prm.radius);
+    assert_near(got, want, 0.03);
+    assert_true(got < 0.3);
+    /* the robot of the other fleet drove nowhere and bumped into nothing,
+     * though it stands where the Kobuki passed */
+    assert_int_equal(bw_base_state(alone)->bumpers, 0);
+    bw_base_close(alone, t);
+    bw_base_close(pio, t);
+    assert_int_equal(ks->fleet->n, 1); /* the Pioneer left */
+    bw_base_close(kob, t);
+}
+
+static void test_fleet_urls(void **state)
+{
+    (void)state;
+    char err[256];
+    bw_base_t *a, *b, *c;
+    /* without start=, robots of a fleet are placed 0.6 m apart */
+    assert_int_equal(bw_base_open(&a, "sim:kobuki?fleet=row", NULL, 0, err, sizeof err), 0);
+    assert_int_equal(bw_base_open(&b, "sim:p2os?fleet=row", NULL, 0, err, sizeof err), 0);
+    const bw_sim_t *sa = bw_device_sim(bw_base_device(a)), *sb = bw_device_sim(bw_base_device(b));
+    assert_near(sb->body.pose.y - sa->body.pose.y, 0.6, 1e-9); /* the room's start faces +x */
+    assert_near(sb->body.pose.x, sa->body.pose.x, 1e-9);
+    /* a different world for the same fleet is an error; bad names and starts too */
+    assert_int_equal(bw_base_open(&c, "sim:kobuki?fleet=row&world=/nonexistent", NULL, 0, err,
+                                  sizeof err),
+                     BW_EINVAL);
+    assert_non_null(strstr(err, "fleet=row"));
+    assert_int_equal(bw_base_open(&c, "sim:kobuki?start=1,2", NULL, 0, err, sizeof err), BW_EINVAL);
+    assert_non_null(strstr(err, "start=1,2"));
+    assert_int_equal(bw_base_open(&c, "sim:kobuki?fleet=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                                  NULL, 0, err, sizeof err),
+                     BW_EINVAL);
+    bw_base_close(a, 0);
+    bw_base_close(b, 0);
+    /* the fleet is gone with its last robot: a new one of that name may
+     * have another world */
+    assert_int_equal(bw_base_open(&c, "sim:rbsm?fleet=row", NULL, 0, err, sizeof err), 0);
+    assert_near(bw_device_sim(bw_base_device(c))->body.pose.x, 10, 1e-9); /* rbsm's lot */
+    bw_base_close(c, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bodies),
+        cmocka_unit_test(test_grid_matches_scan),
+        cmocka_unit_test(test_two_robots_one_world),
+        cmocka_unit_test(test_fleet_urls),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
