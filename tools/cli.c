@@ -273,30 +273,6 @@ int cli_write_hex_line(FILE *f, const uint8_t *p, size_t n)
 
 /* ---- JSON helpers ---------------------------------------------------------- */
 
-json_t *jm_object(const char *type)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "type", json_string(type));
-    return o;
-}
-
-void jm_put_fields(json_t *obj, const bw_msgdesc_t *desc, const void *base)
-{
-    for (size_t k = 0; k < desc->nfields; k++) {
-        const bw_field_t *f = &desc->fields[k];
-        if (f->type == BW_FT_PAD)
-            continue;
-        if (f->count == 1) {
-            json_object_set_new(obj, f->name, json_integer(bw_field_get(base, f, 0)));
-        } else {
-            json_t *a = json_array();
-            for (size_t i = 0; i < f->count; i++)
-                json_array_append_new(a, json_integer(bw_field_get(base, f, i)));
-            json_object_set_new(obj, f->name, a);
-        }
-    }
-}
-
 static int check_int(json_t *v, const char *key, int64_t min, int64_t max, int64_t *out,
                      char *err, size_t errlen)
 {
@@ -375,24 +351,6 @@ int jm_check_keys(json_t *obj, const bw_msgdesc_t *desc, const char *const *extr
     return 0;
 }
 
-json_t *jm_hex(const uint8_t *p, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    char small[512];
-    char *s = n * 2 + 1 <= sizeof small ? small : malloc(n * 2 + 1);
-    if (!s)
-        return json_null();
-    for (size_t i = 0; i < n; i++) {
-        s[2 * i] = digits[p[i] >> 4];
-        s[2 * i + 1] = digits[p[i] & 15];
-    }
-    s[2 * n] = 0;
-    json_t *j = json_string(s);
-    if (s != small)
-        free(s);
-    return j;
-}
-
 int jm_get_hex(json_t *obj, const char *key, uint8_t *out, size_t cap, size_t *n, char *err,
                size_t errlen)
 {
@@ -418,17 +376,6 @@ int jm_get_hex(json_t *obj, const char *key, uint8_t *out, size_t cap, size_t *n
     }
     *n = len / 2;
     return 0;
-}
-
-json_t *jm_stats(const bw_parse_stats_t *s)
-{
-    json_t *o = jm_object("stats");
-    json_object_set_new(o, "frames", json_integer((json_int_t)s->frames));
-    json_object_set_new(o, "checksum_errors", json_integer((json_int_t)s->checksum_errors));
-    json_object_set_new(o, "length_errors", json_integer((json_int_t)s->length_errors));
-    json_object_set_new(o, "skipped_bytes", json_integer((json_int_t)s->skipped_bytes));
-    json_object_set_new(o, "unknown", json_integer((json_int_t)s->unknown));
-    return o;
 }
 
 /* ---- protocol registry ------------------------------------------------------ */

@@ -78,25 +78,14 @@ int cli_hex_end(const cli_hex_reader_t *h, char *err, size_t errlen);
 /* Writes bytes as lowercase hex pairs separated by spaces, then a newline. */
 int cli_write_hex_line(FILE *f, const uint8_t *p, size_t n);
 
-/* Takes ownership of msg, writes it as one compact JSON line. */
-typedef int (*cli_emit_fn)(json_t *msg, void *ctx);
-
 /* Error message buffer size used by codec encoders. */
 #define CLI_ERRLEN 1024
 
-/* One robot protocol, seen from the command line as JSON Lines. */
+/* One robot protocol, seen from the command line as JSON Lines: its name and
+ * its encoder (decoding writes JSON directly: json/jw.h). */
 typedef struct {
     const char *name;
     const char *summary;
-    size_t state_size;
-    /* from_robot selects the identifier space; frames: one JSON array per
-     * frame instead of one object per message. */
-    void (*init)(void *state, bool from_robot, bool frames);
-    /* Pushes raw bytes; emits what decodes. Returns 0, or -1 if emit failed. */
-    int (*push)(void *state, const uint8_t *data, size_t n, cli_emit_fn emit, void *ctx);
-    /* End of input: emits what the held bytes still give, counts what is
-     * unfinished, reports the counters. Returns 0, or -1 if emit failed. */
-    int (*finish)(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *stats);
     /* Encodes one JSON line into bytes appended to out. Returns 0, 1 when the
      * line is not a message (a stats line), or -1 with a message in err. */
     int (*encode)(json_t *line, cli_buf_t *out, char *err, size_t errlen);
@@ -115,10 +104,6 @@ extern const cli_codec_t cli_codec_rflex;
 
 /* ---- JSON helpers over field descriptors ---------------------------------- */
 
-/* {"type": type} */
-json_t *jm_object(const char *type);
-/* Adds every named field of desc from the struct at base (arrays as arrays). */
-void jm_put_fields(json_t *obj, const bw_msgdesc_t *desc, const void *base);
 /* Reads every field of desc from obj into base, range-checked. */
 int jm_get_fields(json_t *obj, const bw_msgdesc_t *desc, void *base, char *err, size_t errlen);
 /* Reads an integer member within [min, max]. */
@@ -129,12 +114,8 @@ int jm_get_int(json_t *obj, const char *key, int64_t min, int64_t max, int64_t *
  * NULL), nor in the NULL-terminated extra list. */
 int jm_check_keys(json_t *obj, const bw_msgdesc_t *desc, const char *const *extra, char *err,
                   size_t errlen);
-/* Lowercase hex string of n bytes. */
-json_t *jm_hex(const uint8_t *p, size_t n);
 /* Decodes a hex string member into out (at most cap bytes); -1 with err. */
 int jm_get_hex(json_t *obj, const char *key, uint8_t *out, size_t cap, size_t *n, char *err,
                size_t errlen);
-/* {"type":"stats", frames, checksum_errors, length_errors, skipped_bytes, unknown} */
-json_t *jm_stats(const bw_parse_stats_t *s);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "json/jw.h"
 
 static void decode_usage(FILE *f)
 {
@@ -31,56 +32,148 @@ static void decode_usage(FILE *f)
             cli_codec_names());
 }
 
-typedef struct {
-    FILE *out;
-    bool failed;
-    /* Record files: each message says when and from whom. */
-    bool annotate;
-    double t;
-    const char *from;
-} emit_ctx_t;
-
-static void annotate(json_t *msg, const emit_ctx_t *e)
-{
-    if (json_is_array(msg)) {
-        size_t i;
-        json_t *m;
-        json_array_foreach(msg, i, m) annotate(m, e);
-        return;
-    }
-    json_object_set_new(msg, "t", json_real(e->t));
-    json_object_set_new(msg, "from", json_string(e->from));
-}
-
-static int emit_line(json_t *msg, void *ctx)
-{
-    emit_ctx_t *e = ctx;
-    if (e->annotate)
-        annotate(msg, e);
-    int rc = json_dumpf(msg, e->out, JSON_COMPACT | JSON_REAL_PRECISION(10));
-    json_decref(msg);
-    if (rc < 0 || fputc('\n', e->out) == EOF) {
-        e->failed = true;
-        return -1;
-    }
-    return 0;
-}
-
 /* The first line of a `botwire record` file. */
 static const char record_magic[] = "{\"botwire_record\":";
 
 typedef struct {
-    const cli_codec_t *codec;
+    const jw_decoder_t *dec;
     void *state[2]; /* [0] bytes from the host, [1] from the robot */
     bool use[2];
-    emit_ctx_t ctx;
+    jw_t *w;
     const char *path;
     size_t line_no;
+    uint8_t *bytes; /* a line's data */
+    size_t cap;
 } record_t;
 
-/* One line of a record file: {"t":..,"from":"robot"|"host","data":"hex"}. */
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Room for n bytes of a line's data in r->bytes. */
+static bool record_room(record_t *r, size_t n)
+{
+    if (n <= r->cap)
+        return true;
+    uint8_t *p = realloc(r->bytes, n);
+    if (!p)
+        return false;
+    r->bytes = p;
+    r->cap = n;
+    return true;
+}
+
+/*
+ * A data line as `botwire record` writes it, read without a JSON parser:
+ * exactly {"t":NUMBER,"from":"robot"|"host","data":"HEX"}, the number
+ * without an exponent, the hex of even length. Returns 1 with its time (and
+ * the length of its text, from line + 5), side and bytes (in r->bytes); 0
+ * for a line of any other shape, which jansson reads, so that such lines
+ * mean what they meant and fail as they failed.
+ */
+static int record_line_fast(record_t *r, const char *line, size_t n, double *t, size_t *tlen,
+                            int *dir, size_t *got)
+{
+    static const char head[] = "{\"t\":";
+    const char *p = line, *end = line + n;
+    if (n < sizeof head || memcmp(p, head, sizeof head - 1) != 0)
+        return 0;
+    p += sizeof head - 1;
+    /* JSON's -?(0|[1-9][0-9]*)(.[0-9]+)?, as jansson reads it: an integer
+     * through strtoll, a real through strtod. */
+    const char *num = p;
+    if (p < end && *p == '-')
+        p++;
+    const char *int_start = p;
+    while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    if (p == int_start || (*int_start == '0' && p - int_start > 1) || p - int_start > 18)
+        return 0;
+    bool real = p < end && *p == '.';
+    if (real) {
+        const char *frac = ++p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == frac || p - num > 40)
+            return 0;
+    }
+    *tlen = (size_t)(p - num);
+    /* Up to 15 digits the value is exact in a double, and so is 10^k for
+     * k <= 22: one division rounds it as strtod does (the fast path of
+     * correct decimal conversion). Beyond, strtod itself. */
+    uint64_t m = 0;
+    size_t nd = 0, k = 0;
+    bool frac = false;
+    for (const char *q = int_start; q < p; q++) {
+        if (*q == '.') {
+            frac = true;
+            continue;
+        }
+        m = m * 10 + (uint64_t)(*q - '0');
+        nd++;
+        k += frac;
+    }
+    static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+    if (!real) {
+        *t = (double)(*num == '-' ? -(int64_t)m : (int64_t)m);
+    } else if (nd <= 15 && k <= 22) {
+        *t = (double)m / pow10[k];
+        if (*num == '-')
+            *t = -*t;
+    } else {
+        char text[48];
+        memcpy(text, num, *tlen);
+        text[*tlen] = 0;
+        *t = strtod(text, NULL);
+    }
+
+    static const char robot[] = ",\"from\":\"robot\",\"data\":\"";
+    static const char host[] = ",\"from\":\"host\",\"data\":\"";
+    if ((size_t)(end - p) >= sizeof robot - 1 && memcmp(p, robot, sizeof robot - 1) == 0) {
+        *dir = 1;
+        p += sizeof robot - 1;
+    } else if ((size_t)(end - p) >= sizeof host - 1 && memcmp(p, host, sizeof host - 1) == 0) {
+        *dir = 0;
+        p += sizeof host - 1;
+    } else {
+        return 0;
+    }
+    if (end - p < 2 || end[-2] != '"' || end[-1] != '}')
+        return 0;
+    size_t digits = (size_t)(end - 2 - p);
+    if (digits % 2 || !record_room(r, digits / 2 + 1))
+        return 0;
+    for (size_t i = 0; i < digits / 2; i++) {
+        int hi = hexval((unsigned char)p[2 * i]), lo = hexval((unsigned char)p[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return 0;
+        r->bytes[i] = (uint8_t)(hi << 4 | lo);
+    }
+    *got = digits / 2;
+    return 1;
+}
+
+/* One line of a record file: {"t":..,"from":"robot"|"host","data":"hex"}.
+ * Returns 0; -1 with a message in err for a bad line; -2 when the output
+ * failed. */
 static int record_line(record_t *r, const char *line, size_t n, char *err, size_t errlen)
 {
+    double t;
+    int dir;
+    size_t got, tlen;
+    if (r->line_no > 1 && record_line_fast(r, line, n, &t, &tlen, &dir, &got)) {
+        if (!r->use[dir])
+            return 0;
+        jw_set_t(r->w, t, line + 5, tlen);
+        r->w->from = dir ? "robot" : "host";
+        return r->dec->push(r->state[dir], r->bytes, got, r->w) < 0 ? -2 : 0;
+    }
     json_error_t jerr;
     json_t *o = json_loadb(line, n, 0, &jerr);
     if (!o) {
@@ -88,8 +181,7 @@ static int record_line(record_t *r, const char *line, size_t n, char *err, size_
         return -1;
     }
     int rc = -1;
-    uint8_t *bytes = NULL;
-    json_t *t = json_object_get(o, "t"), *from = json_object_get(o, "from");
+    json_t *jt = json_object_get(o, "t"), *from = json_object_get(o, "from");
     json_t *data = json_object_get(o, "data");
     if (r->line_no == 1) {
         json_t *v = json_object_get(o, "botwire_record");
@@ -100,40 +192,40 @@ static int record_line(record_t *r, const char *line, size_t n, char *err, size_
         rc = 0;
         goto out;
     }
-    if (!json_is_number(t) || !json_is_string(from) || !json_is_string(data) ||
+    if (!json_is_number(jt) || !json_is_string(from) || !json_is_string(data) ||
         (strcmp(json_string_value(from), "robot") && strcmp(json_string_value(from), "host"))) {
         snprintf(err, errlen, "line %zu: expected {\"t\":SECONDS,\"from\":\"robot\"|\"host\",\"data\":\"HEX\"}",
                  r->line_no);
         goto out;
     }
-    int dir = strcmp(json_string_value(from), "robot") == 0;
-    size_t len = json_string_length(data) / 2 + 1, got;
+    dir = strcmp(json_string_value(from), "robot") == 0;
+    size_t len = json_string_length(data) / 2 + 1;
     char why[CLI_ERRLEN];
-    bytes = malloc(len);
-    if (!bytes) {
+    if (!record_room(r, len)) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    if (jm_get_hex(o, "data", bytes, len, &got, why, sizeof why) < 0) {
+    if (jm_get_hex(o, "data", r->bytes, len, &got, why, sizeof why) < 0) {
         snprintf(err, errlen, "line %zu: %.200s", r->line_no, why);
         goto out;
     }
     rc = 0;
     if (r->use[dir]) {
-        r->ctx.t = json_number_value(t);
-        r->ctx.from = dir ? "robot" : "host";
-        rc = r->codec->push(r->state[dir], bytes, got, emit_line, &r->ctx);
+        r->w->t = json_number_value(jt);
+        r->w->from = dir ? "robot" : "host";
+        rc = r->dec->push(r->state[dir], r->bytes, got, r->w) < 0 ? -2 : 0;
     }
 out:
-    free(bytes);
     json_decref(o);
     return rc;
 }
 
-/* Feeds complete lines from buf, keeping a partial last line. */
+/* Feeds complete lines from buf, keeping a partial last line. Returns as
+ * record_line. */
 static int record_feed(record_t *r, cli_buf_t *buf, bool at_end, char *err, size_t errlen)
 {
     size_t pos = 0;
+    int rc = 0;
     for (;;) {
         const uint8_t *nl = memchr(buf->p + pos, '\n', buf->len - pos);
         size_t end = nl ? (size_t)(nl - buf->p) : buf->len;
@@ -141,8 +233,9 @@ static int record_feed(record_t *r, cli_buf_t *buf, bool at_end, char *err, size
             break;
         if (end > pos || nl) {
             r->line_no++;
-            if (end > pos && record_line(r, (const char *)buf->p + pos, end - pos, err, errlen) < 0)
-                return -1;
+            if (end > pos &&
+                (rc = record_line(r, (const char *)buf->p + pos, end - pos, err, errlen)) < 0)
+                return rc;
         }
         pos = nl ? end + 1 : end;
         if (!nl)
@@ -181,7 +274,8 @@ int cmd_decode(int argc, char **argv)
         return 2;
     }
     const cli_codec_t *codec = cli_codec_find(proto);
-    if (!codec) {
+    const jw_decoder_t *dec = codec ? jw_decoder_find(codec->name) : NULL;
+    if (!dec) {
         cli_error("decode", "unknown protocol \"%s\" (one of: %s)", proto, cli_codec_names());
         return 2;
     }
@@ -202,15 +296,16 @@ int cmd_decode(int argc, char **argv)
 
     /* Two decoders: a record file carries both directions; raw bytes use
      * the one --from names (robot by default). */
-    record_t r = { .codec = codec, .path = path };
-    r.ctx.out = stdout;
+    jw_t w;
+    jw_init(&w, stdout);
+    record_t r = { .dec = dec, .path = path, .w = &w };
     for (int dir = 0; dir < 2; dir++) {
-        r.state[dir] = calloc(1, codec->state_size);
+        r.state[dir] = calloc(1, dec->state_size);
         if (!r.state[dir]) {
             cli_error("decode", "out of memory");
             return 1;
         }
-        codec->init(r.state[dir], dir == 1, frames);
+        dec->init(r.state[dir], dir == 1, frames);
     }
     bool from_robot = !from || strcmp(from, "robot") == 0;
     r.use[0] = !from || !from_robot;
@@ -248,13 +343,14 @@ int cmd_decode(int argc, char **argv)
                            ? RECORD
                            : RAW;
             if (mode == RECORD) {
-                r.ctx.annotate = true;
-                if (record_feed(&r, &pending, n == 0, err, sizeof err) < 0) {
+                w.annotate = true;
+                int rc = record_feed(&r, &pending, n == 0, err, sizeof err);
+                if (rc == -1) {
                     cli_error("decode", "%s: %s", path, err);
                     status = 1;
                     break;
                 }
-                if (n == 0)
+                if (rc < 0 || !jw_flush(&w) || n == 0)
                     break;
                 continue;
             }
@@ -262,7 +358,7 @@ int cmd_decode(int argc, char **argv)
                 continue;
             /* Raw after all: what waited goes first. */
             int dir = from_robot;
-            if (codec->push(r.state[dir], pending.p, pending.len, emit_line, &r.ctx) < 0)
+            if (dec->push(r.state[dir], pending.p, pending.len, &w) < 0)
                 break;
             pending.len = 0;
             if (n == 0)
@@ -288,7 +384,7 @@ int cmd_decode(int argc, char **argv)
             bytes = raw.p;
             len = raw.len;
         }
-        if (codec->push(r.state[from_robot], bytes, len, emit_line, &r.ctx) < 0 ||
+        if (dec->push(r.state[from_robot], bytes, len, &w) < 0 || !jw_flush(&w) ||
             fflush(stdout) != 0)
             break;
     }
@@ -302,19 +398,22 @@ int cmd_decode(int argc, char **argv)
             if (!r.use[dir] || (mode != RECORD && dir != from_robot))
                 continue;
             bw_parse_stats_t s;
-            r.ctx.from = dir ? "robot" : "host";
-            codec->finish(r.state[dir], emit_line, &r.ctx, &s);
+            w.from = dir ? "robot" : "host";
+            dec->finish(r.state[dir], &w, &s);
             bw_parse_stats_add(&stats, &s);
         }
-        r.ctx.annotate = false;
-        if (!r.ctx.failed)
-            emit_line(jm_stats(&stats), &r.ctx);
+        w.annotate = false;
+        if (!w.failed)
+            jw_stats_line(&w, &stats);
     }
     free(r.state[0]);
     free(r.state[1]);
+    free(r.bytes);
     cli_buf_free(&raw);
     cli_buf_free(&pending);
-    if (fflush(stdout) != 0 || r.ctx.failed) {
+    bool written = jw_flush(&w);
+    jw_free(&w);
+    if (fflush(stdout) != 0 || !written) {
         cli_error("decode", "cannot write output: %s", strerror(errno));
         return 1;
     }

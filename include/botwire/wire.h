@@ -344,6 +344,97 @@ void bw_fields_decode(const BW_ROM bw_field_t *fields, size_t n, uint8_t order,
 void bw_fields_encode(const BW_ROM bw_field_t *fields, size_t n, uint8_t order, const void *base,
                       uint8_t *wire);
 
+/* For the codecs' hot paths (host builds; under BW_SMALL code size comes
+ * first): BW_HOT_INLINE inlines a function even where the compiler would
+ * rather not; BW_UNROLL_ALL before a loop over a constant table unrolls it
+ * whole, so that each entry's values are folded into code of its own. */
+#if !BW_SMALL && defined(__GNUC__)
+#define BW_HOT_INLINE inline __attribute__((always_inline))
+#if defined(__clang__)
+#define BW_UNROLL_ALL _Pragma("unroll")
+#else
+#define BW_UNROLL_ALL _Pragma("GCC unroll 255")
+#endif
+#else
+#define BW_HOT_INLINE inline
+#define BW_UNROLL_ALL
+#endif
+
+/*
+ * bw_fields_decode and bw_fields_encode as code of each message's own (host
+ * builds). Called by a codec with one of its constant field tables, the
+ * compiler unrolls the walk over the table and folds every field's type,
+ * count and offset in: what is left are the message's loads and stores,
+ * generated from its one table at build time. Same results as
+ * bw_fields_decode and bw_fields_encode, which they are under BW_SMALL
+ * (code size first) and for compilers other than GCC and clang.
+ */
+#if !BW_SMALL && defined(__GNUC__)
+static BW_HOT_INLINE void
+bw_fields_decode_inline(const BW_ROM bw_field_t *fields, size_t n, uint8_t order,
+                        const uint8_t *wire, void *base)
+{
+    BW_UNROLL_ALL
+    for (size_t k = 0; k < n; k++) {
+        const uint8_t type = fields[k].type, count = fields[k].count;
+        uint8_t *dst = (uint8_t *)base + fields[k].offset;
+        if (type == BW_FT_PAD) {
+            wire += count;
+            continue;
+        }
+        const size_t size = type <= BW_FT_I8 ? 1u : type <= BW_FT_I16 ? 2u : 4u;
+        BW_UNROLL_ALL
+        for (size_t i = 0; i < count; i++, wire += size, dst += size) {
+            /* The member has exactly the wire width; its type gives the sign. */
+            if (size == 1) {
+                *dst = *wire;
+            } else if (size == 2) {
+                const uint16_t v = order == BW_ORDER_BE ? bw_get_be16(wire) : bw_get_le16(wire);
+                __builtin_memcpy(dst, &v, 2);
+            } else {
+                const uint32_t v = order == BW_ORDER_BE ? bw_get_be32(wire) : bw_get_le32(wire);
+                __builtin_memcpy(dst, &v, 4);
+            }
+        }
+    }
+}
+
+/* bw_fields_encode as code of each message's own, as the above. */
+static BW_HOT_INLINE void
+bw_fields_encode_inline(const BW_ROM bw_field_t *fields, size_t n, uint8_t order,
+                        const void *base, uint8_t *wire)
+{
+    BW_UNROLL_ALL
+    for (size_t k = 0; k < n; k++) {
+        const uint8_t type = fields[k].type, count = fields[k].count;
+        const uint8_t *src = (const uint8_t *)base + fields[k].offset;
+        if (type == BW_FT_PAD) {
+            __builtin_memset(wire, 0, count);
+            wire += count;
+            continue;
+        }
+        const size_t size = type <= BW_FT_I8 ? 1u : type <= BW_FT_I16 ? 2u : 4u;
+        BW_UNROLL_ALL
+        for (size_t i = 0; i < count; i++, wire += size, src += size) {
+            if (size == 1) {
+                *wire = *src;
+            } else if (size == 2) {
+                uint16_t v;
+                __builtin_memcpy(&v, src, 2);
+                order == BW_ORDER_BE ? bw_put_be16(wire, v) : bw_put_le16(wire, v);
+            } else {
+                uint32_t v;
+                __builtin_memcpy(&v, src, 4);
+                order == BW_ORDER_BE ? bw_put_be32(wire, v) : bw_put_le32(wire, v);
+            }
+        }
+    }
+}
+#else
+#define bw_fields_decode_inline bw_fields_decode
+#define bw_fields_encode_inline bw_fields_encode
+#endif
+
 #ifdef __cplusplus
 }
 #endif

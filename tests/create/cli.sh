@@ -35,6 +35,11 @@ want='{"type":"stream","packets":[{"type":"cliff_front_left_signal","value":537}
     fail "decode stream golden: $(cat "$tmp/robot_golden.out")"
 "$bw" encode --proto create --hex "$tmp/robot_golden.out" | cmp -s - "$tmp/robot_golden.hex" &&
     pass "encode them: the checksum summed from the header" || fail "encode stream golden"
+# From a record: "t" and "from" on the frame's object, not on its packets.
+got=$(printf '%s\n' '{"botwire_record":1}' '{"t":1.25,"from":"robot","data":"13051d02190d00a3"}' |
+    "$bw" decode --proto create | head -n 1)
+[ "$got" = '{"type":"stream","packets":[{"type":"cliff_front_left_signal","value":537},{"type":"virtual_wall","value":0}],"t":1.25,"from":"robot"}' ] &&
+    pass "a record's Stream frame: t and from once" || fail "record stream: $got"
 # Group 6 with data byte i = 0x80 + i: checksum 84 (tests/create/test_proto.c);
 # the unused bytes 15 and 16 (88 89) are kept in "raw".
 g6="13 35 06 $(awk 'BEGIN { for (i = 0; i < 52; i++) printf "%02x ", 128 + i }')84"

@@ -70,6 +70,22 @@ got=$("$bw" decode --proto kobuki </dev/null)
 [ "$got" = '{"type":"stats","frames":0,"checksum_errors":0,"length_errors":0,"skipped_bytes":0,"unknown":0}' ] &&
     pass "empty input" || fail "empty input: $got"
 
+# A record's "t" is a JSON real of 10 significant digits, written as jansson
+# writes one, however the record spelled it; --frames annotates each message.
+bc=aa550601046400000067
+{
+    echo '{"botwire_record":1}'
+    for t in 0.5 12 -0 0.000012 1e3 123456789012.5 -0.0; do
+        echo "{\"t\":$t,\"from\":\"host\",\"data\":\"$bc\"}"
+    done
+} >"$tmp/t.rec"
+got=$("$bw" decode --proto kobuki "$tmp/t.rec" | sed -n 's/.*"t":\([^,]*\),"from":"host"}$/\1/p' | tr '\n' ' ')
+[ "$got" = "0.5 12.0 0.0 1.2e-5 1000.0 1.23456789e11 -0.0 " ] && pass "record times as reals" ||
+    fail "record times: $got"
+got=$("$bw" decode --proto kobuki --frames "$tmp/t.rec" | head -n 1)
+[ "$got" = '[{"type":"base_control","speed":100,"radius":0,"t":0.5,"from":"host"}]' ] &&
+    pass "record with --frames" || fail "record --frames: $got"
+
 # 6. Bad input: one clear line, non-zero exit, nothing half-written.
 printf '{"type":"sound_sequence","sequence":1}\n{"type":"base_control",\n' >"$tmp/bad1"
 expect_error "malformed JSON" 1 "line 2: malformed JSON" "$bw" encode --proto kobuki "$tmp/bad1"

@@ -132,4 +132,13 @@ cat "$data/p2os_host.jsonl" "$tmp/bad" >"$tmp/mixed"
 
 "$bw" decode --help | grep -q p2os && pass "decode --help lists p2os" || fail "decode --help"
 
+# Strings from the wire in JSON: escaped as JSON escapes them (\", \\, \t,
+# \u0001; UTF-8 as it is), and one that is not UTF-8 left out, key and all.
+got=$(printf '%s\n' 'fa fb 12 02 61 22 62 5c 63 00 09 01 00 63 61 66 c3 a9 00 f5 53' \
+    'fa fb 0d 02 78 ff 79 00 c3 00 2f 6f 6b 00 72 4e' | "$bw" decode --proto p2os --hex | head -n 2)
+want='{"type":"sync","n":2,"name":"a\"b\\c","class":"\t\u0001","subclass":"café"}
+{"type":"sync","n":2,"subclass":"/ok"}'
+[ "$got" = "$want" ] && pass "decode: wire strings escaped, non-UTF-8 ones left out" ||
+    fail "wire strings: $got"
+
 finish "P2OS CLI"

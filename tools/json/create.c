@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../cli.h"
+#include "jw.h"
 #include "botwire/create.h"
 
 typedef struct {
@@ -43,33 +44,34 @@ static void c_init(void *state, bool from_robot, bool frames)
     s->from_robot = from_robot;
 }
 
-static json_t *cmd_to_json(const bw_create_cmd_t *c)
+static void put_cmd(jw_t *w, const bw_create_cmd_t *c)
 {
-    json_t *o = jm_object(bw_create_op_name(c->opcode));
+    jw_msg_begin(w, bw_create_op_name(c->opcode));
     switch (c->opcode) {
-    case BW_CREATE_OP_SONG: {
-        json_object_set_new(o, "song", json_integer(c->u.song.number));
-        json_t *notes = json_array();
-        for (size_t i = 0; i < c->u.song.length; i++)
-            json_array_append_new(notes, json_pack("[ii]", c->u.song.notes[i].note,
-                                                   c->u.song.notes[i].duration));
-        json_object_set_new(o, "notes", notes);
+    case BW_CREATE_OP_SONG:
+        jw_key_int(w, "song", c->u.song.number);
+        jw_key(w, "notes");
+        jw_open(w, '[');
+        for (size_t i = 0; i < c->u.song.length; i++) {
+            jw_open(w, '[');
+            jw_int(w, c->u.song.notes[i].note);
+            jw_int(w, c->u.song.notes[i].duration);
+            jw_close(w, ']');
+        }
+        jw_close(w, ']');
         break;
-    }
     case BW_CREATE_OP_STREAM:
-    case BW_CREATE_OP_QUERY_LIST: {
-        json_t *ids = json_array();
+    case BW_CREATE_OP_QUERY_LIST:
+        jw_key(w, "ids");
+        jw_open(w, '[');
         for (size_t i = 0; i < c->u.packets.n; i++)
-            json_array_append_new(ids, json_integer(c->u.packets.ids[i]));
-        json_object_set_new(o, "ids", ids);
+            jw_int(w, c->u.packets.ids[i]);
+        jw_close(w, ']');
         break;
+    case BW_CREATE_OP_SCRIPT: jw_key_hex(w, "data", c->u.script.bytes, c->u.script.length); break;
+    default: jw_desc(w, bw_create_cmd_desc(c->opcode), c); break;
     }
-    case BW_CREATE_OP_SCRIPT:
-        json_object_set_new(o, "data", jm_hex(c->u.script.bytes, c->u.script.length));
-        break;
-    default: jm_put_fields(o, bw_create_cmd_desc(c->opcode), c); break;
-    }
-    return o;
+    jw_msg_end(w);
 }
 
 static bool unused_packet(const bw_msgdesc_t *d)
@@ -77,65 +79,70 @@ static bool unused_packet(const bw_msgdesc_t *d)
     return d->nfields == 1 && d->fields[0].type == BW_FT_PAD;
 }
 
-static json_t *packet_to_json(uint8_t id, const uint8_t *data)
+static void put_packet(jw_t *w, uint8_t id, const uint8_t *data)
 {
     const bw_msgdesc_t *d = bw_create_packet_desc(id);
     bw_create_sensors_t s;
     memset(&s, 0, sizeof s);
     bw_create_decode_packet(id, data, d->wire_len, &s);
     if (id > BW_CREATE_GROUP_6 && unused_packet(d)) {
-        json_t *o = jm_object("unused");
-        json_object_set_new(o, "id", json_integer(id));
-        json_object_set_new(o, "value", json_integer(data[0]));
-        return o;
+        jw_msg_begin(w, "unused");
+        jw_key_int(w, "id", id);
+        jw_key_int(w, "value", data[0]);
+    } else if (id > BW_CREATE_GROUP_6) {
+        jw_msg_begin(w, d->name);
+        jw_key_int(w, "value", bw_field_get(&s, &d->fields[0], 0));
+    } else {
+        static const char *const groups[] = {
+            "sensors_group0", "sensors_group1", "sensors_group2", "sensors_group3",
+            "sensors_group4", "sensors_group5", "sensors_group6",
+        };
+        jw_msg_begin(w, groups[id]);
+        jw_desc(w, d, &s);
+        uint8_t again[BW_CREATE_GROUP6_SIZE];
+        bw_create_encode_packet(again, sizeof again, id, &s);
+        if (memcmp(again, data, d->wire_len) != 0) {
+            uint8_t wire[1 + BW_CREATE_GROUP6_SIZE];
+            wire[0] = id;
+            memcpy(wire + 1, data, d->wire_len);
+            jw_key_hex(w, "raw", wire, 1u + d->wire_len);
+        }
     }
-    if (id > BW_CREATE_GROUP_6) {
-        json_t *o = jm_object(d->name);
-        json_object_set_new(o, "value", json_integer(bw_field_get(&s, &d->fields[0], 0)));
-        return o;
-    }
-    char name[32];
-    snprintf(name, sizeof name, "sensors_group%u", id);
-    json_t *o = jm_object(name);
-    jm_put_fields(o, d, &s);
-    uint8_t again[BW_CREATE_GROUP6_SIZE];
-    bw_create_encode_packet(again, sizeof again, id, &s);
-    if (memcmp(again, data, d->wire_len) != 0) {
-        uint8_t wire[1 + BW_CREATE_GROUP6_SIZE];
-        wire[0] = id;
-        memcpy(wire + 1, data, d->wire_len);
-        json_object_set_new(o, "raw", jm_hex(wire, 1u + d->wire_len));
-    }
-    return o;
+    jw_msg_end(w);
 }
 
-static json_t *frame_to_json(const bw_create_stream_frame_t *f)
+static void put_frame(jw_t *w, const bw_create_stream_frame_t *f)
 {
-    json_t *o = jm_object("stream");
-    json_t *packets = json_array();
+    jw_msg_begin(w, "stream");
+    jw_key(w, "packets");
+    jw_open(w, '[');
     size_t off = 0;
     uint8_t id;
     const uint8_t *data;
     /* The parser has walked the body already: every packet is whole. */
     while (bw_create_stream_next(f, &off, &id, &data) > 0)
-        json_array_append_new(packets, packet_to_json(id, data));
-    json_object_set_new(o, "packets", packets);
-    return o;
+        put_packet(w, id, data);
+    jw_close(w, ']');
+    jw_msg_end(w);
 }
 
 static int emit_one(create_state_t *s, int rc, const bw_create_cmd_frame_t *cmd,
-                    const bw_create_stream_frame_t *frame, cli_emit_fn emit, void *ctx)
+                    const bw_create_stream_frame_t *frame, jw_t *w)
 {
     if (rc <= 0)
         return 0; /* rejected: counted by the parser */
-    if (s->from_robot)
-        return emit(frame_to_json(frame), ctx);
-    bw_create_cmd_t c;
-    bw_create_decode_cmd(cmd->bytes, cmd->len, &c);
-    return emit(cmd_to_json(&c), ctx);
+    if (s->from_robot) {
+        put_frame(w, frame);
+    } else {
+        bw_create_cmd_t c;
+        bw_create_decode_cmd(cmd->bytes, cmd->len, &c);
+        put_cmd(w, &c);
+    }
+    jw_line_end(w);
+    return w->failed ? -1 : 0;
 }
 
-static int c_push(void *state, const uint8_t *data, size_t n, cli_emit_fn emit, void *ctx)
+static int c_push(void *state, const uint8_t *data, size_t n, jw_t *w)
 {
     create_state_t *s = state;
     bw_create_cmd_frame_t cmd;
@@ -145,12 +152,12 @@ static int c_push(void *state, const uint8_t *data, size_t n, cli_emit_fn emit, 
                                : bw_create_cmd_parse(&s->cmds, &data, &n, &cmd);
         if (rc == 0)
             return 0;
-        if (emit_one(s, rc, &cmd, &frame, emit, ctx) < 0)
+        if (emit_one(s, rc, &cmd, &frame, w) < 0)
             return -1;
     }
 }
 
-static int c_finish(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *stats)
+static int c_finish(void *state, jw_t *w, bw_parse_stats_t *stats)
 {
     create_state_t *s = state;
     bw_create_cmd_frame_t cmd;
@@ -161,12 +168,20 @@ static int c_finish(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *
                                : bw_create_cmd_parser_finish(&s->cmds, &cmd);
         if (rc == 0)
             break;
-        if (status == 0 && emit_one(s, rc, &cmd, &frame, emit, ctx) < 0)
+        if (status == 0 && emit_one(s, rc, &cmd, &frame, w) < 0)
             status = -1;
     }
     *stats = s->from_robot ? s->stream.stats : s->cmds.stats;
     return status;
 }
+
+const jw_decoder_t jw_decoder_create = {
+    .name = "create",
+    .state_size = sizeof(create_state_t),
+    .init = c_init,
+    .push = c_push,
+    .finish = c_finish,
+};
 
 /* ---- JSON to messages ---------------------------------------------------------- */
 
@@ -432,9 +447,5 @@ static int c_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
 const cli_codec_t cli_codec_create = {
     .name = "create",
     .summary = "iRobot Create Open Interface (commands, Stream frames)",
-    .state_size = sizeof(create_state_t),
-    .init = c_init,
-    .push = c_push,
-    .finish = c_finish,
     .encode = c_encode,
 };

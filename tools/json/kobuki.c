@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../cli.h"
+#include "jw.h"
 
 typedef struct {
     bw_kobuki_parser_t parser;
@@ -19,105 +20,120 @@ static void k_init(void *state, bool from_robot, bool frames)
     s->frames = frames;
 }
 
-static void put_version(json_t *o, const bw_kobuki_version_t *v)
+static void put_version(jw_t *w, const bw_kobuki_version_t *v)
 {
-    json_object_set_new(o, "major", json_integer(v->major));
-    json_object_set_new(o, "minor", json_integer(v->minor));
-    json_object_set_new(o, "patch", json_integer(v->patch));
-    if (v->legacy)
-        json_object_set_new(o, "legacy", json_true());
+    jw_key_int(w, "major", v->major);
+    jw_key_int(w, "minor", v->minor);
+    jw_key_int(w, "patch", v->patch);
+    if (v->legacy) {
+        jw_key(w, "legacy");
+        jw_bool(w, true);
+    }
 }
 
-static json_t *msg_to_json(const bw_kobuki_msg_t *m)
+/* The message's members, after "type". */
+static void put_msg(jw_t *w, const bw_kobuki_msg_t *m)
 {
-    json_t *o = jm_object(bw_kobuki_type_name(m->type));
+    jw_msg_begin(w, bw_kobuki_type_name(m->type));
     const bw_msgdesc_t *desc = bw_kobuki_desc(m->type);
     if (desc) {
-        jm_put_fields(o, desc, m);
-        return o;
+        jw_desc(w, desc, m);
+        return;
     }
     switch (m->type) {
-    case BW_KOBUKI_HARDWARE_VERSION: put_version(o, &m->u.hardware_version); break;
-    case BW_KOBUKI_FIRMWARE_VERSION: put_version(o, &m->u.firmware_version); break;
+    case BW_KOBUKI_HARDWARE_VERSION: put_version(w, &m->u.hardware_version); break;
+    case BW_KOBUKI_FIRMWARE_VERSION: put_version(w, &m->u.firmware_version); break;
     case BW_KOBUKI_RAW_GYRO: {
         const bw_kobuki_raw_gyro_t *g = &m->u.raw_gyro;
-        json_object_set_new(o, "frame_id", json_integer(g->frame_id));
-        json_t *samples = json_array();
-        for (size_t i = 0; i < g->count; i++)
-            json_array_append_new(samples, json_pack("[iii]", g->samples[i][0], g->samples[i][1],
-                                                     g->samples[i][2]));
-        json_object_set_new(o, "samples", samples);
+        jw_key_int(w, "frame_id", g->frame_id);
+        jw_key(w, "samples");
+        jw_open(w, '[');
+        for (size_t i = 0; i < g->count; i++) {
+            jw_open(w, '[');
+            for (size_t a = 0; a < 3; a++)
+                jw_int(w, g->samples[i][a]);
+            jw_close(w, ']');
+        }
+        jw_close(w, ']');
         break;
     }
     default:
-        json_object_set_new(o, "id", json_integer(m->id));
-        json_object_set_new(o, "length", json_integer(m->length));
-        json_object_set_new(o, "data", jm_hex(m->u.unknown.data, m->length));
+        jw_key_int(w, "id", m->id);
+        jw_key_int(w, "length", m->length);
+        jw_key_hex(w, "data", m->u.unknown.data, m->length);
         break;
     }
-    return o;
 }
 
-/* Bytes that must go out as they came: "raw" on a message whose encoding
- * differs from the wire (non-zero unused bytes), or a "raw" element for what
- * could not be read as a sub-payload at all. */
-static void put_raw(json_t *o, const uint8_t *p, size_t n) { json_object_set_new(o, "raw", jm_hex(p, n)); }
-
-static int emit_frame(kobuki_state_t *s, const bw_kobuki_frame_t *frame, cli_emit_fn emit,
-                      void *ctx)
+static int emit_frame(kobuki_state_t *s, const bw_kobuki_frame_t *frame, jw_t *w)
 {
     bw_kobuki_iter_t it;
     bw_kobuki_msg_t m;
-    json_t *group = s->frames ? json_array() : NULL;
+    if (s->frames)
+        jw_open(w, '[');
     bw_kobuki_iter_init(&it, frame, s->dir, &s->sub_stats);
     int r;
     for (size_t off = 0; (r = bw_kobuki_iter_next(&it, &m)) != 0; off = it.off) {
         /* A mis-sized sub-payload (BW_ELENGTH) is counted and shown as
          * unknown with its bytes, so nothing vanishes; one overrunning the
-         * frame (BW_ETRUNC, also counted) ends the walk, its bytes kept raw. */
-        json_t *o;
+         * frame (BW_ETRUNC, also counted) ends the walk, its bytes kept raw.
+         * Bytes that must go out as they came are "raw": a message whose
+         * encoding differs from the wire (non-zero unused bytes). */
         if (r == BW_ETRUNC) {
-            o = jm_object("raw");
-            json_object_set_new(o, "data", jm_hex(m.u.unknown.data, m.length));
+            jw_msg_begin(w, "raw");
+            jw_key_hex(w, "data", m.u.unknown.data, m.length);
         } else {
-            o = msg_to_json(&m);
+            put_msg(w, &m);
             uint8_t again[BW_KOBUKI_MAX_FRAME];
             int n = bw_kobuki_encode_sub(again, sizeof again, &m);
             size_t wire = it.off - off;
             if (n != (int)wire || memcmp(again, frame->payload + off, wire) != 0)
-                put_raw(o, frame->payload + off, wire);
+                jw_key_hex(w, "raw", frame->payload + off, wire);
         }
-        if (group)
-            json_array_append_new(group, o);
-        else if (emit(o, ctx) < 0)
-            return -1;
+        jw_msg_end(w);
+        if (!s->frames)
+            jw_line_end(w);
     }
-    return group ? emit(group, ctx) : 0;
+    if (s->frames) {
+        jw_close(w, ']');
+        jw_line_end(w);
+    }
+    return w->failed ? -1 : 0;
 }
 
-static int k_push(void *state, const uint8_t *data, size_t n, cli_emit_fn emit, void *ctx)
+static int k_push(void *state, const uint8_t *data, size_t n, jw_t *w)
 {
     kobuki_state_t *s = state;
     bw_kobuki_frame_t frame;
     int rc;
     while ((rc = bw_kobuki_parse(&s->parser, &data, &n, &frame)) != 0)
-        if (rc > 0 && emit_frame(s, &frame, emit, ctx) < 0)
+        if (rc > 0 && emit_frame(s, &frame, w) < 0)
             return -1;
     return 0;
 }
 
-static int k_finish(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *stats)
+static int k_finish(void *state, jw_t *w, bw_parse_stats_t *stats)
 {
     kobuki_state_t *s = state;
     bw_kobuki_frame_t frame;
     int rc, status = 0;
     while ((rc = bw_kobuki_parser_finish(&s->parser, &frame)) != 0)
-        if (rc > 0 && status == 0 && emit_frame(s, &frame, emit, ctx) < 0)
+        if (rc > 0 && status == 0 && emit_frame(s, &frame, w) < 0)
             status = -1;
     *stats = s->parser.stats;
     bw_parse_stats_add(stats, &s->sub_stats);
     return status;
 }
+
+const jw_decoder_t jw_decoder_kobuki = {
+    .name = "kobuki",
+    .state_size = sizeof(kobuki_state_t),
+    .init = k_init,
+    .push = k_push,
+    .finish = k_finish,
+};
+
+/* ---- JSON to messages ---------------------------------------------------------- */
 
 static int get_version(json_t *o, bw_kobuki_version_t *v, char *err, size_t errlen)
 {
@@ -314,9 +330,5 @@ static int k_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
 const cli_codec_t cli_codec_kobuki = {
     .name = "kobuki",
     .summary = "Yujin Kobuki (AA 55 frames)",
-    .state_size = sizeof(kobuki_state_t),
-    .init = k_init,
-    .push = k_push,
-    .finish = k_finish,
     .encode = k_encode,
 };

@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "../cli.h"
+#include "jw.h"
 #include "botwire/lobot.h"
 
 typedef struct {
@@ -76,60 +77,66 @@ static void l_init(void *state, bool from_robot, bool frames)
 
 static bool printable(uint8_t c) { return c >= 0x20 && c <= 0x7E; }
 
-static json_t *cmd_to_json(const bw_lobot_cmd_t *c)
+static void put_cmd(jw_t *w, const bw_lobot_cmd_t *c)
 {
-    json_t *o = jm_object("command");
+    jw_msg_begin(w, "command");
     if (printable(c->id)) {
-        char s[2] = { (char)c->id, 0 };
-        json_object_set_new(o, "cmd", json_string(s));
+        jw_key(w, "cmd");
+        jw_str(w, (const char *)&c->id, 1);
     } else {
-        json_object_set_new(o, "id", json_integer(c->id));
+        jw_key_int(w, "id", c->id);
     }
     const char *name = bw_lobot_cmd_name(c->id);
     if (name)
-        json_object_set_new(o, "name", json_string(name));
-    json_object_set_new(o, "param", json_integer(c->param));
-    return o;
+        jw_key_str(w, "name", name);
+    jw_key_int(w, "param", c->param);
+    jw_msg_end(w);
+    jw_line_end(w);
 }
 
-static json_t *ack_to_json(const bw_lobot_ack_frame_t *f)
+static void put_ack(jw_t *w, const bw_lobot_ack_frame_t *f)
 {
     uint8_t wire[BW_LOBOT_MAX_ACK], again[BW_LOBOT_MAX_ACK];
     bw_lobot_ack_t ack;
     wire[0] = f->id;
     memcpy(wire + 1, f->data, f->len);
     bw_lobot_decode_ack(f->id, f->data, f->len, &ack);
-    json_t *o = jm_object(bw_lobot_ack_name(f->id));
-    jm_put_fields(o, bw_lobot_ack_desc(f->id), &ack);
+    jw_msg_begin(w, bw_lobot_ack_name(f->id));
+    jw_desc(w, bw_lobot_ack_desc(f->id), &ack);
     int n = bw_lobot_encode_ack(again, sizeof again, &ack);
     if (n != 1 + f->len || memcmp(again, wire, (size_t)n) != 0)
-        json_object_set_new(o, "raw", jm_hex(wire, 1u + f->len));
-    return o;
+        jw_key_hex(w, "raw", wire, 1u + f->len);
+    jw_msg_end(w);
+    jw_line_end(w);
 }
 
-static int l_push(void *state, const uint8_t *data, size_t n, cli_emit_fn emit, void *ctx)
+static int l_push(void *state, const uint8_t *data, size_t n, jw_t *w)
 {
     lobot_state_t *s = state;
     int rc;
     if (!s->from_robot) {
         bw_lobot_cmd_t cmd;
         /* A bad parity (BW_ECHECKSUM) is counted by the parser; see the top. */
-        while ((rc = bw_lobot_cmd_parse(&s->cmds, &data, &n, &cmd)) != 0)
-            if (rc > 0 && emit(cmd_to_json(&cmd), ctx) < 0)
+        while ((rc = bw_lobot_cmd_parse(&s->cmds, &data, &n, &cmd)) != 0) {
+            if (rc > 0)
+                put_cmd(w, &cmd);
+            if (w->failed)
                 return -1;
+        }
         return 0;
     }
     bw_lobot_ack_frame_t f;
-    while (bw_lobot_ack_parse(&s->acks, &data, &n, &f) > 0)
-        if (emit(ack_to_json(&f), ctx) < 0)
+    while (bw_lobot_ack_parse(&s->acks, &data, &n, &f) > 0) {
+        put_ack(w, &f);
+        if (w->failed)
             return -1;
+    }
     return 0;
 }
 
-static int l_finish(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *stats)
+static int l_finish(void *state, jw_t *w, bw_parse_stats_t *stats)
 {
     lobot_state_t *s = state;
-    int status = 0;
     if (!s->from_robot) {
         bw_lobot_cmd_parser_finish(&s->cmds);
         *stats = s->cmds.stats;
@@ -137,11 +144,19 @@ static int l_finish(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *
     }
     bw_lobot_ack_frame_t f;
     while (bw_lobot_ack_parser_finish(&s->acks, &f) > 0)
-        if (status == 0 && emit(ack_to_json(&f), ctx) < 0)
-            status = -1;
+        if (!w->failed)
+            put_ack(w, &f);
     *stats = s->acks.stats;
-    return status;
+    return w->failed ? -1 : 0;
 }
+
+const jw_decoder_t jw_decoder_lobot = {
+    .name = "lobot",
+    .state_size = sizeof(lobot_state_t),
+    .init = l_init,
+    .push = l_push,
+    .finish = l_finish,
+};
 
 /* ---- JSON to messages ---------------------------------------------------------- */
 
@@ -290,9 +305,5 @@ static int l_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
 const cli_codec_t cli_codec_lobot = {
     .name = "lobot",
     .summary = "iRobot Create + Command Module, lobot (4-byte commands, ACKs)",
-    .state_size = sizeof(lobot_state_t),
-    .init = l_init,
-    .push = l_push,
-    .finish = l_finish,
     .encode = l_encode,
 };

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../cli.h"
+#include "jw.h"
 
 typedef struct {
     bw_p2os_parser_t parser;
@@ -39,16 +40,11 @@ static void p_init(void *state, bool from_robot, bool frames)
     s->dir = from_robot ? BW_P2OS_FROM_ROBOT : BW_P2OS_FROM_HOST;
 }
 
-static void put_int(json_t *o, const char *key, json_int_t v)
-{
-    json_object_set_new(o, key, json_integer(v));
-}
-
 /* The first n fields of a table. */
-static void put_prefix(json_t *o, const bw_field_t *f, size_t n, const void *base)
+static void put_prefix(jw_t *w, const bw_field_t *f, size_t n, const void *base)
 {
     for (size_t k = 0; k < n; k++)
-        put_int(o, f[k].name, (json_int_t)bw_field_get(base, &f[k], 0));
+        jw_key_int(w, f[k].name, bw_field_get(base, &f[k], 0));
 }
 
 static bool printable(const uint8_t *p, size_t n)
@@ -59,99 +55,108 @@ static bool printable(const uint8_t *p, size_t n)
     return true;
 }
 
-static void put_command(json_t *o, const bw_p2os_command_t *c)
+static void put_command(jw_t *w, const bw_p2os_command_t *c)
 {
-    put_int(o, "cmd", c->cmd);
+    jw_key_int(w, "cmd", c->cmd);
     const char *name = bw_p2os_command_name(c->cmd);
     if (name)
-        json_object_set_new(o, "name", json_string(name));
-    if (c->argkind == BW_P2OS_INTARG)
-        put_int(o, "arg", c->value);
-    else if (c->argkind == BW_P2OS_STRARG && printable(c->str, c->len))
-        json_object_set_new(o, "arg", json_stringn((const char *)c->str, c->len));
-    else if (c->argkind == BW_P2OS_STRARG)
-        json_object_set_new(o, "arg_hex", jm_hex(c->str, c->len));
+        jw_key_str(w, "name", name);
+    if (c->argkind == BW_P2OS_INTARG) {
+        jw_key_int(w, "arg", c->value);
+    } else if (c->argkind == BW_P2OS_STRARG && printable(c->str, c->len)) {
+        jw_key(w, "arg");
+        jw_str(w, (const char *)c->str, c->len);
+    } else if (c->argkind == BW_P2OS_STRARG) {
+        jw_key_hex(w, "arg_hex", c->str, c->len);
+    }
     if (c->nextra)
-        json_object_set_new(o, "extra", jm_hex(c->extra, c->nextra));
+        jw_key_hex(w, "extra", c->extra, c->nextra);
     if (c->argkind != BW_P2OS_RAWARG)
         return;
     if (c->cmd == BW_P2OS_SIM_SET_POSE && c->argtype == 0 && c->len == 12) {
-        put_int(o, "x", (int32_t)bw_get_le32(c->str));
-        put_int(o, "y", (int32_t)bw_get_le32(c->str + 4));
-        put_int(o, "th", (int32_t)bw_get_le32(c->str + 8));
+        jw_key_int(w, "x", (int32_t)bw_get_le32(c->str));
+        jw_key_int(w, "y", (int32_t)bw_get_le32(c->str + 4));
+        jw_key_int(w, "th", (int32_t)bw_get_le32(c->str + 8));
         return;
     }
-    put_int(o, "argtype", c->argtype);
-    json_object_set_new(o, "data", jm_hex(c->str, c->len));
+    jw_key_int(w, "argtype", c->argtype);
+    jw_key_hex(w, "data", c->str, c->len);
 }
 
-static void put_sip(json_t *o, const bw_p2os_msg_t *m)
+static void put_sip(jw_t *w, const bw_p2os_msg_t *m)
 {
     const bw_p2os_sip_t *s = &m->u.sip;
-    json_object_set_new(o, "moving", json_boolean(s->moving));
-    jm_put_fields(o, &sip_desc, m);
-    json_t *sonar = json_array();
-    for (size_t i = 0; i < s->nsonar; i++)
-        json_array_append_new(sonar, json_pack("[ii]", s->sonar[i].number, s->sonar[i].range));
-    json_object_set_new(o, "sonar", sonar);
-    put_prefix(o, sip_trailing, s->ntrailing, m);
+    jw_key(w, "moving");
+    jw_bool(w, s->moving);
+    jw_desc(w, &sip_desc, m);
+    jw_key(w, "sonar");
+    jw_open(w, '[');
+    for (size_t i = 0; i < s->nsonar; i++) {
+        jw_open(w, '[');
+        jw_int(w, s->sonar[i].number);
+        jw_int(w, s->sonar[i].range);
+        jw_close(w, ']');
+    }
+    jw_close(w, ']');
+    put_prefix(w, sip_trailing, s->ntrailing, m);
     if (s->nextra)
-        json_object_set_new(o, "extra", jm_hex(s->extra, s->nextra));
+        jw_key_hex(w, "extra", s->extra, s->nextra);
 }
 
-static void put_config(json_t *o, const bw_p2os_msg_t *m)
+static void put_config(jw_t *w, const bw_p2os_msg_t *m)
 {
     const bw_p2os_config_t *c = &m->u.config;
-    json_object_set_new(o, "robot_type", json_string(c->robot_type));
-    json_object_set_new(o, "subtype", json_string(c->subtype));
-    json_object_set_new(o, "serial", json_string(c->serial));
-    jm_put_fields(o, bw_p2os_config_head_desc(), m);
-    json_object_set_new(o, "name", json_string(c->name));
-    put_prefix(o, bw_p2os_config_tail_desc()->fields, c->nfields, m);
+    jw_key_str(w, "robot_type", c->robot_type);
+    jw_key_str(w, "subtype", c->subtype);
+    jw_key_str(w, "serial", c->serial);
+    jw_desc(w, bw_p2os_config_head_desc(), m);
+    jw_key_str(w, "name", c->name);
+    put_prefix(w, bw_p2os_config_tail_desc()->fields, c->nfields, m);
     if (c->nextra)
-        json_object_set_new(o, "extra", jm_hex(c->extra, c->nextra));
+        jw_key_hex(w, "extra", c->extra, c->nextra);
 }
 
-static void put_simstat(json_t *o, const bw_p2os_msg_t *m)
+static void put_simstat(jw_t *w, const bw_p2os_msg_t *m)
 {
     const bw_p2os_simstat_t *s = &m->u.simstat;
-    json_object_set_new(o, "reserved1", json_string(s->reserved1));
-    json_object_set_new(o, "reserved2", json_string(s->reserved2));
-    put_prefix(o, bw_p2os_simstat_desc()->fields, s->nfields, m);
+    jw_key_str(w, "reserved1", s->reserved1);
+    jw_key_str(w, "reserved2", s->reserved2);
+    put_prefix(w, bw_p2os_simstat_desc()->fields, s->nfields, m);
     if (s->nextra)
-        json_object_set_new(o, "extra", jm_hex(s->extra, s->nextra));
+        jw_key_hex(w, "extra", s->extra, s->nextra);
 }
 
-static json_t *msg_to_json(const bw_p2os_msg_t *m)
+static void put_msg(jw_t *w, const bw_p2os_msg_t *m)
 {
-    json_t *o = jm_object(bw_p2os_type_name(m->type));
+    jw_msg_begin(w, bw_p2os_type_name(m->type));
     switch (m->type) {
-    case BW_P2OS_COMMAND: put_command(o, &m->u.command); break;
+    case BW_P2OS_COMMAND: put_command(w, &m->u.command); break;
     case BW_P2OS_SYNC:
-        put_int(o, "n", m->u.sync.n);
+        jw_key_int(w, "n", m->u.sync.n);
         if (m->u.sync.has_info) {
-            json_object_set_new(o, "name", json_string(m->u.sync.name));
-            json_object_set_new(o, "class", json_string(m->u.sync.cls));
-            json_object_set_new(o, "subclass", json_string(m->u.sync.subclass));
+            jw_key_str(w, "name", m->u.sync.name);
+            jw_key_str(w, "class", m->u.sync.cls);
+            jw_key_str(w, "subclass", m->u.sync.subclass);
         }
         break;
-    case BW_P2OS_SIP: put_sip(o, m); break;
-    case BW_P2OS_CONFIG_PAC: put_config(o, m); break;
-    case BW_P2OS_SIMSTAT_PAC: put_simstat(o, m); break;
+    case BW_P2OS_SIP: put_sip(w, m); break;
+    case BW_P2OS_CONFIG_PAC: put_config(w, m); break;
+    case BW_P2OS_SIMSTAT_PAC: put_simstat(w, m); break;
     case BW_P2OS_ENCODER_PAC:
-        put_int(o, "left", m->u.encoder.left);
-        put_int(o, "right", m->u.encoder.right);
+        jw_key_int(w, "left", m->u.encoder.left);
+        jw_key_int(w, "right", m->u.encoder.right);
         break;
     default:
-        put_int(o, "id", m->id);
-        put_int(o, "length", m->length);
-        json_object_set_new(o, "data", jm_hex(m->u.unknown.data, m->length));
+        jw_key_int(w, "id", m->id);
+        jw_key_int(w, "length", m->length);
+        jw_key_hex(w, "data", m->u.unknown.data, m->length);
         break;
     }
-    return o;
+    jw_msg_end(w);
+    jw_line_end(w);
 }
 
-static int emit_frame(p2os_state_t *s, const bw_p2os_frame_t *frame, cli_emit_fn emit, void *ctx)
+static int emit_frame(p2os_state_t *s, const bw_p2os_frame_t *frame, jw_t *w)
 {
     bw_p2os_msg_t m;
     /* A malformed body (BW_ELENGTH) is counted and shown as unknown with
@@ -160,32 +165,41 @@ static int emit_frame(p2os_state_t *s, const bw_p2os_frame_t *frame, cli_emit_fn
         s->body_stats.length_errors++;
     else if (m.type == BW_P2OS_UNKNOWN)
         s->body_stats.unknown++;
-    return emit(msg_to_json(&m), ctx);
+    put_msg(w, &m);
+    return w->failed ? -1 : 0;
 }
 
-static int p_push(void *state, const uint8_t *data, size_t n, cli_emit_fn emit, void *ctx)
+static int p_push(void *state, const uint8_t *data, size_t n, jw_t *w)
 {
     p2os_state_t *s = state;
     bw_p2os_frame_t frame;
     int rc;
     while ((rc = bw_p2os_parse(&s->parser, &data, &n, &frame)) != 0)
-        if (rc > 0 && emit_frame(s, &frame, emit, ctx) < 0)
+        if (rc > 0 && emit_frame(s, &frame, w) < 0)
             return -1;
     return 0;
 }
 
-static int p_finish(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *stats)
+static int p_finish(void *state, jw_t *w, bw_parse_stats_t *stats)
 {
     p2os_state_t *s = state;
     bw_p2os_frame_t frame;
     int rc, status = 0;
     while ((rc = bw_p2os_parser_finish(&s->parser, &frame)) != 0)
-        if (rc > 0 && status == 0 && emit_frame(s, &frame, emit, ctx) < 0)
+        if (rc > 0 && status == 0 && emit_frame(s, &frame, w) < 0)
             status = -1;
     *stats = s->parser.stats;
     bw_parse_stats_add(stats, &s->body_stats);
     return status;
 }
+
+const jw_decoder_t jw_decoder_p2os = {
+    .name = "p2os",
+    .state_size = sizeof(p2os_state_t),
+    .init = p_init,
+    .push = p_push,
+    .finish = p_finish,
+};
 
 /* ---- JSON to messages ---------------------------------------------------------- */
 
@@ -606,9 +620,5 @@ static int p_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
 const cli_codec_t cli_codec_p2os = {
     .name = "p2os",
     .summary = "Pioneer 2 / PeopleBot P2OS (FA FB frames)",
-    .state_size = sizeof(p2os_state_t),
-    .init = p_init,
-    .push = p_push,
-    .finish = p_finish,
     .encode = p_encode,
 };

@@ -47,6 +47,7 @@
 #include <strings.h>
 
 #include "../cli.h"
+#include "jw.h"
 #include "botwire/rbsm.h"
 
 typedef struct {
@@ -76,43 +77,63 @@ static void r_init(void *state, bool from_robot, bool frames)
 }
 
 /* The word as the seed reads it. */
-static json_int_t value_of(uint8_t id, uint32_t word)
+static int64_t value_of(uint8_t id, uint32_t word)
 {
-    return bw_rbsm_layout(id) == BW_RBSM_SIGNED ? (json_int_t)(int32_t)word : (json_int_t)word;
+    return bw_rbsm_layout(id) == BW_RBSM_SIGNED ? (int64_t)(int32_t)word : (int64_t)word;
 }
 
-static json_t *msg_to_json(rbsm_state_t *s, const bw_rbsm_frame_t *f)
+/* bw_rbsm_name and its length, looked up once per id: the codec walks its
+ * packed names. (They are ASCII: nothing to check or escape.) */
+static const char *name_of(uint8_t id, size_t *len)
+{
+    static const char *names[256];
+    static size_t lens[256];
+    if (!names[id]) {
+        names[id] = bw_rbsm_name(id);
+        lens[id] = strlen(names[id]);
+    }
+    *len = lens[id];
+    return names[id];
+}
+
+static void put_msg(rbsm_state_t *s, const bw_rbsm_frame_t *f, jw_t *w)
 {
     bw_rbsm_msg_t m;
     if (bw_rbsm_decode(f, &m) == BW_EUNKNOWN)
         s->unknown++;
-    json_t *o = jm_object("message");
-    json_object_set_new(o, "id", json_integer(f->id));
-    json_object_set_new(o, "name", json_string(bw_rbsm_name(f->id)));
-    json_object_set_new(o, "data", json_integer((json_int_t)f->word));
-    json_object_set_new(o, "value", json_integer(value_of(f->id, f->word)));
+    jw_msg_begin(w, "message");
+    jw_key_int(w, "id", f->id);
+    size_t len;
+    const char *name = name_of(f->id, &len);
+    jw_key(w, "name");
+    jw_str(w, name, len);
+    jw_key_int(w, "data", (int64_t)f->word);
+    jw_key_int(w, "value", value_of(f->id, f->word));
     if (m.layout == BW_RBSM_COMMAND)
-        jm_put_fields(o, m.spare ? &cmd_desc : &cmd_shown, &m);
-    return o;
+        jw_desc(w, m.spare ? &cmd_desc : &cmd_shown, &m);
+    jw_msg_end(w);
+    jw_line_end(w);
 }
 
-static int r_push(void *state, const uint8_t *data, size_t n, cli_emit_fn emit, void *ctx)
+static int r_push(void *state, const uint8_t *data, size_t n, jw_t *w)
 {
     rbsm_state_t *s = state;
     bw_rbsm_frame_t f;
     int rc;
     /* A failed VERIFY (BW_ELENGTH) is counted by the receiver, which then
      * rescans what it holds: go on. */
-    while ((rc = bw_rbsm_parse(&s->parser, &data, &n, &f)) != 0)
-        if (rc > 0 && emit(msg_to_json(s, &f), ctx) < 0)
+    while ((rc = bw_rbsm_parse(&s->parser, &data, &n, &f)) != 0) {
+        if (rc > 0)
+            put_msg(s, &f, w);
+        if (w->failed)
             return -1;
+    }
     return 0;
 }
 
-static int r_finish(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *stats)
+static int r_finish(void *state, jw_t *w, bw_parse_stats_t *stats)
 {
-    (void)emit;
-    (void)ctx;
+    (void)w;
     rbsm_state_t *s = state;
     /* The held bytes can no longer make a message: counted, nothing shown. */
     bw_rbsm_parser_finish(&s->parser);
@@ -120,6 +141,14 @@ static int r_finish(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *
     stats->unknown += s->unknown;
     return 0;
 }
+
+const jw_decoder_t jw_decoder_rbsm = {
+    .name = "rbsm",
+    .state_size = sizeof(rbsm_state_t),
+    .init = r_init,
+    .push = r_push,
+    .finish = r_finish,
+};
 
 /* ---- JSON to messages ---------------------------------------------------------- */
 
@@ -298,9 +327,5 @@ static int r_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
 const cli_codec_t cli_codec_rbsm = {
     .name = "rbsm",
     .summary = "CMU RoboBuggy serial messages, RBSM (id, 4 data bytes, footer 0A)",
-    .state_size = sizeof(rbsm_state_t),
-    .init = r_init,
-    .push = r_push,
-    .finish = r_finish,
     .encode = r_encode,
 };

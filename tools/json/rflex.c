@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "../cli.h"
+#include "jw.h"
 #include "botwire/rflex.h"
 
 #define SONAR_HEAD 8u    /* retval, timestamp */
@@ -63,11 +64,6 @@ static void r_init(void *state, bool from_robot, bool frames)
     memset(&s->msg_stats, 0, sizeof s->msg_stats);
 }
 
-static void put_int(json_t *o, const char *key, json_int_t v)
-{
-    json_object_set_new(o, key, json_integer(v));
-}
-
 /* The data bytes of a frame of a known type that its fields take, when the
  * frame has at least those; -1 when it has fewer. */
 static int known_prefix(const bw_rflex_frame_t *f)
@@ -81,40 +77,47 @@ static int known_prefix(const bw_rflex_frame_t *f)
     return -1;
 }
 
-static json_t *msg_to_json(const bw_rflex_msg_t *m, const uint8_t *extra, size_t nextra)
+static void put_msg(jw_t *w, const bw_rflex_msg_t *m, const uint8_t *extra, size_t nextra)
 {
     if (m->type == BW_RFLEX_UNKNOWN) {
-        json_t *o = jm_object("unknown");
-        put_int(o, "port", m->port);
-        put_int(o, "id", m->id);
-        put_int(o, "opcode", m->opcode);
-        put_int(o, "length", m->length);
-        json_object_set_new(o, "data", jm_hex(m->u.unknown.data, m->length));
-        return o;
+        jw_msg_begin(w, "unknown");
+        jw_key_int(w, "port", m->port);
+        jw_key_int(w, "id", m->id);
+        jw_key_int(w, "opcode", m->opcode);
+        jw_key_int(w, "length", m->length);
+        jw_key_hex(w, "data", m->u.unknown.data, m->length);
+        jw_msg_end(w);
+        jw_line_end(w);
+        return;
     }
-    json_t *o = jm_object(bw_rflex_type_name(m->type));
-    put_int(o, "id", m->id);
+    jw_msg_begin(w, bw_rflex_type_name(m->type));
+    jw_key_int(w, "id", m->id);
     const bw_msgdesc_t *d = bw_rflex_desc(m->type);
     if (d) {
-        jm_put_fields(o, d, m);
+        jw_desc(w, d, m);
     } else if (m->type == BW_RFLEX_SONAR_REPORT) {
         const bw_rflex_sonar_report_t *s = &m->u.sonar_report;
-        jm_put_fields(o, bw_rflex_head_desc(m->type), m);
-        json_t *readings = json_array();
-        for (size_t i = 0; i < s->count; i++)
-            json_array_append_new(readings,
-                                  json_pack("[ii]", s->readings[i].id, s->readings[i].range));
-        json_object_set_new(o, "readings", readings);
+        jw_desc(w, bw_rflex_head_desc(m->type), m);
+        jw_key(w, "readings");
+        jw_open(w, '[');
+        for (size_t i = 0; i < s->count; i++) {
+            jw_open(w, '[');
+            jw_int(w, s->readings[i].id);
+            jw_int(w, s->readings[i].range);
+            jw_close(w, ']');
+        }
+        jw_close(w, ']');
     } else if (m->type == BW_RFLEX_IR_REPORT) {
-        jm_put_fields(o, bw_rflex_head_desc(m->type), m);
-        json_object_set_new(o, "bytes", jm_hex(m->u.ir_report.bytes, m->u.ir_report.nbytes));
+        jw_desc(w, bw_rflex_head_desc(m->type), m);
+        jw_key_hex(w, "bytes", m->u.ir_report.bytes, m->u.ir_report.nbytes);
     }
     if (nextra)
-        json_object_set_new(o, "extra", jm_hex(extra, nextra));
-    return o;
+        jw_key_hex(w, "extra", extra, nextra);
+    jw_msg_end(w);
+    jw_line_end(w);
 }
 
-static int emit_frame(rflex_state_t *s, const bw_rflex_frame_t *frame, cli_emit_fn emit, void *ctx)
+static int emit_frame(rflex_state_t *s, const bw_rflex_frame_t *frame, jw_t *w)
 {
     bw_rflex_msg_t m;
     size_t used = frame->len;
@@ -130,32 +133,41 @@ static int emit_frame(rflex_state_t *s, const bw_rflex_frame_t *frame, cli_emit_
     } else if (m.type == BW_RFLEX_UNKNOWN) {
         s->msg_stats.unknown++;
     }
-    return emit(msg_to_json(&m, frame->data + used, frame->len - used), ctx);
+    put_msg(w, &m, frame->data + used, frame->len - used);
+    return w->failed ? -1 : 0;
 }
 
-static int r_push(void *state, const uint8_t *data, size_t n, cli_emit_fn emit, void *ctx)
+static int r_push(void *state, const uint8_t *data, size_t n, jw_t *w)
 {
     rflex_state_t *s = state;
     bw_rflex_frame_t frame;
     int rc;
     while ((rc = bw_rflex_parse(&s->parser, &data, &n, &frame)) != 0)
-        if (rc > 0 && emit_frame(s, &frame, emit, ctx) < 0)
+        if (rc > 0 && emit_frame(s, &frame, w) < 0)
             return -1;
     return 0;
 }
 
-static int r_finish(void *state, cli_emit_fn emit, void *ctx, bw_parse_stats_t *stats)
+static int r_finish(void *state, jw_t *w, bw_parse_stats_t *stats)
 {
     rflex_state_t *s = state;
     bw_rflex_frame_t frame;
     int rc, status = 0;
     while ((rc = bw_rflex_parser_finish(&s->parser, &frame)) != 0)
-        if (rc > 0 && status == 0 && emit_frame(s, &frame, emit, ctx) < 0)
+        if (rc > 0 && status == 0 && emit_frame(s, &frame, w) < 0)
             status = -1;
     *stats = s->parser.stats;
     bw_parse_stats_add(stats, &s->msg_stats);
     return status;
 }
+
+const jw_decoder_t jw_decoder_rflex = {
+    .name = "rflex",
+    .state_size = sizeof(rflex_state_t),
+    .init = r_init,
+    .push = r_push,
+    .finish = r_finish,
+};
 
 /* ---- JSON to frames ------------------------------------------------------------ */
 
@@ -341,9 +353,5 @@ static int r_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
 const cli_codec_t cli_codec_rflex = {
     .name = "rflex",
     .summary = "RWI B21/B14/ATRV reflex bases (1B 02 ... 1B 03 frames)",
-    .state_size = sizeof(rflex_state_t),
-    .init = r_init,
-    .push = r_push,
-    .finish = r_finish,
     .encode = r_encode,
 };

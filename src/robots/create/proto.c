@@ -43,6 +43,8 @@ static const BW_ROM uint8_t packet_sizes[BW_CREATE_LAST_PACKET + 1] = {
     CREATE_GROUPS(SIZE_G)
     BW_CREATE_SENSOR_LIST(SIZE_F, SIZE_P)
 };
+
+#if BW_SMALL
 #define RUN_G(g, first, last, size) [g] = { (first) - FIRST_VALUE, (last) - (first) + 1 },
 static const BW_ROM uint8_t group_runs[FIRST_VALUE][2] = { CREATE_GROUPS(RUN_G) };
 
@@ -56,19 +58,61 @@ static const BW_ROM bw_field_t *packet_values(uint8_t id, size_t *n)
     *n = group_runs[id][1];
     return &f_values[group_runs[id][0]];
 }
+#endif
 
 static void decode_values(uint8_t id, const uint8_t *data, bw_create_sensors_t *s)
 {
+#if BW_SMALL
     size_t n;
     const BW_ROM bw_field_t *f = packet_values(id, &n);
     bw_fields_decode(f, n, BW_ORDER_BE, data, s);
+#else
+    /* Each packet and group by code of its own, which the compiler makes
+     * from its run of the table: a Stream frame's packets are decoded here. */
+#define DECODE_G(g, first, last, size)                                                     \
+    case g:                                                                                \
+        bw_fields_decode_inline(&f_values[(first) - FIRST_VALUE], (last) - (first) + 1u, \
+                                BW_ORDER_BE, data, s);                                     \
+        break;
+#define DECODE_F(id, name, type)                                                              \
+    case id: bw_fields_decode_inline(&f_values[(id) - FIRST_VALUE], 1, BW_ORDER_BE, data, s); break;
+#define DECODE_P(id)
+    switch (id) {
+        CREATE_GROUPS(DECODE_G)
+        BW_CREATE_SENSOR_LIST(DECODE_F, DECODE_P)
+    default: break;
+    }
+#undef DECODE_G
+#undef DECODE_F
+#undef DECODE_P
+#endif
 }
 
 static void encode_values(uint8_t id, const bw_create_sensors_t *s, uint8_t *data)
 {
+#if BW_SMALL
     size_t n;
     const BW_ROM bw_field_t *f = packet_values(id, &n);
     bw_fields_encode(f, n, BW_ORDER_BE, s, data);
+#else
+    /* As decoding: each packet and group by code of its own. */
+#define ENCODE_G(g, first, last, size)                                                     \
+    case g:                                                                                \
+        bw_fields_encode_inline(&f_values[(first) - FIRST_VALUE], (last) - (first) + 1u, \
+                                BW_ORDER_BE, s, data);                                     \
+        break;
+#define ENCODE_F(id, name, type)                                                              \
+    case id: bw_fields_encode_inline(&f_values[(id) - FIRST_VALUE], 1, BW_ORDER_BE, s, data); break;
+#define ENCODE_P(id) ENCODE_F(id, unused, BW_FT_PAD)
+    switch (id) {
+        CREATE_GROUPS(ENCODE_G)
+        BW_CREATE_SENSOR_LIST(ENCODE_F, ENCODE_P)
+    default: break;
+    }
+#undef ENCODE_G
+#undef ENCODE_F
+#undef ENCODE_P
+#endif
 }
 
 static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
@@ -181,6 +225,21 @@ int bw_create_encode_query(uint8_t *buf, size_t cap, const uint8_t *ids, size_t 
 static uint8_t sum8(const uint8_t *p, size_t n)
 {
     uint8_t s = 0;
+#if !BW_SMALL
+    /* Every Stream frame's check: eight bytes at a time, summed in the four
+     * 16-bit lanes of a word, emptied before a lane can carry into the
+     * next (2 * 255 * 128 < 2^16). */
+    const uint64_t lanes = 0x00FF00FF00FF00FFu, halves = 0x0000FFFF0000FFFFu;
+    while (n >= 8) {
+        uint64_t acc = 0, w;
+        for (size_t k = 0; n >= 8 && k < 128; k++, n -= 8, p += 8) {
+            memcpy(&w, p, 8);
+            acc += (w & lanes) + ((w >> 8) & lanes);
+        }
+        acc = (acc & halves) + ((acc >> 16) & halves);
+        s = (uint8_t)(s + acc + (acc >> 32));
+    }
+#endif
     for (size_t i = 0; i < n; i++)
         s = (uint8_t)(s + p[i]);
     return s;
@@ -375,8 +434,8 @@ static int scan_finish(const scanner_t *s, const uint8_t **msg, size_t *size)
 static size_t skip_non_starts(const scanner_t *s, const uint8_t *p, size_t n)
 {
     size_t k = 0;
-    if (n == 0)
-        return 0;
+    if (n == 0 || s->ops->start_byte == p[0])
+        return 0; /* as between frames that follow each other */
     if (s->ops->start_byte >= 0) {
         const uint8_t *a = memchr(p, s->ops->start_byte, n);
         k = a ? (size_t)(a - p) : n;

@@ -218,7 +218,7 @@ bw_kobuki_type_t bw_kobuki_type_from_name(const char *name)
 #endif
 }
 
-bw_kobuki_type_t bw_kobuki_type_of(bw_kobuki_dir_t dir, uint8_t id)
+static BW_HOT_INLINE bw_kobuki_type_t type_of(bw_kobuki_dir_t dir, uint8_t id)
 {
 #if BW_SMALL
     for (unsigned t = 1; t < BW_KOBUKI_TYPE_COUNT; t++)
@@ -231,6 +231,8 @@ bw_kobuki_type_t bw_kobuki_type_of(bw_kobuki_dir_t dir, uint8_t id)
     return (bw_kobuki_type_t)type_by_id[dir][id];
 #endif
 }
+
+bw_kobuki_type_t bw_kobuki_type_of(bw_kobuki_dir_t dir, uint8_t id) { return type_of(dir, id); }
 
 void bw_kobuki_msg_init(bw_kobuki_msg_t *msg, bw_kobuki_type_t type)
 {
@@ -324,10 +326,38 @@ static int decode_gyro(const uint8_t *data, size_t len, bw_kobuki_raw_gyro_t *g)
     return 0;
 }
 
-int bw_kobuki_decode(bw_kobuki_dir_t dir, uint8_t id, const uint8_t *data, size_t len,
-                     bw_kobuki_msg_t *msg)
+#if !BW_SMALL
+/* A fixed layout's fields by code of each type's own, which the compiler
+ * makes from its table (walking the table at run time, as the small build
+ * does, was most of what a host spent decoding). */
+#define DECODE_FIXED(T, name, dir, id, fields, len) \
+    case BW_KOBUKI_##T: bw_fields_decode_inline(fields, NFIELDS(fields), BW_ORDER_LE, data, msg); break;
+#define ENCODE_FIXED(T, name, dir, id, fields, len) \
+    case BW_KOBUKI_##T: bw_fields_encode_inline(fields, NFIELDS(fields), BW_ORDER_LE, msg, data); break;
+
+static BW_HOT_INLINE void decode_fields(bw_kobuki_type_t t, const uint8_t *data,
+                                        bw_kobuki_msg_t *msg)
 {
-    bw_kobuki_type_t t = bw_kobuki_type_of(dir, id);
+    switch (t) {
+        KOBUKI_TYPES(DECODE_FIXED, NO_DESC)
+    default: break;
+    }
+}
+
+static void encode_fields(bw_kobuki_type_t t, const bw_kobuki_msg_t *msg, uint8_t *data)
+{
+    switch (t) {
+        KOBUKI_TYPES(ENCODE_FIXED, NO_DESC)
+    default: break;
+    }
+}
+#endif
+
+/* bw_kobuki_decode, inline in the iterator: once per sub-payload. */
+static BW_HOT_INLINE int decode(bw_kobuki_dir_t dir, uint8_t id, const uint8_t *data, size_t len,
+                                bw_kobuki_msg_t *msg)
+{
+    bw_kobuki_type_t t = type_of(dir, id);
     if (!BW_BOTH_SIDES && dir != BW_KOBUKI_FROM_HOST)
         t = BW_KOBUKI_UNKNOWN; /* a robot does not read feedback */
     msg->type = t;
@@ -339,7 +369,11 @@ int bw_kobuki_decode(bw_kobuki_dir_t dir, uint8_t id, const uint8_t *data, size_
         if (len != ti->wire_len)
             rc = BW_ELENGTH;
         else
+#if BW_SMALL
             bw_fields_decode(ti->fields, ti->nfields, BW_ORDER_LE, data, msg);
+#else
+            decode_fields(t, data, msg);
+#endif
     } else if (BW_BOTH_SIDES && t == BW_KOBUKI_HARDWARE_VERSION) {
         rc = decode_version(data, len, &msg->u.hardware_version);
     } else if (BW_BOTH_SIDES && t == BW_KOBUKI_FIRMWARE_VERSION) {
@@ -355,6 +389,12 @@ int bw_kobuki_decode(bw_kobuki_dir_t dir, uint8_t id, const uint8_t *data, size_
         msg->u.unknown.data = data;
     }
     return rc;
+}
+
+int bw_kobuki_decode(bw_kobuki_dir_t dir, uint8_t id, const uint8_t *data, size_t len,
+                     bw_kobuki_msg_t *msg)
+{
+    return decode(dir, id, data, len, msg);
 }
 
 void bw_kobuki_iter_init(bw_kobuki_iter_t *it, const bw_kobuki_frame_t *frame,
@@ -385,7 +425,7 @@ int bw_kobuki_iter_next(bw_kobuki_iter_t *it, bw_kobuki_msg_t *msg)
         return BW_ETRUNC;
     }
     it->off += 2 + (size_t)sub[1];
-    int rc = bw_kobuki_decode(it->dir, sub[0], sub + 2, sub[1], msg);
+    int rc = decode(it->dir, sub[0], sub + 2, sub[1], msg);
     if (rc < 0) {
         if (it->stats)
             BW_COUNT(it->stats->length_errors);
@@ -457,7 +497,11 @@ int bw_kobuki_encode_sub(uint8_t *buf, size_t cap, const bw_kobuki_msg_t *msg)
     buf[1] = (uint8_t)n;
     const BW_ROM type_info_t *ti = &types[msg->type];
     if (ti->fields) {
+#if BW_SMALL
         bw_fields_encode(ti->fields, ti->nfields, BW_ORDER_LE, msg, d);
+#else
+        encode_fields(msg->type, msg, d);
+#endif
     } else if (msg->type == BW_KOBUKI_HARDWARE_VERSION) {
         encode_version(d, &msg->u.hardware_version);
     } else if (msg->type == BW_KOBUKI_FIRMWARE_VERSION) {

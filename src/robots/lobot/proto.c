@@ -142,7 +142,8 @@ int bw_lobot_cmd_parser_finish(bw_lobot_cmd_parser_t *p)
 
 /* ---- acknowledgements ------------------------------------------------------------------ */
 
-int bw_lobot_ack_size(uint8_t id)
+/* (Inline in the ACK parser: once per byte it looks at.) */
+static BW_HOT_INLINE int ack_size(uint8_t id)
 {
     switch (id) {
     case BW_LOBOT_ACK_READY: return BW_LOBOT_READY_SIZE;
@@ -154,6 +155,8 @@ int bw_lobot_ack_size(uint8_t id)
     default: return BW_EUNKNOWN;
     }
 }
+
+int bw_lobot_ack_size(uint8_t id) { return ack_size(id); }
 
 #define OFF(member) ((uint16_t)offsetof(bw_lobot_ack_t, u.member))
 #define FIELD(name, type, member) { BW_NAME(name), type, 1, OFF(member) }
@@ -238,7 +241,16 @@ int bw_lobot_decode_ack(uint8_t id, const uint8_t *data, size_t len, bw_lobot_ac
         return BW_EUNKNOWN;
     if (len != d->wire_len)
         return BW_ELENGTH;
+#if BW_SMALL
     bw_desc_decode(d, data, ack);
+#else
+    /* Each ACK by code of its own: the loop over the catalogue unrolled,
+     * the compiler folds each entry's field table into its decoder. */
+    BW_UNROLL_ALL
+    for (size_t i = 0; i < NACKS; i++)
+        if (ack_ids[i] == id)
+            bw_fields_decode_inline(acks[i].fields, acks[i].nfields, BW_ORDER_BE, data, ack);
+#endif
     return 0;
 }
 
@@ -250,7 +262,15 @@ int bw_lobot_encode_ack(uint8_t *buf, size_t cap, const bw_lobot_ack_t *ack)
     if (cap < 1u + d->wire_len)
         return BW_ENOSPC;
     buf[0] = ack->id;
+#if BW_SMALL
     bw_desc_encode(d, ack, buf + 1);
+#else
+    /* As decoding: each ACK by code of its own. */
+    BW_UNROLL_ALL
+    for (size_t i = 0; i < NACKS; i++)
+        if (ack_ids[i] == ack->id)
+            bw_fields_encode_inline(acks[i].fields, acks[i].nfields, BW_ORDER_BE, ack, buf + 1);
+#endif
     return 1 + d->wire_len;
 }
 
@@ -309,7 +329,7 @@ void bw_lobot_ack_parser_init(bw_lobot_ack_parser_t *p)
 static void ack_rescan(bw_lobot_ack_parser_t *p, size_t from)
 {
     size_t k = from;
-    while (k < p->held && bw_lobot_ack_size(p->buf[k]) < 0)
+    while (k < p->held && ack_size(p->buf[k]) < 0)
         k++;
     p->stats.skipped_bytes += k;
     memmove(p->buf, p->buf + k, p->held - k);
@@ -326,13 +346,13 @@ static int ack_direct(bw_lobot_ack_parser_t *p, const uint8_t **data, size_t *le
     const uint8_t *d = *data;
     size_t n = *len, k = 0;
     int ret = 0;
-    while (k < n && bw_lobot_ack_size(d[k]) < 0)
+    while (k < n && ack_size(d[k]) < 0)
         k++;
     p->stats.skipped_bytes += k;
     d += k;
     n -= k;
     if (n > 0) {
-        size_t size = 1u + (size_t)bw_lobot_ack_size(d[0]);
+        size_t size = 1u + (size_t)ack_size(d[0]);
         if (n >= size) {
             ack->id = d[0];
             ack->len = (uint8_t)(size - 1);
@@ -353,8 +373,8 @@ static int ack_direct(bw_lobot_ack_parser_t *p, const uint8_t **data, size_t *le
     return ret;
 }
 
-int bw_lobot_ack_parse(bw_lobot_ack_parser_t *p, const uint8_t **data, size_t *len,
-                       bw_lobot_ack_frame_t *ack)
+static int ack_parse(bw_lobot_ack_parser_t *p, const uint8_t **data, size_t *len,
+                     bw_lobot_ack_frame_t *ack)
 {
     if (p->drop) {
         memmove(p->buf, p->buf + p->drop, (size_t)(p->held - p->drop));
@@ -366,7 +386,7 @@ int bw_lobot_ack_parse(bw_lobot_ack_parser_t *p, const uint8_t **data, size_t *l
         if (p->held == 0)
             return ack_direct(p, data, len, ack);
         /* Held bytes start with an ACK id. */
-        size_t need = 1u + (size_t)bw_lobot_ack_size(p->buf[0]);
+        size_t need = 1u + (size_t)ack_size(p->buf[0]);
         if (p->held >= need) {
             ack->id = p->buf[0];
             ack->len = (uint8_t)(need - 1);
@@ -385,6 +405,28 @@ int bw_lobot_ack_parse(bw_lobot_ack_parser_t *p, const uint8_t **data, size_t *l
         *data += take;
         *len -= take;
     }
+}
+
+int bw_lobot_ack_parse(bw_lobot_ack_parser_t *p, const uint8_t **data, size_t *len,
+                       bw_lobot_ack_frame_t *ack)
+{
+#if !BW_SMALL
+    /* What ack_direct does for an ACK that starts the input with nothing
+     * held, as they come one after another: once per ACK. */
+    if (p->drop == 0 && p->held == 0 && *len) {
+        int size = ack_size((*data)[0]);
+        if (size >= 0 && *len > (size_t)size) {
+            ack->id = (*data)[0];
+            ack->len = (uint8_t)size;
+            ack->data = *data + 1;
+            p->stats.frames++;
+            *data += 1 + (size_t)size;
+            *len -= 1 + (size_t)size;
+            return 1;
+        }
+    }
+#endif
+    return ack_parse(p, data, len, ack);
 }
 
 int bw_lobot_ack_parser_finish(bw_lobot_ack_parser_t *p, bw_lobot_ack_frame_t *ack)

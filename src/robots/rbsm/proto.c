@@ -120,11 +120,26 @@ int bw_rbsm_id(const char *name)
     return i >= 0 ? alias_ids[i] : BW_EUNKNOWN;
 }
 
-bool bw_rbsm_known(uint8_t id) { return id != BW_RBSM_MID_RESERVED && index_of(id) >= 0; }
+static BW_HOT_INLINE bool known(uint8_t id)
+{
+#if BW_SMALL
+    return id != BW_RBSM_MID_RESERVED && index_of(id) >= 0;
+#else
+    /* Asked of every message decoded: the search unrolled over the table,
+     * which the compiler turns into a test of a few bits. */
+    bool found = false;
+    BW_UNROLL_ALL
+    for (size_t i = 0; i < NIDS; i++)
+        found |= ids[i] == id;
+    return found && id != BW_RBSM_MID_RESERVED;
+#endif
+}
+
+bool bw_rbsm_known(uint8_t id) { return known(id); }
 
 int bw_rbsm_id_at(unsigned i) { return i < NIDS ? ids[i] : -1; }
 
-bw_rbsm_layout_t bw_rbsm_layout(uint8_t id)
+static BW_HOT_INLINE bw_rbsm_layout_t layout(uint8_t id)
 {
     switch (id) {
     case BW_RBSM_MID_MEGA_STEER_ANGLE:
@@ -133,6 +148,8 @@ bw_rbsm_layout_t bw_rbsm_layout(uint8_t id)
     default: return BW_RBSM_UNSIGNED;
     }
 }
+
+bw_rbsm_layout_t bw_rbsm_layout(uint8_t id) { return layout(id); }
 
 bool bw_rbsm_is_brake(uint8_t id)
 {
@@ -183,17 +200,19 @@ int bw_rbsm_decode_frame(const uint8_t *buf, size_t len, bw_rbsm_frame_t *frame)
     return 0;
 }
 
-void bw_rbsm_msg_init(bw_rbsm_msg_t *msg, uint8_t id)
+static BW_HOT_INLINE void msg_init(bw_rbsm_msg_t *msg, uint8_t id)
 {
     memset(msg, 0, sizeof *msg);
     msg->id = id;
-    msg->layout = (uint8_t)bw_rbsm_layout(id);
+    msg->layout = (uint8_t)layout(id);
 }
+
+void bw_rbsm_msg_init(bw_rbsm_msg_t *msg, uint8_t id) { msg_init(msg, id); }
 
 int bw_rbsm_decode(const bw_rbsm_frame_t *frame, bw_rbsm_msg_t *msg)
 {
     uint32_t w = frame->word;
-    bw_rbsm_msg_init(msg, frame->id);
+    msg_init(msg, frame->id);
     if (msg->layout == BW_RBSM_UNSIGNED) {
         msg->value = w;
     } else {
@@ -204,7 +223,7 @@ int bw_rbsm_decode(const bw_rbsm_frame_t *frame, bw_rbsm_msg_t *msg)
             msg->spare = (uint8_t)w;
         }
     }
-    return bw_rbsm_known(frame->id) ? 0 : BW_EUNKNOWN;
+    return known(frame->id) ? 0 : BW_EUNKNOWN;
 }
 
 int bw_rbsm_frame_of(const bw_rbsm_msg_t *msg, bw_rbsm_frame_t *frame)
@@ -266,7 +285,7 @@ static void consume(bw_rbsm_parser_t *p, const uint8_t **data, size_t *len, size
     *len -= n;
 }
 
-int bw_rbsm_parse(bw_rbsm_parser_t *p, const uint8_t **data, size_t *len, bw_rbsm_frame_t *frame)
+static int parse(bw_rbsm_parser_t *p, const uint8_t **data, size_t *len, bw_rbsm_frame_t *frame)
 {
     for (;;) {
         const uint8_t *d = *data;
@@ -303,6 +322,24 @@ int bw_rbsm_parse(bw_rbsm_parser_t *p, const uint8_t **data, size_t *len, bw_rbs
             return BW_ELENGTH;
         }
     }
+}
+
+int bw_rbsm_parse(bw_rbsm_parser_t *p, const uint8_t **data, size_t *len, bw_rbsm_frame_t *frame)
+{
+#if !BW_SMALL
+    /* What parse does for a message that starts the input with nothing
+     * held, as they come one after another: once per 6 bytes. */
+    if (p->held == 0 && *len >= BW_RBSM_MSG_LEN && (*data)[5] == BW_RBSM_FOOTER) {
+        frame->id = (*data)[0];
+        frame->word = bw_get_be32(*data + 1);
+        *data += BW_RBSM_MSG_LEN;
+        *len -= BW_RBSM_MSG_LEN;
+        p->synced = true;
+        p->stats.frames++;
+        return 1;
+    }
+#endif
+    return parse(p, data, len, frame);
 }
 
 int bw_rbsm_parser_finish(bw_rbsm_parser_t *p)

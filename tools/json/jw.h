@@ -1,0 +1,180 @@
+/*
+ * JSON Lines for `botwire decode`, written directly: each message's fixed
+ * shape is put out as text, with no tree of values built and freed per
+ * message. The text is what jansson's compact dump of the same objects
+ * would be, byte for byte (tests compare them): members in the order given,
+ * integers in decimal, reals as "%.10g" with ".0" added when they would read
+ * back as integers, strings escaped as jansson escapes them. The encode
+ * side still reads JSON with jansson. Not part of the library's API.
+ */
+#ifndef BOTWIRE_TOOLS_JW_H
+#define BOTWIRE_TOOLS_JW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "botwire/botwire.h"
+
+/* A writer: output buffered in memory, written to f by jw_flush. */
+typedef struct {
+    char *p;
+    size_t len, cap;
+    FILE *f;
+    bool failed;     /* out of memory or a write failed: the rest is dropped */
+    bool comma;      /* the next member or element needs a ',' first */
+    unsigned depth;  /* objects and arrays open */
+    char top;        /* the outermost one: '{' or '[' */
+    /* Record files: every message object ends with "t" (s) and "from". */
+    bool annotate;
+    double t;
+    const char *from;
+    double t_shown; /* t as last formatted into t_text */
+    char t_text[40];
+    size_t t_len;
+} jw_t;
+
+void jw_init(jw_t *w, FILE *f);
+void jw_free(jw_t *w);
+/* Writes what is buffered; false once anything failed. */
+bool jw_flush(jw_t *w);
+
+/* Room for n more bytes at w->p + w->len, or NULL (w->failed set). */
+char *jw_grow(jw_t *w, size_t n);
+static inline char *jw_room(jw_t *w, size_t n)
+{
+    return w->len + n <= w->cap ? w->p + w->len : jw_grow(w, n);
+}
+
+/* Copies n bytes; short ones without a call. */
+static inline void jw_copy(char *d, const char *s, size_t n)
+{
+    if (n > 16 && n <= 32) {
+        char a[16], b[16];
+        memcpy(a, s, 16);
+        memcpy(b, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, b, 16);
+    } else if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
+/* Raw text, no separator. */
+static inline void jw_raw(jw_t *w, const char *s, size_t n)
+{
+    char *d = jw_room(w, n);
+    if (!d)
+        return;
+    jw_copy(d, s, n);
+    w->len += n;
+}
+
+/* A member's key ("key":), after a ',' where one is due. */
+static inline void jw_key(jw_t *w, const char *key)
+{
+    size_t n = strlen(key);
+    char *d = jw_room(w, n + 4);
+    if (!d)
+        return;
+    char *s = d;
+    if (w->comma)
+        *d++ = ',';
+    *d++ = '"';
+    jw_copy(d, key, n);
+    d += n;
+    *d++ = '"';
+    *d++ = ':';
+    w->len += (size_t)(d - s);
+    w->comma = false;
+}
+
+/* Values, after a ',' where one is due (array elements). */
+void jw_int(jw_t *w, int64_t v);
+void jw_bool(jw_t *w, bool v);
+/* s[0..n) as a JSON string, escaped as jansson escapes it; s must be
+ * valid UTF-8 (see jw_key_str). */
+void jw_str(jw_t *w, const char *s, size_t n);
+/* Lowercase hex digits of n bytes, as a string. */
+void jw_hex(jw_t *w, const uint8_t *p, size_t n);
+/* '{' or '[' and their ends. */
+void jw_open(jw_t *w, char c);
+void jw_close(jw_t *w, char c);
+
+/* Members at once. */
+static inline void jw_key_int(jw_t *w, const char *key, int64_t v)
+{
+    jw_key(w, key);
+    jw_int(w, v);
+}
+/* A NUL-terminated string from the wire: left out, member and all, unless
+ * it is valid UTF-8 (no overlong forms, surrogates or code points past
+ * U+10FFFF), as jansson leaves out a member whose string it refuses. */
+void jw_key_str(jw_t *w, const char *key, const char *s);
+void jw_key_hex(jw_t *w, const char *key, const uint8_t *p, size_t n);
+
+/* Every named field of the first n of a table from the struct at base
+ * (arrays as arrays), as jm_put_fields. */
+void jw_fields(jw_t *w, const bw_field_t *fields, size_t n, const void *base);
+static inline void jw_desc(jw_t *w, const bw_msgdesc_t *d, const void *base)
+{
+    jw_fields(w, d->fields, d->nfields, base);
+}
+
+/* A message object: {"type":type (a name of the codec's, plain ASCII
+ * with nothing to escape) ... then, for a record, "t" and "from"
+ * when it is a line's object or an element of a line's array (as
+ * annotated, the members of one are not). */
+void jw_msg_begin(jw_t *w, const char *type);
+void jw_msg_end(jw_t *w);
+/* Sets w->t to t, read from the JSON number token[0..n): "t" is then
+ * written without printf where the token tells its text. */
+void jw_set_t(jw_t *w, double t, const char *token, size_t n);
+
+/* The end of a line: a message, or a frame's array of them. */
+void jw_line_end(jw_t *w);
+
+/* {"type":"stats",...}, as jm_stats, on its own line. */
+void jw_stats_line(jw_t *w, const bw_parse_stats_t *s);
+
+/* One protocol's `botwire decode` (its cli_codec_t has its `encode`). */
+typedef struct {
+    const char *name;
+    size_t state_size;
+    void (*init)(void *state, bool from_robot, bool frames);
+    /* Pushes raw bytes and writes what decodes. Returns 0, or -1 once the
+     * writer has failed. */
+    int (*push)(void *state, const uint8_t *data, size_t n, jw_t *w);
+    /* End of input: writes what the held bytes still give, counts what is
+     * unfinished, reports the counters. Returns 0, or -1 as push. */
+    int (*finish)(void *state, jw_t *w, bw_parse_stats_t *stats);
+} jw_decoder_t;
+
+/* The decoder of a protocol by its name (as cli_codec_t's), or NULL. */
+const jw_decoder_t *jw_decoder_find(const char *name);
+
+extern const jw_decoder_t jw_decoder_kobuki;
+extern const jw_decoder_t jw_decoder_p2os;
+extern const jw_decoder_t jw_decoder_lobot;
+extern const jw_decoder_t jw_decoder_create;
+extern const jw_decoder_t jw_decoder_rbsm;
+extern const jw_decoder_t jw_decoder_rflex;
+
+#endif
