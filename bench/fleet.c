@@ -180,6 +180,7 @@ static int fleet_run(size_t k, double seconds, int port, bench_fleet_result_t *r
     double start = -1, end = INFINITY, next_drive = 0;
     size_t online = 0;
     bool counting = false;
+    double cpu0 = -1; /* the emulator's CPU seconds when the count began */
     for (;;) {
         double now = mono() - t0;
         if (now >= end)
@@ -223,14 +224,14 @@ static int fleet_run(size_t k, double seconds, int port, bench_fleet_result_t *r
         }
         if (start >= 0 && now >= start && !counting) {
             counting = true;
-            r->cpu = cpu_of(pid);
+            cpu0 = cpu_of(pid);
             start = now;
             end = start + seconds;
         }
     }
     double cpu = cpu_of(pid);
     r->seconds = seconds;
-    r->server_cpu = cpu >= 0 && r->cpu >= 0 ? (cpu - r->cpu) / seconds : -1;
+    r->server_cpu = cpu >= 0 && cpu0 >= 0 ? (cpu - cpu0) / seconds : -1;
     r->expected = (uint64_t)floor(seconds / SIP_PERIOD) * k;
     r->real_time = true;
     for (size_t i = 0; i < k; i++) {

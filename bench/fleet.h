@@ -11,7 +11,6 @@ typedef struct {
     size_t robots;
     double seconds;    /* of the counted run */
     double server_cpu; /* the emulator's CPU over the run, cores (1 = one core busy) */
-    double cpu;        /* (the emulator's CPU seconds when the run began) */
     uint64_t sips, expected; /* SIPs that came, and one per robot per 100 ms */
     uint64_t late;     /* robots with a gap over 150 ms between SIPs */
     double max_gap;    /* s, the longest of any robot */

@@ -208,13 +208,11 @@ static void test_two_robots_one_world(void **state)
                 fail_msg("at %.2f s the Pioneer's sonar reads %.3f m, the Kobuki is %.3f m away", t,
                          got, want);
             if (got > 0.5)
-                seen |= 1;
-            if (got < 0.3)
-                seen |= 2;
+                seen = 1;
         }
     }
     assert_true(bumped > 0);
-    assert_true(seen & 1); /* it saw the Kobuki coming from over half a metre */
+    assert_true(seen); /* it saw the Kobuki coming from over half a metre */
     /* the bump: the Kobuki stopped touching the Pioneer, front bumper */
     double gap = hypot(ps->body.pose.x - ks->body.pose.x, ps->body.pose.y - ks->body.pose.y) -
                  ks->body.prm.radius - ps->body.prm.radius;

@@ -438,21 +438,9 @@ static int decode_simstat(const uint8_t *b, size_t len, bw_p2os_msg_t *msg)
     return 0;
 }
 
-/* Zeroes *msg, once per frame decoded. GCC writes a memset of the whole
- * message (352 bytes on x86-64) in place as `rep stos`, three times slower
- * there than the C library's memset, so the host build hides the size. */
-static void clear(bw_p2os_msg_t *msg)
-{
-    size_t n = sizeof *msg;
-#if !BW_SMALL && defined(__GNUC__)
-    __asm__("" : "+r"(n));
-#endif
-    memset(msg, 0, n);
-}
-
 int bw_p2os_decode(bw_p2os_dir_t dir, const uint8_t *body, size_t len, bw_p2os_msg_t *msg)
 {
-    clear(msg);
+    bw_zero(msg, sizeof *msg);
     msg->length = (uint8_t)(len > 255 ? 255 : len);
     /* No frame carries an empty body or one over 198 bytes. */
     if (len == 0 || len > BW_P2OS_MAX_BODY) {

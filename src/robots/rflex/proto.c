@@ -308,21 +308,9 @@ static BW_HOT_INLINE void decode_fields(bw_rflex_type_t t, const uint8_t *data, 
 }
 #endif
 
-/* Zeroes *msg, once per frame decoded. GCC writes a memset of the whole
- * message (352 bytes on x86-64) in place as `rep stos`, three times slower
- * there than the C library's memset, so the host build hides the size. */
-static void clear(bw_rflex_msg_t *msg)
-{
-    size_t n = sizeof *msg;
-#if !BW_SMALL && defined(__GNUC__)
-    __asm__("" : "+r"(n));
-#endif
-    memset(msg, 0, n);
-}
-
 int bw_rflex_decode(const bw_rflex_frame_t *frame, bw_rflex_msg_t *msg)
 {
-    clear(msg);
+    bw_zero(msg, sizeof *msg);
     msg->port = frame->port;
     msg->id = frame->id;
     msg->opcode = frame->opcode;
