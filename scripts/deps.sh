@@ -1,13 +1,19 @@
 #!/bin/sh
-# Installs the Debian packages the build and the tests need, if missing.
-# Quiet: a line per step; apt's own output goes to build/deps.log.
-# Runs apt-get only when something is missing, as root or with sudo.
+# Installs the Debian packages the build and the tests need, if missing: the
+# core's always, and those of each optional part (scripts/parts.sh) unless
+# SKIP names it (make check SKIP=ros). Quiet: a line per step; apt's own
+# output goes to build/deps.log. Runs apt-get only when something is
+# missing, as root or with sudo; waits for another apt (one that started with
+# the machine, say) instead of failing on its lock.
 set -eu
 cd "$(dirname "$0")/.."
-pkgs="cmake make gcc clang libclang-rt-14-dev pkg-config binutils libcmocka-dev libjansson-dev
-      help2man gcc-avr avr-libc binutils-avr gcc-arm-none-eabi libnewlib-arm-none-eabi
-      libsimavr-dev g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
-      libsensor-msgs-dev libdiagnostic-msgs-dev libtf2-msgs-dev ros-core rosbash"
+. scripts/parts.sh
+skip=${SKIP:-}
+parts_check_skip "$skip"
+pkgs=$pkgs_core
+for part in $parts_optional; do
+    part_skipped "$part" "$skip" || eval "pkgs=\"\$pkgs \$pkgs_$part\""
+done
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: not a Debian system; make sure these (or equivalents) are installed:" $pkgs >&2
@@ -33,11 +39,33 @@ fi
 mkdir -p build
 log=build/deps.log
 : >"$log"
+
+# apt-get with the dpkg lock's own timeout; the lists and archives locks
+# have none, so a run that fails on a lock another apt holds is tried again
+# once it is free, for up to 10 minutes.
+apt_get() {
+    deadline=$(($(date +%s) + 600))
+    said=""
+    while :; do
+        mark=$(wc -l <"$log")
+        if $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 "$@" \
+            >>"$log" 2>&1; then
+            return 0
+        fi
+        held=$(tail -n +"$((mark + 1))" "$log" | sed -n 's/^E: Could not get lock \(.*\)/\1/p' | head -n 1)
+        [ -n "$held" ] && [ "$(date +%s)" -lt "$deadline" ] || return 1
+        if [ -z "$said" ]; then
+            printf '(waiting: another apt holds %s) ' "$held"
+            said=1
+        fi
+        sleep 2
+    done
+}
 step() {
     what=$1
     shift
     printf 'deps: %s ... ' "$what"
-    if "$@" >>"$log" 2>&1; then
+    if "$@"; then
         echo ok
     else
         echo "failed (full log: $log)"
@@ -46,7 +74,6 @@ step() {
     fi
 }
 echo "deps: installing Debian packages:$missing (log: $log)"
-step "apt-get update" $sudo apt-get update -q
+step "apt-get update" apt_get update -q
 # shellcheck disable=SC2086
-step "apt-get install" $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-    --no-install-recommends $missing
+step "apt-get install" apt_get install -y -q --no-install-recommends $missing

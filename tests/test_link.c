@@ -115,7 +115,10 @@ static void die_and_return(const char *url, const char *family, const char *opt,
     double off = wait_event(b, BW_EV_OFFLINE, 3.0);
     assert_true(happened(off));
     printf("%s: offline %.0f ms after the emulator was killed\n", family, (off - killed) * 1000);
-    assert_true(off - killed <= 0.200);
+    /* The port closes under the driver: seen at once, what is measured is
+     * the scheduler. The bound tells that from the silence timers (the
+     * Kobuki's 0.1 s is timed in virtual time by its e2e tests). */
+    assert_true(off - killed <= 1.0);
     assert_false(bw_base_state(b)->online);
 
     /* Back at the same place: the driver reopens it by itself. */
@@ -239,7 +242,7 @@ static double next_packet(bw_port_t *port, bw_p2os_parser_t *parser, bw_p2os_msg
  * session left open: CLOSE it and start over; a moving one (0x33) is just
  * the wrong answer. Returns the time the session is open (NAN after 5 s),
  * with the first sign that the robot had stopped in *stopped. */
-static double aria_like_connect(bw_port_t *port, double *stopped)
+static double aria_like_connect(bw_port_t *port, double *stopped, int *restarts)
 {
     bw_p2os_parser_t parser;
     bw_p2os_parser_init(&parser);
@@ -248,12 +251,14 @@ static double aria_like_connect(bw_port_t *port, double *stopped)
     double give_up = now_s() + 5.0;
     int state = 0;
     *stopped = NAN;
+    *restarts = 0;
     while (now_s() < give_up) {
         send_cmd(port, (uint8_t)state, false, 0);
         bw_p2os_msg_t m;
         double t = next_packet(port, &parser, &m, held, &nheld, 1.0);
         if (!happened(t)) {
             state = 0;
+            ++*restarts;
             continue;
         }
         if (m.type == BW_P2OS_SIP && !m.u.sip.moving) {
@@ -261,10 +266,12 @@ static double aria_like_connect(bw_port_t *port, double *stopped)
                 *stopped = t;
             send_cmd(port, BW_P2OS_CLOSE, true, 1);
             state = 0;
+            ++*restarts;
             continue;
         }
         if (m.type != BW_P2OS_SYNC || m.u.sync.n != state) {
             state = 0;
+            ++*restarts;
             continue;
         }
         if (!happened(*stopped))
@@ -310,7 +317,8 @@ static void killed_while_driving(const char *opt, const char *where, const char 
     else
         assert_int_equal(bw_port_open_serial(&port, where, 9600, err, sizeof err), 0);
     double stopped;
-    double open = aria_like_connect(port, &stopped);
+    int restarts;
+    double open = aria_like_connect(port, &stopped, &restarts);
     assert_true(happened(open));
     printf("p2os %s: client killed while driving; the next sees the robot stopped after "
            "%.0f ms, connected after %.0f ms\n",
@@ -425,7 +433,10 @@ static void drive_never_spins(const char *family, const char *opt, const char *w
             sim = start_sim(family, opt, where, said, sizeof said);
         double share = cpu_share(drive, 1.0);
         printf("%s drive, %s: %.1f %% CPU\n", family, states[i], share * 100);
-        assert_true(share < 0.10);
+        /* A waiting drive takes 0.5-3 %; one that spins takes all the core
+         * it gets, which stays well above a quarter even when the two cores
+         * are shared with the other tests. */
+        assert_true(share < 0.25);
     }
     kill(drive, SIGTERM);
     waitpid(drive, NULL, 0);
@@ -477,7 +488,10 @@ static void test_p2os_tcp_clean_line_and_idle(void **state)
     assert_int_equal(bw_port_read(silent, b, sizeof b), BW_ECLOSED);
     double gone = now_s() - t0;
     printf("a silent client is let go after %.2f s\n", gone);
-    assert_true(gone >= 0.9 && gone < 2.0);
+    /* Not before the idle time (1 s); after it, as soon as the emulator is
+     * scheduled: 3 s leaves a loaded machine room and still tells a 1 s
+     * idle time from the 5 s the poll above waits. */
+    assert_true(gone >= 0.9 && gone < 3.0);
     bw_port_close(silent);
 
     for (int round = 0; round < 3; round++) {
@@ -489,11 +503,14 @@ static void test_p2os_tcp_clean_line_and_idle(void **state)
         bw_port_t *next;
         assert_int_equal(bw_port_open_tcp(&next, "127.0.0.1", port, 1.0, err, sizeof err), 0);
         double stopped, t1 = now_s();
-        double open = aria_like_connect(next, &stopped);
+        int restarts;
+        double open = aria_like_connect(next, &stopped, &restarts);
         assert_true(happened(open));
-        printf("round %d: connected %.0f ms after the last client left mid-frame\n", round,
-               (open - t1) * 1000);
-        assert_true(open - t1 < 1.0);
+        printf("round %d: connected %.0f ms after the last client left mid-frame, %d restarts\n",
+               round, (open - t1) * 1000, restarts);
+        /* A line left dirty shows as a handshake that had to start over
+         * (and then as time, which a loaded machine also costs). */
+        assert_int_equal(restarts, 0);
         bw_port_close(next);
     }
     kill(sim, SIGTERM);

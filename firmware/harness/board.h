@@ -16,7 +16,7 @@ typedef struct board board_t;
 typedef struct {
     const board_t *board;
     avr_t *avr;
-    bw_port_t *host;      /* the pty master */
+    bw_port_t *host;      /* the pty master, or the chip's end of a pair (--drive) */
     avr_irq_t *uart_in;
     uint8_t inq[4096];    /* bytes for the chip, waiting for room in its FIFO */
     size_t inq_head, inq_len;
@@ -31,6 +31,7 @@ typedef struct {
 
 struct board {
     const char *name, *mcu;
+    const char *family;   /* botwire's driver for what the host sees ("lobot") */
     uint32_t hz;
     char uart;            /* '0' */
     char busy_port;       /* the pin lit while a loop computes */

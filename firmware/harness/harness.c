@@ -16,6 +16,12 @@
  *             one edge per tick) and battery divider (ADC0) are the
  *             emulated buggy's (botwire's rbsm device in its chip model).
  *
+ * With --drive V W SECONDS the host is botwire's own driver of the family
+ * instead of a pty, in the same process, and the clock is the chip's: the
+ * driver drives (V, W) for SECONDS of simulated time, stops, and the run
+ * ends a second later with the driver's odometry beside the robot's true
+ * pose. What takes a loaded machine's scheduler out of the measurement.
+ *
  * The firmware lights a pin while it computes one loop (lobot-cm: PD5, LED
  * 1, active low; rbsm-mega: PB7, the Mega's LED, active high): those edges
  * are timed in simulated clock cycles and reported at the end.
@@ -142,12 +148,121 @@ avr_irq_t *harness_pin(harness_t *h, char port, int bit)
     return avr_io_getirq(h->avr, (uint32_t)AVR_IOCTL_IOPORT_GETIRQ(port), bit);
 }
 
+/* ---- running the chip -------------------------------------------------------- */
+
+/* Each returns 0, 1 when the firmware stopped or crashed (the report still
+ * follows), or -1 when it could not start (said on stderr). */
+
+/* One slice: the chip up to until (a millisecond at most), the robot to the
+ * chip's time, and whatever the host sent. 1 when the firmware stopped or
+ * crashed (said on stderr). */
+static int slice(harness_t *h, double until)
+{
+    until = fmin(until, harness_time(h) + 0.001);
+    while (harness_time(h) < until) {
+        int st = avr_run(h->avr);
+        if (st == cpu_Done || st == cpu_Crashed) {
+            fprintf(stderr, "botwire-avr: the firmware %s at %.3f s\n",
+                    st == cpu_Done ? "stopped" : "crashed", harness_time(h));
+            return 1;
+        }
+    }
+    h->board->step(h, harness_time(h));
+    uint8_t buf[256];
+    int n = bw_port_read(h->host, buf, sizeof buf);
+    if (n > 0)
+        h->board->host_bytes(h, buf, (size_t)n);
+    return 0;
+}
+
+/* Real time: the chip runs until its clock catches up with the wall, a
+ * millisecond of simulated time at most between looks at the host. */
+static int serve_pty(harness_t *h, const char *link, const char *elf, double seconds)
+{
+    char slave[256], err[256];
+    if (bw_pty_open(&h->host, slave, sizeof slave, link, err, sizeof err) < 0) {
+        fprintf(stderr, "botwire-avr: %s\n", err);
+        return -1;
+    }
+    printf("botwire-avr: %s on %s (%s at %.3f MHz, %s)\n", h->board->name, slave, h->board->mcu,
+           h->board->hz / 1e6, elf);
+    fflush(stdout);
+    double start = wall();
+    while (!stop_signal) {
+        double now = wall() - start;
+        if (now >= seconds)
+            break;
+        if (slice(h, now))
+            return 1;
+        double ahead = harness_time(h) - (wall() - start);
+        if (ahead > 0.0005) {
+            struct pollfd p = { bw_port_fd(h->host), POLLIN, 0 };
+            (void)poll(&p, 1, (int)(ahead * 1000));
+        }
+    }
+    return 0;
+}
+
+static void no_sleep(avr_t *avr, avr_cycle_count_t how_long)
+{
+    (void)avr;
+    (void)how_long;
+}
+
+/* Virtual time: the family's driver on the other end of an in-memory pair,
+ * stepped on the chip's clock; (v, w) renewed every 100 ms as a teleop
+ * would, for seconds, then a stop, and a second to come to rest. */
+static int drive_virtual(harness_t *h, double v, double w, double seconds)
+{
+    bw_port_t *driver_end;
+    char err[256];
+    if (bw_port_pair(&h->host, &driver_end, 1 << 16) < 0) {
+        fprintf(stderr, "botwire-avr: out of memory\n");
+        return -1;
+    }
+    bw_base_t *base;
+    if (bw_base_open_port(&base, h->board->family, driver_end, NULL, harness_time(h), err,
+                          sizeof err) < 0) {
+        fprintf(stderr, "botwire-avr: %s\n", err);
+        return -1;
+    }
+    h->avr->sleep = no_sleep; /* simavr would sleep the wall clock through the chip's sleeps */
+    printf("botwire-avr: %s, botwire's %s driver in simulated time: (%g m/s, %g rad/s) for %g s\n",
+           h->board->name, h->board->family, v, w, seconds);
+    double next = 0, end = seconds + 1.0;
+    int status = 0;
+    while (!stop_signal && harness_time(h) < end) {
+        double t = harness_time(h);
+        if (t >= next) {
+            if (t < seconds)
+                bw_base_drive(base, v, w, t);
+            else
+                bw_base_stop(base, t);
+            next += 0.1;
+        }
+        (void)bw_base_poll(base, t);
+        if (slice(h, fmin(next, end))) {
+            status = 1;
+            break;
+        }
+    }
+    const bw_base_state_t *st = bw_base_state(base);
+    printf("botwire-avr: the driver's odometry x %.4f m, y %.4f m, heading %.2f degrees, "
+           "v %.3f m/s, online %s, %llu frames, %llu rejected\n",
+           st->pose.x, st->pose.y, st->pose.theta * 180 / BW_PI, st->v, st->online ? "yes" : "no",
+           (unsigned long long)st->link.frames,
+           (unsigned long long)(st->link.checksum_errors + st->link.length_errors));
+    bw_base_close(base, harness_time(h));
+    return status;
+}
+
 /* ---- main --------------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire-avr BOARD FIRMWARE.elf [--pty LINK] [--for SECONDS] [--world FILE]\n"
+            "       botwire-avr BOARD FIRMWARE.elf --drive V W SECONDS [--world FILE]\n"
             "Runs a botwire firmware in a simulated AVR (simavr), in real time, its host\n"
             "UART on a new pseudo-terminal and its robot side on botwire's emulated robot.\n"
             "  BOARD          lobot-cm (ATmega168, 18.432 MHz, Command Module on a Create)\n"
@@ -155,6 +270,10 @@ static void usage(FILE *f)
             "  --pty LINK     also name the pty's slave LINK (a symlink)\n"
             "  --for SECONDS  stop after this long (default: until SIGINT or SIGTERM)\n"
             "  --world FILE   the world the robot moves in (default: the family's own)\n"
+            "  --drive V W SECONDS\n"
+            "                 no pty: botwire's driver of the family, in this process and\n"
+            "                 in the chip's simulated time, drives at V m/s and W rad/s\n"
+            "                 for SECONDS, stops, and reports its odometry a second later\n"
             "The first line says where the host connects; at the end, the firmware's\n"
             "loop time in simulated cycles, the robot's true pose and the bytes lost.\n");
 }
@@ -192,8 +311,23 @@ int main(int argc, char **argv)
     }
     const char *elf = argv[2], *link = NULL, *world_file = NULL;
     double seconds = INFINITY;
+    bool drive = false;
+    double drive_v = 0, drive_w = 0, drive_for = 0;
     for (int i = 3; i < argc; i++) {
-        if (!strcmp(argv[i], "--pty") && i + 1 < argc) {
+        if (!strcmp(argv[i], "--drive") && i + 3 < argc) {
+            char *e1, *e2, *e3;
+            drive_v = strtod(argv[i + 1], &e1);
+            drive_w = strtod(argv[i + 2], &e2);
+            drive_for = strtod(argv[i + 3], &e3);
+            if (*e1 || *e2 || *e3 || !(drive_for > 0) || !isfinite(drive_v) || !isfinite(drive_w)) {
+                fprintf(stderr, "botwire-avr: --drive wants V W SECONDS (numbers, SECONDS > 0), "
+                                "not \"%s %s %s\"\n",
+                        argv[i + 1], argv[i + 2], argv[i + 3]);
+                return 2;
+            }
+            drive = true;
+            i += 3;
+        } else if (!strcmp(argv[i], "--pty") && i + 1 < argc) {
             link = argv[++i];
         } else if (!strcmp(argv[i], "--world") && i + 1 < argc) {
             world_file = argv[++i];
@@ -209,6 +343,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "botwire-avr: unknown argument \"%s\" (try --help)\n", argv[i]);
             return 2;
         }
+    }
+    if (drive && link) {
+        fprintf(stderr, "botwire-avr: --drive runs the driver in this process: no --pty with it\n");
+        return 2;
     }
 
     avr_global_logger_set(avr_logger);
@@ -259,48 +397,13 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    char slave[256];
-    if (bw_pty_open(&h->host, slave, sizeof slave, link, err, sizeof err) < 0) {
-        fprintf(stderr, "botwire-avr: %s\n", err);
-        return 1;
-    }
-    printf("botwire-avr: %s on %s (%s at %.3f MHz, %s)\n", board->name, slave, board->mcu,
-           board->hz / 1e6, elf);
-    fflush(stdout);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
-
-    /* Real time: the chip runs until its clock catches up with the wall,
-     * a millisecond of simulated time at most between looks at the host. */
-    double start = wall();
-    int status = 0;
-    while (!stop_signal) {
-        double now = wall() - start;
-        if (now >= seconds)
-            break;
-        double t = harness_time(h), until = fmin(now, t + 0.001);
-        while (harness_time(h) < until) {
-            int st = avr_run(h->avr);
-            if (st == cpu_Done || st == cpu_Crashed) {
-                fprintf(stderr, "botwire-avr: the firmware %s at %.3f s\n",
-                        st == cpu_Done ? "stopped" : "crashed", harness_time(h));
-                status = 1;
-                goto out;
-            }
-        }
-        board->step(h, harness_time(h));
-        uint8_t buf[256];
-        int n = bw_port_read(h->host, buf, sizeof buf);
-        if (n > 0)
-            board->host_bytes(h, buf, (size_t)n);
-        double ahead = harness_time(h) - (wall() - start);
-        if (ahead > 0.0005) {
-            struct pollfd p = { bw_port_fd(h->host), POLLIN, 0 };
-            (void)poll(&p, 1, (int)(ahead * 1000));
-        }
-    }
-out:
+    int status = drive ? drive_virtual(h, drive_v, drive_w, drive_for)
+                       : serve_pty(h, link, elf, seconds);
+    if (status < 0)
+        return 1;
     board->report(h);
     double mhz = board->hz / 1e6;
     if (h->loops)

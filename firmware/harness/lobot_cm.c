@@ -89,6 +89,7 @@ static void destroy(harness_t *h) { bw_device_destroy(C(h)->create); }
 const board_t board_lobot_cm = {
     .name = "lobot-cm",
     .mcu = "atmega168",
+    .family = "lobot",
     .hz = 18432000,
     .uart = '0',
     .busy_port = 'D',

@@ -22,6 +22,8 @@ typedef struct {
     bool level;             /* the encoder line is high */
     uint64_t pulses;        /* servo pulse widths set */
     uint64_t to_host, from_host;
+    bw_rbsm_parser_t told;  /* what the firmware tells the host */
+    int64_t told_ticks;     /* its last ticks-since-reset, -1 before any */
 } mega_t;
 
 static mega_t *M(harness_t *h) { return h->priv; }
@@ -58,6 +60,8 @@ static int init(harness_t *h, const bw_device_options_t *opt, char *err, size_t 
     if (rc < 0)
         return rc;
     m.brake = true;
+    bw_rbsm_parser_init(&m.told);
+    m.told_ticks = -1;
     h->avr->avcc = h->avr->vcc = h->avr->aref = 5000;
     avr_irq_register_notify(
         avr_io_getirq(h->avr, (uint32_t)AVR_IOCTL_TIMER_GETIRQ('1'), TIMER_IRQ_OUT_PWM0), on_servo, h);
@@ -74,6 +78,12 @@ static void chip_byte(harness_t *h, uint8_t b)
 {
     harness_to_host(h, &b, 1);
     M(h)->to_host++;
+    const uint8_t *p = &b;
+    size_t n = 1;
+    bw_rbsm_frame_t f;
+    while (n)
+        if (bw_rbsm_parse(&M(h)->told, &p, &n, &f) == 1 && f.id == BW_RBSM_MID_ENC_TICKS_RESET)
+            M(h)->told_ticks = f.word;
 }
 
 static void host_bytes(harness_t *h, const uint8_t *b, size_t n)
@@ -117,9 +127,11 @@ static void report(harness_t *h)
     bw_rbsm_buggy_t b;
     (void)bw_rbsm_device_buggy(m->buggy, &b);
     printf("botwire-avr: the buggy at x %.3f m, y %.3f m, heading %.1f degrees (truth), "
-           "steering %.2f degrees, %.2f m/s, brake %s, %u encoder ticks\n",
+           "steering %.2f degrees, %.2f m/s, brake %s, %u encoder ticks (the firmware's last "
+           "report: %lld)\n",
            s->body.pose.x, s->body.pose.y, s->body.pose.theta * 180 / BW_PI,
-           b.steer * 180 / BW_PI, b.v, b.braked ? "down" : "up", (unsigned)b.enc_ticks);
+           b.steer * 180 / BW_PI, b.v, b.braked ? "down" : "up", (unsigned)b.enc_ticks,
+           (long long)m->told_ticks);
     printf("botwire-avr: USART bytes: %llu to the host, %llu from it; %llu servo pulses set\n",
            (unsigned long long)m->to_host, (unsigned long long)m->from_host,
            (unsigned long long)m->pulses);
@@ -130,6 +142,7 @@ static void destroy(harness_t *h) { bw_device_destroy(M(h)->buggy); }
 const board_t board_rbsm_mega = {
     .name = "rbsm-mega",
     .mcu = "atmega2560",
+    .family = "rbsm",
     .hz = 16000000,
     .uart = '0',
     .busy_port = 'B',

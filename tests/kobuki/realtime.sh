@@ -17,7 +17,9 @@ x=$(field x "$last")
 lines=$(grep -c '"online":true' "$tmp/drive.out")
 [ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
 within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
-[ "$lines" -ge 20 ] && pass "$lines state lines (one per 100 ms)" || fail "only $lines state lines"
+# One per 100 ms of the wall: 20, fewer when a loaded machine holds the
+# process back; a drive that printed only at its end gives 1 or 2.
+[ "$lines" -ge 8 ] && pass "$lines state lines in 2 s (one per 100 ms)" || fail "only $lines state lines"
 v=$(field v "$last")
 within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving at the end: v = $v"
 
@@ -29,7 +31,13 @@ head -n 1 "$tmp/rec.jsonl" | grep -q '"botwire_record":1' && pass "record header
 "$bw" decode --proto kobuki "$tmp/rec.jsonl" >"$tmp/rec.dec" 2>"$tmp/dec.err" || fail "decode of a record: $(cat "$tmp/dec.err")"
 fb=$(grep -c '"type":"basic_sensor_data".*"from":"robot"' "$tmp/rec.dec")
 cmd=$(grep -c '"type":"base_control".*"from":"host"' "$tmp/rec.dec")
-[ "$fb" -ge 40 ] && [ "$fb" -le 60 ] && pass "record: $fb feedback frames in 1 s (50 Hz)" || fail "record: $fb feedback frames"
+# The robot's own stamps (ms) say the rate it sent at, whatever the
+# scheduler did to their delivery: 50 Hz is 20 ms apart.
+stamps=$(grep '"type":"basic_sensor_data".*"from":"robot"' "$tmp/rec.dec" | sed -n 's/.*"timestamp":\([0-9]*\).*/\1/p')
+gap=$(echo "$stamps" | awk 'NR > 1 { d = ($1 - prev + 65536) % 65536; n++; s += d } { prev = $1 } END { if (n) printf "%.1f", s / n }')
+[ "$fb" -ge 20 ] && [ "$fb" -le 60 ] && within "${gap:-0}" 20 1 &&
+    pass "record: $fb feedback frames in 1 s, the robot's stamps $gap ms apart (50 Hz)" ||
+    fail "record: $fb feedback frames, stamps ${gap:-?} ms apart"
 [ "$cmd" -ge 40 ] && pass "record: $cmd base control commands from the host" || fail "record: $cmd commands"
 grep -q '"type":"base_control","speed":100,"radius":0' "$tmp/rec.dec" && pass "record: the 0.1 m/s command" ||
     fail "record: no 0.1 m/s command"

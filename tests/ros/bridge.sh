@@ -18,16 +18,13 @@ cleanup() {
     [ -n "$core" ] && kill -INT "$core" 2>/dev/null && wait "$core"
 }
 
-# roscore says when its services are up: wait for that line, not a time.
-mkfifo "$tmp/core"
-roscore -p "$port" >"$tmp/core" 2>"$tmp/core.err" &
+# roscore is up when its master answers and /rosout is registered: ask the
+# master (its log lines are Python's to buffer, and on a machine without
+# PYTHONUNBUFFERED they come late or never).
+roscore -p "$port" >"$tmp/core.out" 2>&1 &
 core=$!
-ready=
-while read -r line; do
-    case $line in *"started core service [/rosout]"*) ready=1; break ;; esac
-done <"$tmp/core"
-cat "$tmp/core" >/dev/null &
-[ -n "$ready" ] && pass "roscore on port $port" || { fail "roscore: $(cat "$tmp/core.err")"; exit 1; }
+"$check" master 60 2>"$tmp/master.err" && pass "roscore on port $port" ||
+    { fail "roscore: $(cat "$tmp/master.err") $(tail -n 3 "$tmp/core.out")"; exit 1; }
 
 # A URL that names nothing: one line saying why, exit 1.
 "$pkgdir/botwire_ros/botwire_ros" _url:=nosuchrobot:/dev/null >"$tmp/bad.out" 2>&1
@@ -140,5 +137,37 @@ more=$(($(wc -l <"$tmp/node.out") - lines))
 within "$x" 0.40 0.05 && pass "drives on the bad cable: odom x = $x m after 2 s at 0.2 m/s" ||
     fail "on the bad cable: odom x = $x"
 stop_node
+
+# 5. The README's commands as a user types them: rosrun, then rostopic
+# (Python, with the message modules Debian packages apart) publishing
+# cmd_vel and echoing odom.
+rosrun botwire_ros botwire_ros _url:=sim:kobuki >"$tmp/rosrun.out" 2>&1 &
+node=$!
+"$check" online 20 >"$tmp/diag" && pass "rosrun botwire_ros botwire_ros _url:=sim:kobuki: online" ||
+    fail "rosrun: never online: $(tail -n 5 "$tmp/rosrun.out")"
+rostopic pub -r 10 /cmd_vel geometry_msgs/Twist '{linear: {x: 0.2}}' >"$tmp/pub.out" 2>&1 &
+pub=$!
+"$check" watch 2 >"$tmp/watch"
+kill -INT "$pub"
+wait "$pub"
+x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")
+awk -v x="$x" 'BEGIN { exit !(x > 0.1) }' && pass "rostopic pub /cmd_vel drives it: odom x = $x m" ||
+    fail "rostopic pub: odom x = $x ($(cat "$tmp/pub.out"))"
+rostopic echo -n 1 /odom >"$tmp/echo.out" 2>&1
+status=$?
+ex=$(sed -n '/position:/{n;s/^ *x: *//p;q}' "$tmp/echo.out")
+[ "$status" = 0 ] && awk -v x="$ex" -v w="$x" 'BEGIN { exit !(x != "" && x >= w - 0.01) }' &&
+    pass "rostopic echo -n 1 /odom: position x = $ex" ||
+    fail "rostopic echo /odom: exit $status, $(head -n 5 "$tmp/echo.out")"
+rostopic echo -n 1 /battery >"$tmp/echo.out" 2>&1 && grep -q "voltage:" "$tmp/echo.out" &&
+    pass "rostopic echo -n 1 /battery: $(grep -m1 voltage: "$tmp/echo.out" | tr -s ' ')" ||
+    fail "rostopic echo /battery: $(head -n 5 "$tmp/echo.out")"
+rostopic echo -n 1 /diagnostics >"$tmp/echo.out" 2>&1 && grep -q "botwire" "$tmp/echo.out" &&
+    pass "rostopic echo -n 1 /diagnostics" || fail "rostopic echo /diagnostics: $(head -n 5 "$tmp/echo.out")"
+kill -INT "$node"
+wait "$node"
+status=$?
+node=
+[ "$status" = 0 ] && pass "rosrun's node shuts down cleanly on SIGINT" || fail "rosrun exit $status"
 
 finish "ROS bridge"

@@ -23,6 +23,11 @@
  *       default; and odometry comes) or offline (WANT 0), printing the
  *       status's values (key value, a line each); 1 if that has not
  *       happened within TIMEOUT seconds.
+ *   ros_bridge_check master TIMEOUT
+ *       exits 0 as soon as the master at ROS_MASTER_URI answers and the
+ *       /rosout node it starts is registered with it (roscore is up), 1 if
+ *       not within TIMEOUT seconds. It asks the master itself: roscore's
+ *       log lines are Python's to buffer, not a sign to wait for.
  */
 #include <csignal>
 #include <cmath>
@@ -179,6 +184,24 @@ int online(double timeout, bool want)
     return done() ? 0 : 1;
 }
 
+int master(double timeout)
+{
+    ros::WallTime end = ros::WallTime::now() + ros::WallDuration(timeout);
+    for (;;) {
+        ros::V_string nodes;
+        if (ros::master::check() && ros::master::getNodes(nodes))
+            for (const auto &n : nodes)
+                if (n == "/rosout")
+                    return 0;
+        if (ros::WallTime::now() >= end) /* (ros::ok() is false until a node starts) */
+            break;
+        ros::WallDuration(0.05).sleep();
+    }
+    std::fprintf(stderr, "master: no roscore at %s within %g s\n", ros::master::getURI().c_str(),
+                 timeout);
+    return 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -193,7 +216,10 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && !std::strcmp(argv[1], "online"))
         return online(std::atof(argv[2]), argc < 4 || std::atoi(argv[3]) != 0);
+    if (argc >= 3 && !std::strcmp(argv[1], "master"))
+        return master(std::atof(argv[2]));
     std::fprintf(stderr, "usage: ros_bridge_check publish V SECONDS zero|die | "
-                         "watch SECONDS [WALL_X START_X] | online TIMEOUT [WANT]\n");
+                         "watch SECONDS [WALL_X START_X] | online TIMEOUT [WANT] | "
+                         "master TIMEOUT\n");
     return 2;
 }
