@@ -28,6 +28,8 @@
 #define bw_framer_init small_framer_init
 #define bw_framer_parse small_framer_parse
 #define bw_framer_finish small_framer_finish
+#define bw_framer_embeds small_framer_embeds
+bool small_framer_embeds(const bw_framing_t *fmt, const uint8_t *frame, size_t size);
 void small_framer_init(bw_framer_t *p, const bw_framing_t *fmt);
 int small_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uint8_t **frame,
                        size_t *size);
@@ -36,6 +38,7 @@ int small_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size);
 #undef bw_framer_init
 #undef bw_framer_parse
 #undef bw_framer_finish
+#undef bw_framer_embeds
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -139,12 +139,23 @@ typedef struct {
 } bw_range_t;
 
 #define BW_BASE_MAX_RANGES 32
+/* A noisy link (bytes come, no valid frame among them) stays online this
+ * many link timeouts, at least 1 s (see bw_base_options_t.link_timeout). */
+#define BW_BASE_NOISY_LINK_FACTOR 10
 
 typedef struct {
     double t;            /* caller time of the last valid frame */
     bool online;
     bw_pose_t pose;      /* odometry: m, m, rad */
     double v, w;         /* measured: m/s, rad/s */
+    /* Motion the robot's reports did not cover (reports of motion since
+     * the last report, lost on a noisy line) is estimated from what the
+     * robot was asked and said it was doing, never passed off as measured:
+     * estimated is true while v, w and the pose's latest step are such an
+     * estimate; estimated_time counts the seconds of motion the pose holds
+     * that were estimated, not measured. */
+    bool estimated;
+    double estimated_time;
     uint32_t bumpers;    /* BW_BUMP_* */
     uint32_t cliffs;     /* BW_CLIFF_* */
     uint32_t wheel_drops; /* BW_DROP_* */
@@ -209,7 +220,12 @@ const char *bw_event_name(bw_event_type_t type);
 typedef void (*bw_tap_fn)(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now);
 
 typedef struct {
-    double link_timeout;    /* s without a valid frame before offline; 0: family default */
+    /* s without a valid frame before offline (0: the family's default).
+     * While bytes still come (a noisy line: the robot is there, its frames
+     * are damaged) the link stays online up to BW_BASE_NOISY_LINK_FACTOR
+     * times as long, and at least 1 s. Going offline sends the family's
+     * stop: a robot that still hears the host is stopped. */
+    double link_timeout;
     double command_timeout; /* s after the last drive before stopping; 0: 0.5; <0: never */
     double reopen_interval; /* s between attempts to reopen a lost port; 0: 0.25 */
     bw_tap_fn tap;          /* a tap from the first byte (the session's start) on */

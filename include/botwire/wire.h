@@ -262,10 +262,24 @@ void bw_framer_init(bw_framer_t *p, const bw_framing_t *fmt);
  * framer, and stays valid until the next call and while the input is
  * unchanged. After a rejection the bytes already held are rescanned for the
  * next header, so a good frame behind garbage or a bad frame is never lost;
- * every byte is in a frame, counted as skipped, or held.
+ * every byte is in a frame, counted as skipped, or held. A candidate whose
+ * bytes so far embed a good frame and the next header is rejected at once
+ * (bw_framer_embeds): a damaged length never holds good frames back.
  */
 int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uint8_t **frame,
                     size_t *size);
+
+/*
+ * True if the `size` bytes of a frame (or a frame candidate) hold, after its
+ * first byte, a complete frame that passes the check and is followed by both
+ * header bytes. The framer takes such a candidate's length for a damaged
+ * one and rejects it as soon as it sees that (a length error), so the good
+ * frames behind a false length never wait for it: a frame whose own bytes
+ * embed a frame and the next header is read as what it embeds. Encoders may
+ * ask this of what they wrote. (A BW_DEVICE_SIDE build's framer, holding at
+ * most BW_FRAMER_MAX bytes of short host commands, does not act on it.)
+ */
+bool bw_framer_embeds(const bw_framing_t *fmt, const uint8_t *frame, size_t size);
 
 /*
  * End of stream: the held candidate can no longer complete; it counts as one

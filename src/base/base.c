@@ -237,20 +237,27 @@ void bw_base_frame_ok(bw_base_t *b, double now)
     bw_base_state_t *st = &b->st;
     /* The driver wrote this frame's bits; what shows is what two agree on. */
     const uint32_t raw[] = { st->bumpers, st->cliffs, st->wheel_drops, st->buttons,
-                             st->stalled, (uint32_t)st->charging };
-    uint32_t *field[] = { &st->bumpers, &st->cliffs, &st->wheel_drops, &st->buttons };
-    for (size_t i = 0; i < 5; i++)
+                             st->faults,  st->stalled, st->brake, (uint32_t)st->charging };
+    uint32_t *field[] = { &st->bumpers, &st->cliffs, &st->wheel_drops, &st->buttons,
+                          &st->faults };
+    for (size_t i = 0; i < 7; i++)
         b->shown[i] = agree(b->shown[i], b->raw[i], raw[i]);
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < 5; i++)
         *field[i] = b->shown[i];
-    st->stalled = b->shown[4] != 0;
-    if (raw[5] == b->raw[5]) /* a state, not bits: both frames say the same */
-        b->shown[5] = raw[5];
-    st->charging = (bw_charge_t)b->shown[5];
+    st->stalled = b->shown[5] != 0;
+    st->brake = b->shown[6] != 0;
+    if (raw[7] == b->raw[7]) /* a state, not bits: both frames say the same */
+        b->shown[7] = raw[7];
+    st->charging = (bw_charge_t)b->shown[7];
     memcpy(b->raw, raw, sizeof b->raw);
     b->last_frame = now;
     st->t = now;
     st->online = true;
+}
+
+void bw_base_expect_quiet(bw_base_t *b, double until)
+{
+    b->quiet_until = fmax(b->quiet_until, until);
 }
 
 bool bw_base_implausible(bw_base_t *b, bool bad)
@@ -784,6 +791,18 @@ static size_t read_input(bw_base_t *b, double now)
     return total;
 }
 
+/* When the link is judged lost: link_timeout without a valid frame, and
+ * without any byte (a noisy line still carries the robot's damaged frames:
+ * it is there); a noisy line with no valid frame at all for
+ * BW_BASE_NOISY_LINK_FACTOR timeouts is lost too. The timeout runs from
+ * the end of a silence the driver expects. */
+static double offline_at(const bw_base_t *b)
+{
+    double from = fmax(b->last_frame, b->quiet_until), t = b->opt.link_timeout;
+    double silent = fmax(from, b->last_input) + t;
+    return fmin(silent, from + fmax(1.0, BW_BASE_NOISY_LINK_FACTOR * t));
+}
+
 /* An in-process robot answers within the same instant, as over a wire of
  * no length: the exchange goes back and forth until it is quiet (a
  * handshake is a few rounds). */
@@ -799,8 +818,12 @@ int bw_base_poll(bw_base_t *b, double now)
         if (read_input(b, now) == 0)
             break;
     }
-    if (b->st.online && now - b->last_frame > b->opt.link_timeout)
+    if (b->st.online && now > offline_at(b)) {
         b->st.online = false;
+        /* A one-way failure leaves the robot hearing us: stop it. */
+        if (b->port && b->stop_len)
+            (void)bw_base_send(b, b->stop, b->stop_len, now);
+    }
     if (b->cmd_active && b->opt.command_timeout > 0 && now - b->cmd_t > b->opt.command_timeout) {
         b->cmd_v = b->cmd_w = 0;
         b->cmd_active = false;
@@ -827,7 +850,7 @@ double bw_base_next_deadline(const bw_base_t *b)
     if (!b->port)
         t = fmin(t, b->next_reopen);
     if (b->st.online)
-        t = fmin(t, b->last_frame + b->opt.link_timeout + 1e-6);
+        t = fmin(t, offline_at(b) + 1e-6);
     if (b->cmd_active && b->opt.command_timeout > 0)
         t = fmin(t, b->cmd_t + b->opt.command_timeout + 1e-6);
     return t;

@@ -80,11 +80,13 @@ struct bw_base {
     bool cmd_active;       /* a nonzero twist is in force */
     bw_base_state_t st;
     bw_base_state_t seen;  /* state as of the last events */
-    /* Bumpers, cliffs, wheel drops, buttons, the stall and the charging
-     * state: as the last frame had them, and as two frames in a row agreed. */
-    uint32_t raw[6], shown[6];
+    /* Bumpers, cliffs, wheel drops, buttons, faults, the stall, the brake
+     * and the charging state: as the last frame had them, and as two frames
+     * in a row agreed. */
+    uint32_t raw[8], shown[8];
     uint64_t implausible;  /* frames set aside (added to st.link) */
     double last_input;     /* when bytes last came from the robot */
+    double quiet_until;    /* the robot is expected to be silent until then */
     unsigned implausible_run;
     bw_event_t events[BW_BASE_EVENTS];
     unsigned ev_head, ev_len;
@@ -95,11 +97,12 @@ struct bw_base {
     void *tap_ctx;
 };
 
-/* For drivers. A valid frame has updated the state (call once per frame).
- * Bumpers, cliffs, wheel drops, buttons, the stall and the charging state
- * change only
- * when two frames in a row agree, so a bit flipped on the line that the
- * checksum let through never raises an event. */
+/* For drivers. A valid frame has updated the state (call once per frame
+ * that carries all of these, or once per cycle of messages that do).
+ * Bumpers, cliffs, wheel drops, buttons, faults, the stall, the brake and
+ * the charging state change only when two frames in a row agree, so a bit
+ * flipped on the line that the checksum let through (or a line without a
+ * checksum) never raises an event. */
 void bw_base_frame_ok(bw_base_t *b, double now);
 /* A frame with values the robot cannot have (bad true): counted as
  * implausible; returns true while the driver should set it aside. After
@@ -112,6 +115,9 @@ bool bw_base_implausible(bw_base_t *b, bool bad);
 void bw_base_reflex(bw_base_t *b, uint32_t what, uint32_t detail, double distance, double angle,
                     double now);
 #define BW_BASE_IMPLAUSIBLE_RUN 3
+/* The robot is busy and says nothing until `until` (a move the driver asked
+ * for that holds its controller): the link timeout runs from then. */
+void bw_base_expect_quiet(bw_base_t *b, double until);
 /* Writes to the robot; a failed link is closed and reopened later. Returns
  * the count written or a negative error. */
 int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now);

@@ -17,6 +17,47 @@ static bool len_ok(const bw_framing_t *f, uint8_t len)
     return len >= f->len_min && len <= f->len_max;
 }
 
+/*
+ * A candidate whose length byte was damaged would hold the good frames
+ * behind it until its false length is reached. So within a candidate's own
+ * bytes b[0, have), a frame that starts after its first byte, is complete,
+ * passes the check and is followed by both header bytes (the next frame
+ * begins: a second sign that the line is in step there) shows the
+ * candidate's length to be false, and the candidate is rejected as soon as
+ * that is seen. Only confirmations ending at or after `from` are looked for
+ * (a caller that looked before needs only the new ones).
+ */
+static bool embeds(const bw_framing_t *f, const uint8_t *b, size_t have, size_t from)
+{
+    const uint8_t h0 = f->header[0], h1 = f->header[1];
+    for (size_t k = 1; k + f->len_at < have; k++) {
+        const uint8_t *a = memchr(b + k, h0, have - f->len_at - k);
+        if (!a)
+            return false;
+        k = (size_t)(a - b);
+        if (b[k + 1] != h1 || !len_ok(f, b[k + f->len_at]))
+            continue;
+        size_t s = (size_t)b[k + f->len_at] + f->overhead, end = k + s + 2;
+        if (end <= have && end >= from && b[k + s] == h0 && b[k + s + 1] == h1 &&
+            f->check(b + k, s))
+            return true;
+    }
+    return false;
+}
+
+bool bw_framer_embeds(const bw_framing_t *fmt, const uint8_t *frame, size_t size)
+{
+    return embeds(fmt, frame, size, 0);
+}
+
+/* The framer acts on it, but for a robot's own side (BW_DEVICE_SIDE): a
+ * firmware takes short host commands into a short buffer (BW_FRAMER_MAX), so
+ * a false length holds back little, and the AVR budget has no room for it. */
+static bool confirmed_inside(const bw_framing_t *f, const uint8_t *b, size_t have, size_t from)
+{
+    return BW_BOTH_SIDES && embeds(f, b, have, from);
+}
+
 #if BW_SMALL
 /* The small framer: bytes go into the buffer one at a time, and what is held
  * is examined after each. The held bytes are a frame candidate from their
@@ -40,6 +81,7 @@ int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uin
     int rc;
     shift(p, p->drop); /* the frame returned last time */
     p->drop = 0;
+    bool grown = false; /* held grew by one byte since the candidate was last looked at */
     for (;;) {
         const uint8_t *b = p->buf;
         size_t held = p->held;
@@ -52,6 +94,8 @@ int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uin
             size_t need = held > f->len_at ? (size_t)b[f->len_at] + f->overhead : BW_FRAMER_MAX;
             if (!skip && held > f->len_at &&
                 (!len_ok(f, b[f->len_at]) || need > BW_FRAMER_MAX)) {
+                rc = BW_ELENGTH;
+            } else if (!skip && confirmed_inside(f, b, held < need ? held : need, grown ? held : 0)) {
                 rc = BW_ELENGTH;
             } else if (!skip && held >= need) {
                 if (f->check(b, need)) {
@@ -73,6 +117,7 @@ int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uin
             /* The first held byte starts no frame. */
             BW_COUNT(p->stats.skipped_bytes);
             shift(p, 1);
+            grown = false;
             if (rc)
                 break;
         } else {
@@ -80,6 +125,7 @@ int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uin
                 break;
             p->buf[p->held++] = *d++;
             n--;
+            grown = true;
         }
     }
     *data = d;
@@ -173,6 +219,14 @@ static int parse_direct(bw_framer_t *p, const uint8_t **data, size_t *len, const
             ret = BW_ELENGTH;
             goto out;
         }
+        if (confirmed_inside(f, d, n < total ? n : total, 0)) {
+            p->stats.length_errors++;
+            p->stats.skipped_bytes++;
+            d++;
+            n--;
+            ret = BW_ELENGTH;
+            goto out;
+        }
         if (n < total)
             break;
         if (!f->check(d, total)) {
@@ -231,6 +285,12 @@ int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uin
         }
         size_t need = p->held > f->len_at ? frame_size(f, p->buf, p->held) : (size_t)f->len_at + 1;
         if (need > BW_FRAMER_MAX) { /* longer than this framer holds */
+            p->stats.length_errors++;
+            rescan(p, 1);
+            return BW_ELENGTH;
+        }
+        if (p->held > f->len_at &&
+            confirmed_inside(f, p->buf, p->held < need ? p->held : need, 0)) {
             p->stats.length_errors++;
             rescan(p, 1);
             return BW_ELENGTH;

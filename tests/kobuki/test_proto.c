@@ -742,8 +742,49 @@ static void test_false_len_255_swallows_good_frames(void **state)
             feed(&f, s + 40, n - 40);
         }
         expect_three(&f);
-        assert_int_equal(f.p.stats.checksum_errors, 1);
+        /* A false length, seen as such from the good frames inside it. */
+        assert_int_equal(f.p.stats.length_errors, 1);
+        assert_int_equal(f.p.stats.checksum_errors, 0);
         assert_int_equal(f.p.stats.skipped_bytes, 3 + 300);
+    }
+}
+
+/* Regression (a bad cable gave the Kobuki phantom offline events): a length
+ * byte damaged to 255 held the 50 Hz feedback behind it for over three
+ * frames. A good frame no longer waits for it: it comes out as soon as the
+ * next frame's header follows it, in whatever reads the bytes come, long
+ * before the false length could be complete. */
+static void test_good_frames_never_wait_behind_a_false_length(void **state)
+{
+    (void)state;
+    uint8_t s[600];
+    size_t n = 0;
+    s[n++] = 0xAA;
+    s[n++] = 0x55;
+    s[n++] = 0xFF; /* was 0x4D */
+    size_t first_end = n + sizeof FEEDBACK;
+    for (int i = 0; i < 3; i++)
+        n = append(s, n, FEEDBACK, sizeof FEEDBACK);
+    for (int mode = 0; mode < 2; mode++) {
+        feeder_t f;
+        feeder_init(&f);
+        /* every byte up to the next frame's two header bytes, as one read
+         * or byte by byte: the first good frame is out, 3 + 255 + 1 bytes
+         * are far from in */
+        if (mode == 0)
+            feed(&f, s, first_end + 2);
+        else
+            feed_bytewise(&f, s, first_end + 2);
+        assert_int_equal(f.nframes, 1);
+        assert_int_equal(f.lens[0], sizeof FEEDBACK - 4);
+        assert_int_equal(f.p.stats.length_errors, 1);
+        assert_int_equal(f.p.stats.skipped_bytes, 3);
+        /* the rest of the stream: every frame, nothing more rejected */
+        feed(&f, s + first_end + 2, n - first_end - 2);
+        finish(&f);
+        assert_int_equal(f.nframes, 3);
+        assert_int_equal(f.p.stats.length_errors, 1);
+        assert_int_equal(f.p.stats.checksum_errors, 0);
     }
 }
 
@@ -967,6 +1008,7 @@ int main(void)
         cmocka_unit_test(test_impossible_lengths),
         cmocka_unit_test(test_len_255_frame),
         cmocka_unit_test(test_false_len_255_swallows_good_frames),
+        cmocka_unit_test(test_good_frames_never_wait_behind_a_false_length),
         cmocka_unit_test(test_rescan_after_frame_from_buffer),
         cmocka_unit_test(test_gyro_count_disagrees_with_len),
         cmocka_unit_test(test_mis_sized_and_overrunning_subpayloads),

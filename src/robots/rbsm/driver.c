@@ -53,6 +53,11 @@ typedef struct {
     double steer_t[RING];    /* ...its recent values, on the encoder's clock */
     double steer_tan[RING];
     unsigned steer_head, nsteer;
+    /* The brake and the error word as their last messages said: the state
+     * shows them once two cycles agree (bw_base_frame_ok), so each cycle
+     * hands them over again. */
+    bool brake;
+    uint32_t faults;
 } rbsm_drv_t;
 
 static rbsm_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -181,6 +186,15 @@ static void advance_pose(bw_pose_t *p, double ds, double k)
     p->theta = bw_angle_norm(p->theta + dth);
 }
 
+/* A cycle of the Mega's messages is complete (its encoder reading closes
+ * it): the brake and the errors as they stand go to the state. */
+static void cycle_ok(bw_base_t *b, double now)
+{
+    b->st.brake = D(b)->brake;
+    b->st.faults = D(b)->faults;
+    bw_base_frame_ok(b, now);
+}
+
 /* The encoder's count at its time t (s): the distance, the speed, and the
  * pose with them. */
 static void on_ticks(bw_base_t *b, uint32_t ticks, double t, double now)
@@ -191,7 +205,7 @@ static void on_ticks(bw_base_t *b, uint32_t ticks, double t, double now)
         r->ticks = ticks;
         r->last_est_t = t;
         r->est = (double)r->total * BW_RBSM_M_PER_TICK;
-        bw_base_frame_ok(b, now);
+        cycle_ok(b, now);
         return;
     }
     bool braking = b->st.brake;
@@ -243,7 +257,7 @@ static void on_ticks(bw_base_t *b, uint32_t ticks, double t, double now)
     advance_pose(&st->pose, ds, k_loop);
     st->v = r->speed;
     st->w = r->speed * tan(r->steer_fb) / BW_RBSM_WHEELBASE_M;
-    bw_base_frame_ok(b, now);
+    cycle_ok(b, now);
 }
 
 static void on_message(bw_base_t *b, const bw_rbsm_frame_t *f, double now)
@@ -273,13 +287,13 @@ static void on_message(bw_base_t *b, const bw_rbsm_frame_t *f, double now)
     case BW_RBSM_MID_MEGA_STEER_FEEDBACK:
         r->steer_fb = bw_rbsm_steer_to_rad(r->variant, (int32_t)f->word);
         break;
-    case BW_RBSM_MID_MEGA_BRAKE_STATE: st->brake = bw_rbsm_brake_engaged(r->variant, f->word); break;
+    case BW_RBSM_MID_MEGA_BRAKE_STATE: r->brake = bw_rbsm_brake_engaged(r->variant, f->word); break;
     case BW_RBSM_MID_MEGA_AUTON_STATE:
         st->commands_ignored = f->word == 0;
         snprintf(st->mode, sizeof st->mode, "%s", f->word ? "auton" : "rc");
         break;
     case BW_RBSM_MID_MEGA_BATTERY_LEVEL: st->battery = f->word / 1000.0; break;
-    case BW_RBSM_MID_ERROR: st->faults = f->word; break;
+    case BW_RBSM_MID_ERROR: r->faults = f->word; break;
     case BW_RBSM_MID_MEGA_FIRMWARE_HASH:
         snprintf(st->firmware, sizeof st->firmware, "%08lx", (unsigned long)f->word);
         break;
