@@ -252,6 +252,129 @@ static void test_noise_makes_odometry_drift(void **state)
     bw_base_close(r.b, r.now);
 }
 
+/* The driver alone on a port pair, fed frames the test writes: what a line
+ * can do to frames that still pass their checksum. */
+typedef struct {
+    bw_base_t *b;
+    bw_port_t *robot; /* the test's end */
+    double now;
+    uint16_t stamp, left, right;
+    double heading; /* degrees */
+} feed_t;
+
+static void feed_open(feed_t *f)
+{
+    char err[256];
+    bw_port_t *near;
+    memset(f, 0, sizeof *f);
+    assert_int_equal(bw_port_pair(&near, &f->robot, 1 << 16), 0);
+    assert_int_equal(bw_base_open_port(&f->b, "kobuki", near, NULL, 0, err, sizeof err), 0);
+}
+
+/* One feedback frame 20 ms on: the wheels each `ticks` further, the gyro
+ * `turn` degrees further; with `damage` its inertial sub-payload is
+ * mis-sized and the checksum made to match, as two flipped bits can. */
+static void feed_frame(feed_t *f, int ticks, double turn, bool damage)
+{
+    f->now += 0.02;
+    f->stamp = (uint16_t)(f->stamp + 20);
+    f->left = (uint16_t)(f->left + ticks);
+    f->right = (uint16_t)(f->right + ticks);
+    f->heading += turn;
+    bw_kobuki_msg_t m[2];
+    bw_kobuki_msg_init(&m[0], BW_KOBUKI_BASIC_SENSOR_DATA);
+    m[0].u.basic_sensor_data.timestamp = f->stamp;
+    m[0].u.basic_sensor_data.left_encoder = f->left;
+    m[0].u.basic_sensor_data.right_encoder = f->right;
+    m[0].u.basic_sensor_data.battery = 167;
+    bw_kobuki_msg_init(&m[1], BW_KOBUKI_INERTIAL_SENSOR);
+    m[1].u.inertial_sensor.angle = (int16_t)lround(f->heading * 100);
+    uint8_t fr[64];
+    int n = bw_kobuki_encode_frame(fr, sizeof fr, m, 2);
+    assert_true(n > 0);
+    if (damage) {
+        /* AA 55 LEN | 01 0F <15 bytes> | 04 07 ...: the inertial length 7 -> 6 */
+        assert_int_equal(fr[3 + 17], 4); /* the inertial sensor's id on the wire */
+        fr[3 + 18] ^= 0x01;
+        fr[n - 1] ^= 0x01;
+    }
+    assert_int_equal(bw_port_write(f->robot, fr, (size_t)n), n);
+    bw_base_poll(f->b, f->now);
+}
+
+/* Regression (a frame damaged past its checksum made the heading lag 3
+ * degrees for good, at BER 1e-3): a frame whose inertial sub-payload is
+ * mis-sized is set aside as implausible; it does not become the gyro's
+ * reference, and the heading stays the gyro's. */
+static void test_damage_past_the_checksum(void **state)
+{
+    (void)state;
+    feed_t f;
+    feed_open(&f);
+    feed_frame(&f, 0, 0, false);
+    for (int i = 0; i < 20; i++)
+        feed_frame(&f, 20, 2.0, false); /* turning 100 deg/s, rolling */
+    feed_frame(&f, 20, 2.0, true);
+    for (int i = 0; i < 20; i++)
+        feed_frame(&f, 20, 2.0, false);
+    const bw_base_state_t *st = bw_base_state(f.b);
+    printf("kobuki: heading %.3f deg by the driver, %.3f by the gyro; %llu implausible\n",
+           st->pose.theta * 180 / BW_PI, f.heading, (unsigned long long)st->link.implausible);
+    assert_int_equal(st->link.implausible, 1);
+    assert_true(fabs(st->pose.theta * 180 / BW_PI - f.heading) < 0.01);
+    /* 41 steps of 20 ticks each wheel, the damaged one's included (the
+     * next frame's encoders carry it). */
+    double s = 41 * 20 * BW_KOBUKI_M_PER_TICK;
+    assert_true(fabs(hypot(st->pose.x, st->pose.y) - s) < 0.01);
+    bw_base_close(f.b, f.now);
+    bw_port_close(f.robot);
+}
+
+/* Regression: when feedback stops (a one-way failure: the robot still hears
+ * the host) the driver stops the robot as it goes offline. The emulated
+ * Kobuki's own command watchdog is off here, so only the driver's stop
+ * can do it. */
+static void test_stop_when_feedback_stops(void **state)
+{
+    (void)state;
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.command_timeout = -1;
+    bw_device_t *dev;
+    char err[256];
+    assert_int_equal(bw_device_create(&dev, "kobuki", &o, 0, err, sizeof err), 0);
+    bw_port_t *near, *far;
+    assert_int_equal(bw_port_pair(&near, &far, 1 << 16), 0);
+    bw_base_t *b;
+    assert_int_equal(bw_base_open_port(&b, "kobuki", near, NULL, 0, err, sizeof err), 0);
+    const bw_base_state_t *st = bw_base_state(b);
+    double now = 0, cut = 2, offline = NAN;
+    uint8_t buf[4096];
+    while (now < 3.5) {
+        now += 0.005;
+        int n;
+        while ((n = bw_port_read(far, buf, sizeof buf)) > 0)
+            bw_device_input(dev, buf, (size_t)n, now);
+        bw_device_step(dev, now);
+        size_t out;
+        while ((out = bw_device_output(dev, buf, sizeof buf)) > 0)
+            if (now < cut)
+                bw_port_write(far, buf, out);
+        bw_base_drive(b, 0.2, 0, now); /* the host keeps asking: it cannot know */
+        bw_base_poll(b, now);
+        if (isnan(offline) && now > cut && !st->online)
+            offline = now;
+    }
+    const bw_sim_t *sim = bw_device_sim(dev);
+    printf("kobuki: feedback cut at %.2f s, offline %.3f s later; the robot at %.4f m/s\n", cut,
+           offline - cut, sim->body.v);
+    assert_true(offline - cut <= 0.11);
+    assert_true(fabs(sim->body.v) < 1e-9);
+    bw_base_close(b, now);
+    bw_port_close(far);
+    bw_device_destroy(dev);
+}
+
 static void test_bad_urls(void **state)
 {
     (void)state;
@@ -282,6 +405,8 @@ int main(void)
         cmocka_unit_test(test_command_timeout_stops_the_robot),
         cmocka_unit_test(test_turning_and_gyro_heading),
         cmocka_unit_test(test_noise_makes_odometry_drift),
+        cmocka_unit_test(test_damage_past_the_checksum),
+        cmocka_unit_test(test_stop_when_feedback_stops),
         cmocka_unit_test(test_bad_urls),
     };
     return cmocka_run_group_tests_name("kobuki end to end", tests, NULL, NULL);

@@ -20,6 +20,7 @@ typedef struct {
     bw_kobuki_parser_t parser;
     bw_parse_stats_t sub_stats;
     bool have_last;      /* encoder and gyro baselines are set */
+    bool have_offset;    /* gyro_offset holds: the gyro's own reference is unchanged */
     uint16_t last_left, last_right, last_stamp;
     uint8_t last_battery;
     double last_heading; /* gyro, rad */
@@ -53,6 +54,7 @@ static void on_open(bw_base_t *b, double now)
     bw_kobuki_parser_init(&k->parser);
     memset(&k->sub_stats, 0, sizeof k->sub_stats);
     k->have_last = false; /* the robot may have restarted: new baselines, same pose */
+    k->have_offset = false;
     request_versions(b, now);
 }
 
@@ -105,6 +107,7 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
     double heading = 0, rate = 0;
 
     bw_kobuki_iter_init(&it, f, BW_KOBUKI_FROM_ROBOT, &k->sub_stats);
+    uint64_t malformed = k->sub_stats.length_errors;
     int rc;
     while ((rc = bw_kobuki_iter_next(&it, &m)) != 0) {
         if (rc < 0)
@@ -130,21 +133,29 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
     }
     if (!have_core)
         return;
+    /* The robot never sends a mis-sized sub-payload: a frame holding one
+     * passed its checksum damaged. */
+    malformed = k->sub_stats.length_errors - malformed;
     if (k->have_last) {
         double dt = now - k->last_time + SLACK;
         double ticks = (b->ops->max_v * SPARE * dt / BW_KOBUKI_M_PER_TICK) + 20;
         int dl = bw_wrap_delta16(core.left_encoder, k->last_left);
         int dr = bw_wrap_delta16(core.right_encoder, k->last_right);
         int stamp = bw_wrap_delta16(core.timestamp, k->last_stamp);
-        bool bad = abs(dl) > ticks || abs(dr) > ticks ||
+        bool gyro_jump = have_gyro && k->have_offset &&
+                         fabs(bw_angle_diff(heading, k->last_heading)) > b->ops->max_w * SPARE * dt;
+        bool bad = malformed || abs(dl) > ticks || abs(dr) > ticks ||
                    abs((int)core.battery - (int)k->last_battery) > BATTERY_JUMP ||
-                   fabs(stamp - (now - k->last_time) * 1000) > STAMP_SLIP ||
-                   (have_gyro &&
-                    fabs(bw_angle_diff(heading, k->last_heading)) > b->ops->max_w * SPARE * dt);
+                   fabs(stamp - (now - k->last_time) * 1000) > STAMP_SLIP || gyro_jump;
         if (bw_base_implausible(b, bad))
             return; /* set aside: nothing of it is believed */
-        if (bad)
-            k->have_last = false; /* believed after all: a new reference, no jump */
+        if (bad) {
+            /* Believed after all: a new reference, no jump. The gyro's
+             * heading is absolute: unless it is what jumped, its offset
+             * stands, and the turn made meanwhile is kept. */
+            k->have_last = false;
+            k->have_offset = k->have_offset && !gyro_jump;
+        }
     }
 
     st->bumpers = ((core.bumper & BW_KOBUKI_BUMPER_LEFT) ? BW_BUMP_FRONT_LEFT : 0u) |
@@ -163,7 +174,12 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
     bw_pose_t *p = &st->pose;
     if (!k->have_last) {
         /* Baselines: the pose carries on from where it was. */
-        k->gyro_offset = have_gyro ? bw_angle_diff(heading, p->theta) : 0;
+        if (have_gyro && !k->have_offset) {
+            k->gyro_offset = bw_angle_diff(heading, p->theta);
+            k->have_offset = true;
+        }
+        if (have_gyro)
+            p->theta = bw_angle_norm(heading - k->gyro_offset);
     } else {
         double dl = bw_kobuki_ticks_to_m(bw_wrap_delta16(core.left_encoder, k->last_left));
         double dr = bw_kobuki_ticks_to_m(bw_wrap_delta16(core.right_encoder, k->last_right));
@@ -185,7 +201,8 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
     k->last_right = core.right_encoder;
     k->last_stamp = core.timestamp;
     k->last_battery = core.battery;
-    k->last_heading = heading;
+    if (have_gyro)
+        k->last_heading = heading; /* (a frame without it keeps the last) */
     k->last_time = now;
     k->have_last = true;
 

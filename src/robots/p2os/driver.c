@@ -31,6 +31,7 @@ typedef struct {
     const bw_p2os_model_t *model;
     bool model_forced; /* ?model= in the URL */
     bool have_last;
+    bool had_session;  /* this driver opened the robot's session (it may still run) */
     uint16_t last_x, last_y;
     int16_t last_th;
     uint8_t last_battery;
@@ -73,12 +74,14 @@ static void send_int(bw_base_t *b, uint8_t cmd, int32_t value, double now)
     send_frame(b, f, bw_p2os_encode_cmd_int(f, sizeof f, cmd, value), now);
 }
 
+/* SYNC0 is PULSE to a robot in session: harmless if the session is still
+ * there, only silent for a while. The baseline is kept until a new session
+ * restarts the robot's odometry (OPEN): until then its positions continue. */
 static void start_sync(bw_base_t *b, double now)
 {
     p2os_drv_t *p = D(b);
     p->hs = H_SYNC0;
     p->hs_deadline = now + SYNC_TIMEOUT;
-    p->have_last = false;
     send_cmd(b, 0, now); /* SYNC0 */
 }
 
@@ -224,6 +227,14 @@ static void on_body(bw_base_t *b, const bw_p2os_frame_t *f, double now)
             on_sip(b, &m.u.sip, now);
         return;
     }
+    if (m.type == BW_P2OS_SIP && p->had_session && p->hs != H_CLOSING) {
+        /* Our own session, back after a silence (a stalled line, a port
+         * reopened): its positions continue where they were. */
+        p->hs = H_READY;
+        on_sip(b, &m.u.sip, now);
+        send_twist(b, now);
+        return;
+    }
     if (m.type == BW_P2OS_SIP) {
         /* SIPs during the handshake: a session left open by an earlier
          * client. Close it, let the SIPs stop, start again. */
@@ -244,6 +255,8 @@ static void on_body(bw_base_t *b, const bw_p2os_frame_t *f, double now)
     }
     adopt_model(b, &m.u.sync);
     p->hs = H_READY;
+    p->had_session = true;
+    p->have_last = false; /* OPEN restarts the robot's odometry */
     p->last_sip = now;
     send_cmd(b, BW_P2OS_OPEN, now);
     send_int(b, BW_P2OS_ENABLE, 1, now);
@@ -281,7 +294,7 @@ static void on_tick(bw_base_t *b, double now)
             start_sync(b, now); /* no echo in time, or done closing */
         return;
     }
-    if (now - p->last_sip > b->opt.link_timeout) {
+    if (!b->st.online && now - p->last_sip > b->opt.link_timeout) {
         start_sync(b, now); /* the robot went quiet: connect again */
         return;
     }
@@ -301,7 +314,7 @@ static double next_deadline(const bw_base_t *b)
     const p2os_drv_t *p = D(b);
     if (p->hs != H_READY)
         return p->hs_deadline;
-    return fmin(p->last_send + PULSE_IDLE, p->last_sip + b->opt.link_timeout + 1e-6);
+    return p->last_send + PULSE_IDLE; /* (the base's link deadline brings on_tick when offline) */
 }
 
 static size_t stop_bytes(const bw_base_t *b, uint8_t *buf, size_t cap)
@@ -338,7 +351,9 @@ const bw_driver_ops_t bw_p2os_driver_ops = {
     .max_v = 1.0,       /* the server's TransVelMax and RotVelMax at connect */
     .max_w = 100 * BW_PI / 180,
     .line_gap = 0.05, /* SIPs 100 ms apart; one goes out whole in 33 ms at 9600 baud */
-    .link_timeout = 2.0,
+    /* SIPs come every 100 ms: five missed is a lost link (a noisy one that
+     * still brings damaged SIPs stays online longer: base.c). */
+    .link_timeout = 0.5,
     .baud = 9600,
     .init = init,
     .reset_line = reset_line,
