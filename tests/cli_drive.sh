@@ -178,7 +178,7 @@ expect_error "drive: bad start" 1 "start=1,x,0" "$bw" drive "sim:kobuki?start=1,
 expect_error "bench: --fleet 0" 2 "--fleet" "$bw" bench --fleet 0
 expect_error "drive: bad model" 1 "model=p9" "$bw" drive "sim:p2os?model=p9" --fast --for 1
 expect_error "record: no -o" 2 "-o FILE is required" "$bw" record sim:kobuki
-expect_error "record: unwritable" 1 "cannot create" "$bw" record sim:kobuki -o /no/such/dir/rec
+expect_error "record: unwritable" 1 "cannot write /no/such/dir/rec: No such file or directory" "$bw" record sim:kobuki -o /no/such/dir/rec
 expect_error "demo: bad side" 2 "--side must be a number" "$bw" demo --side 0.01
 printf 'size 4 3\nbox 1 1 2\n' >"$tmp/bad.world"
 expect_error "demo: bad world" 1 "line 2: box needs 4 numbers" "$bw" demo --world "$tmp/bad.world" --svg "$tmp/x.svg"

@@ -58,8 +58,12 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(cmd, commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+        if (!strcmp(cmd, commands[i].name)) {
+            int rc = commands[i].fn(argc - 1, argv + 1);
+            /* Whatever a command that succeeded wrote must have reached
+             * its reader. */
+            return rc ? rc : cli_flush_out(cmd);
+        }
     fprintf(stderr, "botwire: unknown command \"%s\" (botwire --help lists them)\n", cmd);
     return 2;
 }

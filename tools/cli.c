@@ -20,6 +20,21 @@ void cli_error(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+int cli_write_failed(const char *cmd, int err)
+{
+    if (err == EPIPE)
+        return 141;
+    cli_error(cmd, "cannot write the output: %s", strerror(err ? err : EIO));
+    return 1;
+}
+
+int cli_flush_out(const char *cmd)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    return cli_write_failed(cmd, errno);
+}
+
 int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
                const struct option *longopts)
 {

@@ -17,6 +17,14 @@
 /* Prints "botwire CMD: message" on one line to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Standard output could not be written (err: its errno). Returns the exit
+ * status: 141, quietly, when the reader has gone (EPIPE: `| head`), as
+ * SIGPIPE would have it; else 1, after one line saying why. */
+int cli_write_failed(const char *cmd, int err);
+
+/* Flushes standard output: 0, or as cli_write_failed. */
+int cli_flush_out(const char *cmd);
+
 /* Parses a number option; prints "botwire CMD: --OPT ..." and returns -1
  * unless text is a finite number within [lo, hi]. */
 int cli_number(const char *cmd, const char *opt, const char *text, double lo, double hi,

@@ -148,7 +148,9 @@ int cmd_bench(int argc, char **argv)
         json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10));
         json_decref(o);
         putchar('\n');
-        fflush(stdout);
+        int out = cli_flush_out("bench");
+        if (out)
+            return out;
     }
     if (!any) {
         cli_error("bench", "no benchmark for protocol \"%s\"", proto);

@@ -27,7 +27,9 @@ static void decode_usage(FILE *f)
             "                   default; a record: both unless given)\n"
             "  --hex            the input is hex text (\"aa 55 ...\"; '#' comments)\n"
             "  --frames         one JSON array per frame instead of one object per message\n"
-            "  --strict         exit with status 1 if anything was rejected or unknown\n"
+            "  --strict         exit with status 1 if anything was rejected or unknown, or\n"
+            "                   at a record's first damaged line (without it, each damaged\n"
+            "                   line is reported, passed over and counted: damaged_lines)\n"
             "  -h, --help       this help\n",
             cli_codec_names());
 }
@@ -42,6 +44,8 @@ typedef struct {
     jw_t *w;
     const char *path;
     size_t line_no;
+    long damaged; /* lines that could not be read, reported and passed over */
+    bool strict;
     uint8_t *bytes; /* a line's data */
     size_t cap;
 } record_t;
@@ -234,8 +238,14 @@ static int record_feed(record_t *r, cli_buf_t *buf, bool at_end, char *err, size
         if (end > pos || nl) {
             r->line_no++;
             if (end > pos &&
-                (rc = record_line(r, (const char *)buf->p + pos, end - pos, err, errlen)) < 0)
-                return rc;
+                (rc = record_line(r, (const char *)buf->p + pos, end - pos, err, errlen)) < 0) {
+                /* A damaged line (a recorder killed mid-line, a bad copy):
+                 * said once, counted, and the rest still read. */
+                if (rc != -1 || r->strict)
+                    return rc;
+                r->damaged++;
+                fprintf(stderr, "botwire decode: %s: %s (line passed over)\n", r->path, err);
+            }
         }
         pos = nl ? end + 1 : end;
         if (!nl)
@@ -298,7 +308,7 @@ int cmd_decode(int argc, char **argv)
      * the one --from names (robot by default). */
     jw_t w;
     jw_init(&w, stdout);
-    record_t r = { .dec = dec, .path = path, .w = &w };
+    record_t r = { .dec = dec, .path = path, .w = &w, .strict = strict };
     for (int dir = 0; dir < 2; dir++) {
         r.state[dir] = calloc(1, dec->state_size);
         if (!r.state[dir]) {
@@ -404,7 +414,7 @@ int cmd_decode(int argc, char **argv)
         }
         w.annotate = false;
         if (!w.failed)
-            jw_stats_line(&w, &stats);
+            jw_stats_line(&w, &stats, mode == RECORD ? r.damaged : -1);
     }
     free(r.state[0]);
     free(r.state[1]);
@@ -413,10 +423,8 @@ int cmd_decode(int argc, char **argv)
     cli_buf_free(&pending);
     bool written = jw_flush(&w);
     jw_free(&w);
-    if (fflush(stdout) != 0 || !written) {
-        cli_error("decode", "cannot write output: %s", strerror(errno));
-        return 1;
-    }
+    if (fflush(stdout) != 0 || !written)
+        return cli_write_failed("decode", errno);
     if (status == 0 && strict &&
         (stats.skipped_bytes || stats.checksum_errors || stats.length_errors || stats.unknown)) {
         cli_error("decode", "input had rejected bytes or unknown messages (--strict)");
@@ -534,7 +542,10 @@ int cmd_encode(int argc, char **argv)
     bool ok = out.len == 0 || fwrite(out.p, 1, out.len, f) == out.len; /* no NULL to fwrite */
     ok = (output ? fclose(f) : fflush(f)) == 0 && ok;
     if (!ok) {
-        cli_error("encode", "cannot write output: %s", strerror(errno));
+        if (output)
+            cli_error("encode", "cannot write %s: %s", output, strerror(errno));
+        else
+            status = cli_write_failed("encode", errno);
         goto done;
     }
     status = 0;

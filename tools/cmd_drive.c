@@ -1,4 +1,5 @@
 /* `botwire drive`: drive a robot and print its state as JSON Lines. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <string.h>
@@ -63,8 +64,11 @@ static void print_state(FILE *out, const bw_base_t *b, const bw_base_state_t *s,
     json_object_set_new(o, "x", json_real(s->pose.x));
     json_object_set_new(o, "y", json_real(s->pose.y));
     json_object_set_new(o, "theta", json_real(s->pose.theta));
-    json_object_set_new(o, "v", json_real(s->v));
-    json_object_set_new(o, "w", json_real(s->w));
+    /* Offline, the motion is not known: no stale velocity passes for one. */
+    json_object_set_new(o, "v", s->online ? json_real(s->v) : json_null());
+    json_object_set_new(o, "w", s->online ? json_real(s->w) : json_null());
+    if (s->estimated)
+        json_object_set_new(o, "estimated", json_true());
     json_object_set_new(o, "bumper", json_integer(s->bumpers));
     json_object_set_new(o, "cliff", json_integer(s->cliffs));
     json_object_set_new(o, "battery", json_real(s->battery));
@@ -234,7 +238,8 @@ int cmd_drive(int argc, char **argv)
         corner = bw_square_corner(&sq);
     }
     const char *stopped_by = NULL;
-    bool output_gone = false, too_long = false;
+    bool output_gone = false, too_long = false, cut_short = false;
+    int out_errno = 0;
     int status = 0;
     /* A square that cannot finish (a robot that does not move) ends anyway. */
     double square_limit = square && !isfinite(duration)
@@ -251,8 +256,10 @@ int cmd_drive(int argc, char **argv)
             print_state(stdout, b, st, next_print - t0, false);
             next_print += PRINT_PERIOD;
         }
-        /* Nobody reads any more (`drive | head`): stop the robot. */
+        /* Nobody reads any more (`drive | head`), or the output cannot be
+         * written: stop the robot. */
         if (fflush(stdout) != 0 || ferror(stdout)) {
+            out_errno = errno;
             output_gone = true;
             break;
         }
@@ -260,8 +267,12 @@ int cmd_drive(int argc, char **argv)
             too_long = true;
             break;
         }
-        if (cli_interrupted || stopped_by || clk.now >= end)
+        if (cli_interrupted || stopped_by)
             break;
+        if (clk.now >= end) {
+            cut_short = square; /* --for ran out before the square closed */
+            break;
+        }
         travelled += hypot(st->pose.x - last.x, st->pose.y - last.y);
         last = st->pose;
         double cv = v, cw = w;
@@ -298,7 +309,8 @@ int cmd_drive(int argc, char **argv)
         json_object_set_new(o, "summary", json_string("square"));
         json_object_set_new(o, "side", json_real(side));
         json_object_set_new(o, "complete",
-                            json_boolean(!stopped_by && !signalled && !too_long && !output_gone));
+                            json_boolean(!stopped_by && !signalled && !too_long && !output_gone &&
+                                         !cut_short));
         json_object_set_new(o, "distance", json_real(round(travelled * 1000) / 1000));
         json_object_set_new(o, "time", json_real(round((clk.now - t0) * 1000) / 1000));
         json_object_set_new(o, "closure", json_real(round(hypot(st->pose.x - start.x,
@@ -312,7 +324,7 @@ int cmd_drive(int argc, char **argv)
     if (!signalled)
         signalled = cli_interrupted;
     if (output_gone) {
-        status = 141; /* as SIGPIPE would have it */
+        status = cli_write_failed("drive", out_errno);
     } else if (signalled) {
         status = 128 + signalled;
     } else if (stopped_by) {
@@ -322,6 +334,10 @@ int cmd_drive(int argc, char **argv)
     } else if (too_long) {
         cli_error("drive", "the square did not finish within %.0f s", square_limit - t0);
         status = 1;
+    } else if (cut_short) {
+        cli_error("drive", "--for %g s ended the square before it closed (heading for corner %d)",
+                  duration, corner);
+        status = 1;
     }
     bw_base_close(b, clk.now);
     if (!stop_sent) {
@@ -329,9 +345,7 @@ int cmd_drive(int argc, char **argv)
         if (status == 0)
             status = 1;
     }
-    if (!output_gone && fflush(stdout) != 0) {
-        cli_error("drive", "cannot write output");
-        return 1;
-    }
+    if (!output_gone && fflush(stdout) != 0)
+        return cli_write_failed("drive", errno);
     return status;
 }

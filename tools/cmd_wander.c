@@ -1,4 +1,5 @@
 /* `botwire wander`: the GRL layer's behaviour stack on any base. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -210,6 +211,7 @@ int cmd_wander(int argc, char **argv)
     double t0 = clk.now, end = t0 + duration, next_tick = t0, next_progress = t0 + PROGRESS;
     double next_ping = t0;
     bool output_gone = false;
+    int out_errno = 0;
     bw_event_t ev;
     while (!cli_interrupted && clk.now < end) {
         while (bw_base_next_event(b, &ev))
@@ -260,6 +262,7 @@ int cmd_wander(int argc, char **argv)
             print_line(o);
             next_progress += PROGRESS;
             if (fflush(stdout) != 0 || ferror(stdout)) {
+                out_errno = errno;
                 output_gone = true;
                 break;
             }
@@ -302,7 +305,7 @@ int cmd_wander(int argc, char **argv)
     if (!signalled)
         signalled = cli_interrupted;
     if (output_gone)
-        return 141;
+        return cli_write_failed("wander", out_errno);
     if (signalled)
         return 128 + signalled;
     if (!stop_sent) {

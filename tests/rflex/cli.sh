@@ -173,12 +173,12 @@ want='{"type":"mot_brake_set","id":0,"t":0.01,"from":"host"}
 {"type":"sys_status","id":0,"timestamp":74565,"voltage":2400,"brake":1,"t":0.03,"from":"robot"}
 {"type":"dio_report","id":0,"timestamp":7,"address":64,"value":5,"t":0.03,"from":"robot"}
 {"type":"mot_brake_release","id":0,"t":0.04,"from":"host"}
-{"type":"stats","frames":4,"checksum_errors":0,"length_errors":1,"skipped_bytes":2,"unknown":0}'
+{"type":"stats","frames":4,"checksum_errors":0,"length_errors":1,"skipped_bytes":2,"unknown":0,"damaged_lines":0}'
 [ "$got" = "$want" ] && pass "record: both sides, stamped and counted" || fail "record: $got"
 got=$("$bw" decode --proto rflex --from robot "$tmp/rec.jsonl")
 want='{"type":"sys_status","id":0,"timestamp":74565,"voltage":2400,"brake":1,"t":0.03,"from":"robot"}
 {"type":"dio_report","id":0,"timestamp":7,"address":64,"value":5,"t":0.03,"from":"robot"}
-{"type":"stats","frames":2,"checksum_errors":0,"length_errors":0,"skipped_bytes":0,"unknown":0}'
+{"type":"stats","frames":2,"checksum_errors":0,"length_errors":0,"skipped_bytes":0,"unknown":0,"damaged_lines":0}'
 [ "$got" = "$want" ] && pass "record --from robot" || fail "record --from robot: $got"
 got=$("$bw" decode --proto rflex --from host "$tmp/rec.jsonl" | "$bw" encode --proto rflex --hex)
 [ "$got" = "1b 02 02 00 0b 00 09 1b 03

@@ -533,7 +533,7 @@ void jw_line_end(jw_t *w)
         jw_flush(w);
 }
 
-void jw_stats_line(jw_t *w, const bw_parse_stats_t *s)
+void jw_stats_line(jw_t *w, const bw_parse_stats_t *s, long damaged_lines)
 {
     jw_msg_begin(w, "stats");
     jw_key_int(w, "frames", (int64_t)s->frames);
@@ -541,6 +541,8 @@ void jw_stats_line(jw_t *w, const bw_parse_stats_t *s)
     jw_key_int(w, "length_errors", (int64_t)s->length_errors);
     jw_key_int(w, "skipped_bytes", (int64_t)s->skipped_bytes);
     jw_key_int(w, "unknown", (int64_t)s->unknown);
+    if (damaged_lines >= 0)
+        jw_key_int(w, "damaged_lines", damaged_lines);
     jw_close(w, '}');
     jw_line_end(w);
 }

@@ -152,7 +152,9 @@ void jw_set_t(jw_t *w, double t, const char *token, size_t n);
 void jw_line_end(jw_t *w);
 
 /* {"type":"stats",...}, as jm_stats, on its own line. */
-void jw_stats_line(jw_t *w, const bw_parse_stats_t *s);
+/* {"type":"stats",...}; damaged_lines >= 0 (a record file's lines that
+ * could not be read) adds that count. */
+void jw_stats_line(jw_t *w, const bw_parse_stats_t *s, long damaged_lines);
 
 /* One protocol's `botwire decode` (its cli_codec_t has its `encode`). */
 typedef struct {
