@@ -23,7 +23,7 @@
  * ("a built in failsafe mode where if no move command is received in a
  * certain interval the robot stops"); the ROS B21 node relies on it, never
  * sending a zero velocity itself. No public source gives the interval:
- * FAILSAFE is an assumption, long enough for the public drivers' 10 Hz.
+ * FAILSAFE is an assumption, long enough for the ROS node's 10 Hz resends.
  * Other messages (status requests) do not count as move commands. The
  * brake is not set.
  */
