@@ -1,5 +1,6 @@
 #!/bin/sh
-# The `botwire decode` / `botwire encode` contract for rflex, as scripts use it.
+# The `botwire decode` / `botwire encode` contract for rflex, as scripts use
+# it, and `botwire drive` of an emulated B21r on a bad cable in virtual time.
 # usage: cli.sh BOTWIRE TESTS_DIR
 set -u
 bw=$1
@@ -249,5 +250,18 @@ cat "$data/rflex_host.jsonl" "$tmp/bad" >"$tmp/mixed"
     pass "-o writes the frames" || fail "-o"
 
 "$bw" decode --help | grep -q rflex && pass "decode --help lists rflex" || fail "decode --help"
+
+# A square on a bad cable in virtual time finishes (a regression test: it
+# hung, the base going offline while the square drove and the driver's
+# resend deadline left in the past, so virtual time stood still).
+for seed in 6 7; do
+    url="sim:rflex?ber=3e-3&seed=$seed"
+    timeout 60 "$bw" drive "$url" --fast --square 1 >"$tmp/sq.out" 2>"$tmp/sq.err"
+    st=$?
+    last=$(tail -n 1 "$tmp/sq.out")
+    [ "$st" = 0 ] && echo "$last" | grep -q '"summary":"square".*"complete":true' &&
+        pass "drive $url --fast --square 1: $(echo "$last" | cut -c1-80)" ||
+        fail "drive $url --fast --square 1: exit $st$([ "$st" = 124 ] && echo ' (hung)'), $(cat "$tmp/sq.err") $last"
+done
 
 finish "rflex CLI"

@@ -34,6 +34,26 @@ sonar=$(grep -c '"type":"sonar_report"' "$tmp/rec.dec")
 tail -n 1 "$tmp/rec.dec" | grep -q '"checksum_errors":0,"length_errors":0,"skipped_bytes":0' &&
     pass "record decodes cleanly" || fail "record stats: $(tail -n 1 "$tmp/rec.dec")"
 
+# 3. A driver killed outright (no stop, no brake) while it drives: the base
+# stops by its failsafe within its second, and says so.
+"$bw" drive "rflex:$tmp/b21" --v 0.3 --for 20 >"$tmp/killed.out" 2>&1 &
+drv=$!
+sleep 1.5
+kill -KILL "$drv"
+wait "$drv" 2>/dev/null
+sleep 1.5
+grep -q "failsafe: no set-direction" "$tmp/sim.err" && pass "failsafe: $(grep "failsafe: no" "$tmp/sim.err" | head -n 1)" ||
+    fail "no failsafe stop after the driver was killed: $(cat "$tmp/sim.err")"
+"$bw" drive "rflex:$tmp/b21" --for 0.5 >"$tmp/after.out" 2>"$tmp/after.err"
+v=$(field v "$(tail -n 1 "$tmp/after.out")")
+within "$v" 0 0.01 && pass "the base stood still after its driver was killed (v = $v)" ||
+    fail "still moving after the driver was killed: $(tail -n 1 "$tmp/after.out")"
+# The emulator says so from the start: its first notice (a client that
+# opens the pty within the first loop is announced before it).
+first=$(grep -v "a client opened" "$tmp/sim.err" | head -n 1)
+echo "$first" | grep -q "stops both axes when no set-direction comes" && pass "what the emulator says first: $first" ||
+    fail "the emulator's first notice: $(head -n 2 "$tmp/sim.err")"
+
 kill -INT "$sim"
 wait "$sim"
 status=$?

@@ -21,6 +21,12 @@ typedef struct {
     double sonar_t[8]; /* times of the last sonar reports */
     unsigned nsonar;
     uint16_t ranges[256]; /* by sonar id */
+    /* A host keeps the base going by sending its set-directions again
+     * (every 0.1 s, as the public drivers do); false: sent once. */
+    bool resend;
+    bw_rflex_msg_t dir[2];
+    bool have_dir[2];
+    double last_dir;
 } rig_t;
 
 static void open_rig(rig_t *r, const char *model)
@@ -32,6 +38,7 @@ static void open_rig(rig_t *r, const char *model)
     char err[128];
     assert_int_equal(bw_device_create(&r->dev, "rflex", &o, 0.0, err, sizeof err), 0);
     bw_rflex_parser_init(&r->parser);
+    r->resend = true;
 }
 
 static void send(rig_t *r, const bw_rflex_msg_t *m)
@@ -55,6 +62,9 @@ static void set_dir(rig_t *r, uint8_t axis, int32_t v, uint32_t acc, uint32_t to
     bw_rflex_msg_init(&m, BW_RFLEX_MOT_SET_DIR);
     m.u.mot_set_dir = bw_rflex_set_dir(axis, v, acc, torque);
     send(r, &m);
+    r->dir[axis & 1] = m;
+    r->have_dir[axis & 1] = true;
+    r->last_dir = r->now;
 }
 
 static void collect(rig_t *r)
@@ -86,6 +96,12 @@ static void advance(rig_t *r, double s)
     for (double end = r->now + s; r->now < end - 1e-9;) {
         r->now = fmin(end, r->now + 0.005);
         bw_device_step(r->dev, r->now);
+        if (r->resend && r->now >= r->last_dir + 0.1 - 1e-9) {
+            for (int a = 0; a < 2; a++)
+                if (r->have_dir[a])
+                    send(r, &r->dir[a]);
+            r->last_dir = r->now;
+        }
         collect(r);
     }
 }
@@ -217,6 +233,52 @@ static void test_bump_panel(void **state)
     bw_device_destroy(r.dev);
 }
 
+/* The failsafe (a regression test: the emulated base drove on forever once
+ * its host died). A host that stops sending set-directions, even one still
+ * asking for its status, has the base stop both axes within the failsafe's
+ * second; one that resends keeps it going. The operator is told both what
+ * the base does (first) and when it happens. */
+static void test_failsafe(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL);
+    char line[256];
+    assert_true(bw_device_next_notice(r.dev, line, sizeof line));
+    print_message("first notice: %s\n", line);
+    assert_non_null(strstr(line, "failsafe"));
+    reports_on(&r);
+    send_type(&r, BW_RFLEX_MOT_BRAKE_RELEASE);
+    set_dir(&r, 0, 51500, 103000, BW_RFLEX_STD_TRANS_TORQUE); /* 0.5 m/s */
+    set_dir(&r, 1, 17500, 100000, BW_RFLEX_STD_ROT_TORQUE);   /* 0.5 rad/s */
+    advance(&r, 3.0); /* resent every 0.1 s: still going */
+    assert_true(fabs(body(&r)->v - 0.5) < 1e-6 && fabs(body(&r)->w - 0.5) < 1e-6);
+    assert_false(bw_device_next_notice(r.dev, line, sizeof line));
+    /* The host dies: only status requests (not move commands) come. */
+    r.resend = false;
+    double died = r.now;
+    while (r.now < died + 0.95) {
+        send_type(&r, BW_RFLEX_SYS_STATUS_REQ);
+        advance(&r, 0.1);
+    }
+    assert_true(body(&r)->v > 0.49); /* within the failsafe's interval: on */
+    advance(&r, 1.0);
+    assert_true(fabs(body(&r)->v) < 1e-9 && fabs(body(&r)->w) < 1e-9);
+    assert_int_equal(r.axis[0].velocity, 0);
+    send_type(&r, BW_RFLEX_SYS_STATUS_REQ);
+    advance(&r, 0.01);
+    assert_int_equal(r.last[BW_RFLEX_SYS_STATUS].u.sys_status.brake, 0); /* stopped, not braked */
+    assert_true(bw_device_next_notice(r.dev, line, sizeof line));
+    print_message("then: %s\n", line);
+    assert_non_null(strstr(line, "failsafe"));
+    /* A new command moves it again. */
+    r.resend = true;
+    set_dir(&r, 0, 20600, 103000, BW_RFLEX_STD_TRANS_TORQUE);
+    advance(&r, 2.0);
+    assert_true(fabs(body(&r)->v - 0.2) < 1e-6);
+    bw_device_destroy(r.dev);
+}
+
 /* An unknown port, a known message of the wrong length: counted. */
 static void test_bad_input(void **state)
 {
@@ -248,7 +310,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_brake_and_drive), cmocka_unit_test(test_coast),
         cmocka_unit_test(test_sonar),           cmocka_unit_test(test_bump_panel),
-        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_failsafe),
     };
     return cmocka_run_group_tests_name("the emulated B21r", tests, NULL, NULL);
 }

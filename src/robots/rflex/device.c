@@ -16,6 +16,16 @@
  * bump panel is pressed or let go (eight panels round the base, addresses
  * 0x40..0x47, value 3: both lower corners); SYS status on request. The
  * ATRV-Jr's sonars are not emulated.
+ *
+ * The failsafe: a base that hears no set-direction for FAILSAFE seconds
+ * while an axis is asked to move stops both axes (each at its last
+ * command's acceleration), as Player's rflex driver says the rflex does
+ * ("a built in failsafe mode where if no move command is received in a
+ * certain interval the robot stops"); the ROS B21 node relies on it, never
+ * sending a zero velocity itself. No public source gives the interval:
+ * FAILSAFE is an assumption, long enough for the ROS node's 10 Hz resends.
+ * Other messages (status requests) do not count as move commands. The
+ * brake is not set.
  */
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +43,7 @@
 #define FRICTION_ROT 1.0        /* rad/s^2 */
 #define PANELS 8                /* bump panels round the base */
 #define BUMP_VALUE 0x3u         /* a pressed panel: its two lower corners */
+#define FAILSAFE 1.0            /* s without a set-direction before the base stops itself */
 
 typedef struct {
     const char *name;
@@ -75,6 +86,8 @@ typedef struct {
     double next_ping;
     bool dio_on;
     uint16_t panel[PANELS];
+    double last_move;            /* when the last set-direction came */
+    bool failsafe;               /* stopped by the failsafe since */
 } rflex_dev_t;
 
 static rflex_dev_t *X(const bw_device_t *d) { return d->priv; }
@@ -117,6 +130,10 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     x->last_odo_d = (body->odo_left + body->odo_right) / 2;
     x->last_odo_th = 0;
     x->last_heading = body->pose.theta;
+    x->last_move = t0;
+    bw_device_notice(d, "rflex %s: stops both axes when no set-direction comes for %.1f s "
+                        "(the base's failsafe; interval assumed); hosts resend while moving",
+                     x->m->name, FAILSAFE);
     return 0;
 }
 
@@ -163,6 +180,8 @@ static void command(bw_device_t *d, const bw_rflex_msg_t *m, const bw_rflex_fram
         a->target = bw_rflex_set_dir_velocity(s) / per;
         a->accel = s->acceleration / per;
         a->torque = s->torque / std;
+        x->last_move = now;
+        x->failsafe = false;
         break;
     }
     case BW_RFLEX_MOT_SET_DEFAULTS:
@@ -304,11 +323,30 @@ static void bumps(bw_device_t *d, double now)
     }
 }
 
+/* No move command for FAILSAFE while an axis is asked to move: both stop. */
+static void failsafe(bw_device_t *d, double t)
+{
+    rflex_dev_t *x = X(d);
+    if (x->failsafe || t - x->last_move < FAILSAFE - 1e-9 ||
+        (x->ax[0].target == 0 && x->ax[1].target == 0))
+        return;
+    for (int i = 0; i < 2; i++) {
+        axis_t *a = &x->ax[i];
+        a->target = 0;
+        if (a->accel <= 0) /* an axis told to hold its speed still stops */
+            a->accel = i == BW_RFLEX_AXIS_TRANS ? BRAKE_TRANS : BRAKE_ROT;
+    }
+    x->failsafe = true;
+    bw_device_notice(d, "failsafe: no set-direction for %.1f s while moving: both axes stopped",
+                     t - x->last_move);
+}
+
 static void step(bw_device_t *d, double now)
 {
     rflex_dev_t *x = X(d);
     for (double t; (t = time_of(x, x->loops + 1)) <= now + 1e-9;) {
         x->loops++;
+        failsafe(d, t);
         bw_sim_step_to(&d->sim, t);
         const bw_body_t *b = &d->sim.body;
         /* The encoders, in counts: the translation's from the wheels, the
