@@ -512,6 +512,76 @@ static void test_lost_messages(void **state)
     roll_with(list, sizeof list / sizeof list[0], 0.15, 0.03, 0.5, "messages lost");
 }
 
+/* The host's commands damaged on their way. One with its brake byte
+ * flipped holds for one Mega loop at most (the next command comes before
+ * the next loop): the buggy, braked at rest, barely moves, and no event
+ * says the brake came off. One with a damaged footer sets the Mega's
+ * lost-stream bit until the next: no fault. A stream truly lost (every
+ * command damaged for 0.4 s) is a fault, and its end too. */
+static double brake_flip_at, footer_at, lost_from, lost_to; /* s; 0: none */
+
+static void damage_up(relay_t *x, uint8_t *buf, size_t n)
+{
+    for (size_t i = 0; i + BW_RBSM_MSG_LEN <= n; i += BW_RBSM_MSG_LEN) {
+        bool lost = x->now >= lost_from && x->now < lost_to;
+        if (buf[i] == BW_RBSM_MID_MEGA_COMMAND && brake_flip_at > 0 && x->now >= brake_flip_at) {
+            buf[i + 3] ^= 0x01; /* the brake byte: 0 (engaged) reads 1, released */
+            brake_flip_at = 0;
+            x->damaged++;
+        } else if ((footer_at > 0 && x->now >= footer_at) || lost) {
+            buf[i + 5] ^= 0x10;
+            footer_at = 0;
+            x->damaged++;
+        }
+    }
+}
+
+static void test_damaged_commands(void **state)
+{
+    (void)state;
+    relay_t x;
+    relay_open(&x, NULL, damage_up);
+    relay_drive(&x, 0, 0, 0.5);
+    assert_true(x.st->brake);
+    size_t from = x.nevents;
+    double x0 = x.sim->body.pose.x, worst = 0;
+    /* Five commands with the brake byte flipped, each alone, while braked. */
+    for (unsigned i = 0; i < 5; i++) {
+        brake_flip_at = x.now + 0.05 + 0.003 * i;
+        for (double end = x.now + 0.2; x.now < end;) {
+            bw_base_drive(x.b, 0, 0, x.now);
+            relay_step(&x);
+            worst = fmax(worst, x.sim->body.v);
+        }
+    }
+    /* Two commands with a damaged footer, each alone. */
+    for (unsigned i = 0; i < 2; i++) {
+        footer_at = x.now + 0.05;
+        relay_drive(&x, 0, 0, 0.2);
+    }
+    printf("rbsm, commands damaged: %u; the buggy moved %.4f m, at most %.3f m/s\n", x.damaged,
+           x.sim->body.pose.x - x0, worst);
+    assert_int_equal(x.damaged, 7);
+    assert_true(x.sim->body.pose.x - x0 < 0.002);
+    for (size_t i = from; i < x.nevents; i++)
+        printf("  event %s %s 0x%x at %.2f s\n", bw_event_name(x.events[i].type),
+               x.events[i].on ? "on" : "off", (unsigned)x.events[i].mask, x.events[i].t);
+    assert_int_equal(x.nevents, from); /* no brake off, no fault */
+    assert_true(x.st->brake);
+    /* The stream lost for 0.4 s: the Mega says so, and so does the state. */
+    lost_from = x.now + 0.05;
+    lost_to = lost_from + 0.4;
+    relay_drive(&x, 0, 0, 1);
+    size_t on = SIZE_MAX, off = SIZE_MAX;
+    for (size_t i = from; i < x.nevents; i++)
+        if (x.events[i].type == BW_EV_FAULT && (x.events[i].mask & BW_RBSM_ERR_LOST_STREAM))
+            *(x.events[i].on ? &on : &off) = i;
+    printf("rbsm, the stream lost for 0.4 s: fault on at %.2f s, off at %.2f s\n",
+           on != SIZE_MAX ? x.events[on].t : -1, off != SIZE_MAX ? x.events[off].t : -1);
+    assert_true(on != SIZE_MAX && off != SIZE_MAX && off > on);
+    relay_close(&x);
+}
+
 /* From loop restart_loop on, the count as a Mega restarted there would
  * send it: from 0, with no reset asked or confirmed. */
 static unsigned restart_loop;
@@ -585,7 +655,7 @@ int main(void)
         cmocka_unit_test(test_silent_host),     cmocka_unit_test(test_deployed),
         cmocka_unit_test(test_bad_params),      cmocka_unit_test(test_bad_encoder_words),
         cmocka_unit_test(test_flipped_flags),   cmocka_unit_test(test_bad_steering_feedback),
-        cmocka_unit_test(test_lost_messages),
+        cmocka_unit_test(test_lost_messages),   cmocka_unit_test(test_damaged_commands),
         cmocka_unit_test(test_encoder_reset),
     };
     return cmocka_run_group_tests_name("rbsm driver and emulated buggy", tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* The RoboBuggy host driver: steering and brake commands to the Mega every
- * 50 ms; the Mega's and the encoder's telemetry into the state.
+ * 8 ms; the Mega's and the encoder's telemetry into the state.
  *
  * A buggy has no motor: drive(v, w) steers and brakes. v = 0 (or below)
  * puts the brake down; any other v lets the buggy roll at whatever speed it
@@ -37,6 +37,11 @@
  *     a row (the Mega restarted) or after a reset the Mega confirmed.
  *   - The steering feedback moves no faster than the servo (SERVO_RATE); a
  *     jump is believed when it stays three loops.
+ * The host's side has no checksum either: a command a flipped bit damaged
+ * is in force until the next, so the driver sends one more often than the
+ * Mega loops. The damage then lasts one loop at most, which the brake's
+ * two-loop agreement keeps out of the state and the servo cannot turn far
+ * in.
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,7 +50,7 @@
 #include "../../base/base_internal.h"
 #include "botwire/rbsm.h"
 
-#define SEND_PERIOD 0.05  /* s between commands: the 1 s watchdog sees 20 */
+#define SEND_PERIOD 0.008 /* s between commands: more than one per 10 ms Mega loop */
 #define SPEED_SPAN 0.25   /* s of count changes the speed is measured over */
 #define STALE 0.5         /* s without a count change: the speed decays to the count's bound */
 #define RING 64           /* steering values remembered: 0.64 s of 10 ms loops */
@@ -60,7 +65,7 @@
 #define POT_SLACK 1.0     /* degrees of potentiometer noise on top */
 #define LOOP_MS BW_RBSM_MEGA_LOOP_MS
 /* The Mega's receive-error bits say a command was damaged; the next good
- * one clears them. Shown only once they have stood this long:
+ * one clears them, 8 ms later. Shown only once they have stood this long:
  * then the Mega has truly lost the host's stream. */
 #define TRANSIENT_BITS (BW_RBSM_ERR_LOST_STREAM | BW_RBSM_ERR_INVALID_MID)
 #define TRANSIENT_HOLD 0.15
