@@ -63,6 +63,8 @@
 #define VMAX 25.0         /* m/s */
 #define SERVO_RATE 240.0  /* degrees/s */
 #define POT_SLACK 1.0     /* degrees of potentiometer noise on top */
+#define CLOCK_SLACK 1.0   /* s the encoder's clock may gain on ours (our reads are late) */
+#define CLOCK_DRIFT 0.01  /* ...and the rate it may drift ahead */
 #define LOOP_MS BW_RBSM_MEGA_LOOP_MS
 /* The Mega's receive-error bits say a command was damaged; the next good
  * one clears them, 8 ms later. Shown only once they have stood this long:
@@ -116,6 +118,7 @@ typedef struct {
     bool reset_confirmed;    /* enc_reset_confirm heard: the count may go back to 0 */
     unsigned bad_run;        /* believed readings in a row the reference cannot reach */
     double clock;            /* s, the encoder's clock as applied */
+    double clock_lead;       /* ...less ours, at the least (see commit) */
     bool have_ticks;
     uint64_t total;          /* ticks since open (the Mega's count may be reset) */
     double est;              /* m rolled since open, the estimate */
@@ -347,22 +350,25 @@ static void on_ticks(bw_base_t *b, uint64_t d, double t, double steer)
     st->estimated = false;
 }
 
-/* The most ticks the buggy can roll in ms milliseconds (a tick's worth of
- * rounding at each end). */
+/* The most ticks the buggy can roll in ms milliseconds (the count's
+ * rounding adds one). */
 static uint32_t max_ticks(uint32_t ms)
 {
-    return (uint32_t)(VMAX * ms / 1000.0 / BW_RBSM_M_PER_TICK) + 2u;
+    return (uint32_t)(VMAX * ms / 1000.0 / BW_RBSM_M_PER_TICK) + 1u;
 }
 
 /* Whether the buggy can have gone from the reference to x: the encoder's
- * clock ran forward, no further than ours did (a Mega restarted counts
- * from 0 again), and the count moved no more than the buggy can roll.
- * after_reset: the count started again from 0 in between. */
+ * clock ran forward, and has not gained more than CLOCK_SLACK on ours
+ * since the first reference (a Mega restarted counts from 0 again, and a
+ * clock that ran ahead would let any count through), and the count moved
+ * no more than the buggy can roll. after_reset: the count started again
+ * from 0 in between. */
 static bool reachable(const rbsm_drv_t *r, const reading_t *x, bool after_reset)
 {
     const reading_t *a = &r->ref;
     uint32_t dms = x->ms - a->ms;
-    if (dms == 0 || dms > 0x80000000u || dms / 1000.0 > x->now - a->now + 1.0)
+    if (dms == 0 || dms > 0x80000000u ||
+        r->clock + dms / 1000.0 - x->now > r->clock_lead + CLOCK_SLACK)
         return false;
     uint32_t dticks = after_reset ? x->ticks : x->ticks - a->ticks;
     return dticks <= max_ticks(dms);
@@ -374,10 +380,12 @@ static void rebase(bw_base_t *b, const reading_t *x)
 {
     rbsm_drv_t *r = D(b);
     uint32_t dms = x->ms - r->ref.ms;
-    double dt = dms > 0 && dms < 0x80000000u && dms / 1000.0 <= x->now - r->ref.now + 1.0
+    double dt = dms > 0 && dms < 0x80000000u &&
+                        r->clock + dms / 1000.0 - x->now <= r->clock_lead + CLOCK_SLACK
                     ? dms / 1000.0
                     : fmax(0, x->now - r->ref.now);
     r->clock += dt;
+    r->clock_lead = fmin(r->clock_lead, r->clock - x->now);
     r->npend = 0;
     r->nchange = 0; /* the speed is measured again from here */
     double before = r->est;
@@ -402,6 +410,7 @@ static bool commit(bw_base_t *b, reading_t *x)
     if (!r->have_ticks) { /* the first: the reference, no motion */
         r->have_ticks = true;
         r->ref = *x;
+        r->clock_lead = r->clock - x->now;
         r->last_est_t = r->clock;
         r->est = (double)r->total * BW_RBSM_M_PER_TICK;
         r->steer_prev = x->steer;
@@ -411,12 +420,15 @@ static bool commit(bw_base_t *b, reading_t *x)
     if (reachable(r, x, false)) {
         r->bad_run = 0;
         /* The readings between, not believed, still say when the count
-         * changed, as far as they lie between the two believed ones: the
-         * speed is measured from those times. */
+         * changed, as far as they lie between the two believed ones (a loop
+         * or more from each, within reach of both): the speed is measured
+         * from those times. */
         for (unsigned i = 0; i < r->npend; i++) {
             const reading_t *u = &r->pend[i];
             uint32_t ums = u->ms - r->ref.ms, uticks = u->ticks - r->ref.ticks;
-            if (u->valid && ums > 0 && ums < x->ms - r->ref.ms &&
+            uint32_t xms = x->ms - u->ms, xticks = x->ticks - u->ticks;
+            if (u->valid && ums >= LOOP_MS / 2 && ums < 0x80000000u && xms >= LOOP_MS / 2 &&
+                xms < 0x80000000u && uticks <= max_ticks(ums) && xticks <= max_ticks(xms) &&
                 uticks <= x->ticks - r->ref.ticks) {
                 r->clock += ums / 1000.0;
                 on_ticks(b, uticks, r->clock, u->steer);
@@ -425,6 +437,10 @@ static bool commit(bw_base_t *b, reading_t *x)
         }
         r->npend = 0;
         r->clock += (x->ms - r->ref.ms) / 1000.0;
+        /* Our reads come late by varying amounts, and the two clocks drift
+         * apart (a Mega's oscillator by up to a fraction of a percent): the
+         * lead follows the least seen, creeping up at 1 %. */
+        r->clock_lead = fmin(r->clock - x->now, r->clock_lead + CLOCK_DRIFT * (x->now - r->ref.now));
         on_ticks(b, x->ticks - r->ref.ticks, r->clock, x->steer);
         r->ref = *x;
         r->reset_confirmed = false;
