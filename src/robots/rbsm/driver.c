@@ -418,6 +418,7 @@ static bool commit(bw_base_t *b, reading_t *x)
         return true;
     }
     if (reachable(r, x, false)) {
+        double host_dt = x->now - r->ref.now;
         r->bad_run = 0;
         /* The readings between, not believed, still say when the count
          * changed, as far as they lie between the two believed ones (a loop
@@ -440,7 +441,7 @@ static bool commit(bw_base_t *b, reading_t *x)
         /* Our reads come late by varying amounts, and the two clocks drift
          * apart (a Mega's oscillator by up to a fraction of a percent): the
          * lead follows the least seen, creeping up at 1 %. */
-        r->clock_lead = fmin(r->clock - x->now, r->clock_lead + CLOCK_DRIFT * (x->now - r->ref.now));
+        r->clock_lead = fmin(r->clock - x->now, r->clock_lead + CLOCK_DRIFT * host_dt);
         on_ticks(b, x->ticks - r->ref.ticks, r->clock, x->steer);
         r->ref = *x;
         r->reset_confirmed = false;
