@@ -12,12 +12,16 @@
  *  - decode . encode is the identity on frames, and encode . decode on
  *    messages whose values are in range; out of range is BW_ERANGE;
  *  - name lookup maps back; the conversions stay in range (UBSan watches
- *    the float-to-int casts).
+ *    the float-to-int casts);
+ *  - the host driver, given the bytes as the buggy's, cut into reads over
+ *    time: its state stays finite, its speed within what its judgement of
+ *    the encoder lets through (25 m/s, and a tick of rounding per loop).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "botwire/rbsm.h"
+#include "botwire/botwire.h"
 
 #define CHECK(c)     \
     do {             \
@@ -214,6 +218,36 @@ static void check_units(const uint8_t *d, size_t size)
     CHECK(bw_rbsm_brake_engaged(v, m.brake) == ((d[8] & 4) != 0));
 }
 
+/* The host driver on a port pair: the bytes in reads of 1..64, 1..20 ms
+ * apart, as the cut says. */
+static void check_driver(uint32_t cut, const uint8_t *data, size_t size)
+{
+    bw_port_t *near, *far;
+    bw_base_t *b;
+    char err[128];
+    CHECK(bw_port_pair(&near, &far, 1 << 16) == 0);
+    CHECK(bw_base_open_port(&b, "rbsm", near, NULL, 0, err, sizeof err) == 0);
+    const bw_base_state_t *st = bw_base_state(b);
+    double now = 0;
+    uint8_t sink[256];
+    for (size_t i = 0; i < size;) {
+        cut = cut * 1103515245u + 12345u;
+        size_t n = 1 + (cut >> 16) % 64;
+        if (n > size - i)
+            n = size - i;
+        CHECK(bw_port_write(far, data + i, n) == (int)n);
+        i += n;
+        now += (1 + (cut >> 8) % 20) / 1000.0;
+        bw_base_poll(b, now);
+        while (bw_port_read(far, sink, sizeof sink) > 0) {
+        }
+        CHECK(isfinite(st->pose.x) && isfinite(st->pose.y) && isfinite(st->pose.theta));
+        CHECK(isfinite(st->w) && st->v >= 0 && st->v <= 50);
+    }
+    bw_base_close(b, now);
+    bw_port_close(far);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -263,5 +297,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_msg(data, size);
     check_names(data, size);
     check_units(data, size);
+    check_driver(cut, data, size);
     return 0;
 }
