@@ -613,6 +613,13 @@ int cmd_sim(int argc, char **argv)
             memmove(dst, lines + i * 768, strlen(lines + i * 768) + 1);
         }
         announce(lines, detach);
+        /* What each robot says of itself from the start (its model's
+         * limits, a watchdog it has or has not) comes before any client. */
+        for (size_t i = 0; i < n; i++) {
+            char note[256];
+            while (bw_device_next_notice(s[i].dev, note, sizeof note))
+                say(&s[i], "%s", note);
+        }
         served = n;
         cli_catch_signals();
         status = serve(s, n, t + duration);
