@@ -575,15 +575,30 @@ static void test_pty_link_replace_and_remove(void **state)
     open_pty(&m1, s1, sizeof s1, link);
     assert_string_equal(link_target(link), s1);
 
-    /* a second emulator takes the name over; closing the first leaves it */
-    open_pty(&m2, s2, sizeof s2, link);
-    assert_string_not_equal(s1, s2);
-    assert_string_equal(link_target(link), s2);
+    /* a second emulator may not take the name over while the first serves
+     * it: refused, and the first keeps its link and its clients */
+    char err[256] = "";
+    m2 = not_null_port();
+    assert_int_equal(bw_pty_open(&m2, s2, sizeof s2, link, err, sizeof err), BW_ESTATE);
+    assert_null(m2);
+    assert_non_null(strstr(err, "not taking it over"));
+    assert_string_equal(link_target(link), s1);
     assert_int_equal(dir_entries(t), 1); /* no temporary names left behind */
-    bw_port_close(m1);
-    assert_string_equal(link_target(link), s2);
     bw_port_t *c = open_client(link, 115200);
-    check_text(c, m2, "still m2");
+    check_text(c, m1, "still m1");
+    bw_port_close(c);
+
+    /* a link to a pty that is gone (its emulator killed before it could
+     * remove the link) is stale: replaced */
+    bw_port_close(m1);
+    assert_int_equal(dir_entries(t), 0);
+    struct stat gone;
+    assert_int_not_equal(stat("/dev/pts/999999", &gone), 0);
+    assert_int_equal(symlink("/dev/pts/999999", link), 0);
+    open_pty(&m2, s2, sizeof s2, link);
+    assert_string_equal(link_target(link), s2);
+    c = open_client(link, 115200);
+    check_text(c, m2, "m2");
     bw_port_close(c);
 
     /* a link repointed elsewhere by someone else is left alone */
@@ -597,7 +612,6 @@ static void test_pty_link_replace_and_remove(void **state)
     assert_non_null(f);
     fputs("precious", f);
     fclose(f);
-    char err[256] = "";
     bw_port_t *m = not_null_port();
     assert_int_equal(bw_pty_open(&m, s1, sizeof s1, file, err, sizeof err), BW_EINVAL);
     assert_null(m);

@@ -108,6 +108,66 @@ void cli_check_limits(const char *cmd, const bw_base_t *b, double v, double w)
     check_limit(cmd, b, "--w", w, max_w, "rad/s");
 }
 
+bool cli_base_settled(const bw_base_t *b)
+{
+    bw_base_heard_t h;
+    bw_base_heard(b, &h);
+    if (h.wrong || h.closed_unheard >= 2)
+        return true;
+    return bw_base_state(b)->online && (h.sure || h.bytes >= BW_BASE_HEARD_MAX);
+}
+
+/* url with family in place of its own and none of its parameters but the
+ * baud rate (the others are the first family's). */
+static void url_as(char *out, size_t cap, const char *url, const char *family)
+{
+    const char *loc = strchr(url, ':');
+    loc = loc ? loc + 1 : url;
+    size_t len = strcspn(loc, "?");
+    const char *baud = strstr(loc + len, "baud=");
+    if (baud && baud[-1] != '?' && baud[-1] != '&')
+        baud = NULL;
+    snprintf(out, cap, "%s:%.*s%s%.*s", family, (int)len, loc, baud ? "?" : "",
+             baud ? (int)strcspn(baud, "&") : 0, baud ? baud : "");
+}
+
+void cli_base_unheard(const char *cmd, const bw_base_t *b, const char *url, double waited)
+{
+    bw_base_heard_t h;
+    bw_base_heard(b, &h);
+    const char *own = bw_base_family(b);
+    char other[512];
+    if (h.family && strcmp(h.family, own) != 0)
+        url_as(other, sizeof other, url, h.family);
+    if (h.wrong && h.sure) {
+        cli_error(cmd, "%s speaks %s, not %s: try %s", url, bw_sniff_protocol(h.family),
+                  bw_sniff_protocol(own), other);
+    } else if (h.closed_unheard > 0 && h.bytes == 0 && strstr(url, "tcp://")) {
+        const char *at = strstr(url, "tcp://") + 6;
+        cli_error(cmd, "the robot at %.*s is held by another client: %s%u connection%s accepted "
+                       "and closed at once, before a byte came",
+                  (int)strcspn(at, "/?"), at, h.closed_unheard > 1 ? "each of " : "",
+                  h.closed_unheard, h.closed_unheard > 1 ? "s was" : " was");
+    } else if (h.bytes == 0) {
+        cli_error(cmd, "nothing came from %s within %.0f s: the line is silent (is the robot on? "
+                       "P2OS, Create and rflex bases speak only when spoken to in their own "
+                       "protocol: check the family and the baud rate)",
+                  url, waited);
+    } else if (!h.family) {
+        cli_error(cmd, "%s: %llu bytes came, in no protocol botwire knows (check the baud rate "
+                       "and the family)",
+                  url, (unsigned long long)h.bytes);
+    } else if (strcmp(h.family, own) != 0) {
+        cli_error(cmd, "%s: %llu bytes came that look like %s, not %s: try %s", url,
+                  (unsigned long long)h.bytes, bw_sniff_protocol(h.family),
+                  bw_sniff_protocol(own), other);
+    } else {
+        cli_error(cmd, "no answer from %s within %.0f s: %llu bytes of %s came, but the robot "
+                       "did not come online",
+                  url, waited, (unsigned long long)h.bytes, bw_sniff_protocol(own));
+    }
+}
+
 int cli_number(const char *cmd, const char *opt, const char *text, double lo, double hi,
                double *out)
 {

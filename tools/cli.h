@@ -43,6 +43,16 @@ extern const char cli_url_help[];
  * goes; it clamps them. */
 void cli_check_limits(const char *cmd, const bw_base_t *b, double v, double w);
 
+/* Waiting for a robot to come online: true when there is nothing more to
+ * wait for: it is online and the base is sure of its family (or has heard
+ * as much as it looks at), it speaks another family's protocol, or a TCP
+ * server closed two connections in a row at once (another client has it). */
+bool cli_base_settled(const bw_base_t *b);
+/* Says on one line why the robot of url is not online after `waited` s:
+ * the family it speaks instead (and the URL to try), a silent line, bytes
+ * in no protocol, or a TCP robot another client holds. */
+void cli_base_unheard(const char *cmd, const bw_base_t *b, const char *url, double waited);
+
 /* Monotonic wall-clock seconds. */
 double cli_now(void);
 /* Waits until fd (if >= 0) is readable or the monotonic time `until`,

@@ -213,17 +213,19 @@ int cmd_drive(int argc, char **argv)
     }
     cli_catch_signals();
     const bw_base_state_t *st = bw_base_state(b);
-    cli_check_limits("drive", b, v, w);
 
+    /* Online, and the robot's bytes are of its family (a lobot base comes
+     * online on a Kobuki's): else one line on what was heard instead. */
     double give_up = clk.now + ONLINE_WAIT;
-    while (!st->online && !cli_interrupted && clk.now < give_up)
+    while (!cli_base_settled(b) && !cli_interrupted && clk.now < give_up)
         advance(&clk, b, give_up);
     if (!st->online) {
         if (!cli_interrupted)
-            cli_error("drive", "no answer from %s within %.0f s", url, ONLINE_WAIT);
+            cli_base_unheard("drive", b, url, ONLINE_WAIT);
         bw_base_close(b, clk.now);
         return cli_interrupted ? 128 + cli_interrupted : 1;
     }
+    cli_check_limits("drive", b, v, w); /* of the robot that is there */
     bw_event_t ev;
     while (bw_base_next_event(b, &ev))
         ; /* coming online is the start, not news */

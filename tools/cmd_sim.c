@@ -289,8 +289,11 @@ static void tcp_turn(server_t *s, double now)
         /* Someone knocks: is the one we have still there? */
         serve_client(s, now);
         if (s->client) {
-            /* One client at a time: a second one is told so by a close. */
-            say(s, "refused %s: a client is connected", bw_port_name(c));
+            /* One client at a time: a second one is told so by a close
+             * before a byte, as P2OS servers do and ARIA clients expect
+             * (botwire's driver reads it as "held by another client"). */
+            say(s, "refused %s: client %s holds the robot", bw_port_name(c),
+                bw_port_name(s->client));
             bw_port_close(c);
             continue;
         }

@@ -39,6 +39,7 @@
 #include "botwire/device.h"
 #include "botwire/geom.h"
 #include "botwire/port.h"
+#include "botwire/sniff.h"
 #include "botwire/wire.h"
 
 #ifdef __cplusplus
@@ -290,6 +291,38 @@ const char *bw_base_family(const bw_base_t *base);
 void bw_base_limits(const bw_base_t *base, double *max_v, double *max_w);
 /* The in-process emulated robot of a sim: URL, or NULL. */
 bw_device_t *bw_base_device(bw_base_t *base);
+
+/* What the base has heard from the robot since its port was last opened,
+ * and which robot that makes it. The base keeps the robot's first
+ * BW_BASE_HEARD_MAX bytes and scores them against every family's protocol
+ * (bw_sniff) until it is sure, so that a robot of another family is named
+ * rather than driven: a '$' and any 53 bytes pass lobot's parser, so a
+ * lobot base on a Kobuki would otherwise come online and report nonsense. */
+#define BW_BASE_HEARD_MAX 4096
+typedef struct {
+    uint64_t bytes; /* bytes from the robot (0: the line has been silent) */
+    /* The family whose protocol those bytes are in: the base's own, another
+     * one (then wrong is true), or NULL while none is recognised. */
+    const char *family;
+    /* family is settled: its frames explain a good share of the bytes, and chance
+     * does not make that many (bw_sniff's BW_SNIFF_STRONG); for another
+     * family, the base's own frames explain few of them too. A base on an
+     * in-process robot (sim: URLs) is sure of its own family at once. */
+    bool sure;
+    /* The robot is not of the base's family: it speaks another family's
+     * protocol (sure, family), or the base's driver came online on bytes
+     * its family's frames do not explain at all (noise, a wrong baud rate:
+     * family is NULL, or another family weakly). The base is offline and
+     * stays so until the port is reopened, sends the robot nothing
+     * (bw_base_drive answers BW_EPROTO) and stops decoding. */
+    bool wrong;
+    /* TCP: connections in a row that the far end accepted and closed within
+     * a second without sending a byte, as a robot server that has a client
+     * already does. Reset by the first byte that comes. */
+    unsigned closed_unheard;
+} bw_base_heard_t;
+
+void bw_base_heard(const bw_base_t *base, bw_base_heard_t *heard);
 
 /* Sets the tap (bw_base_options_t.tap to see the bytes of the open too);
  * NULL removes it. */

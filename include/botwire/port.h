@@ -75,10 +75,12 @@ void bw_port_close(bw_port_t *port);
  * line settings; output written while no client reads is dropped when the
  * terminal buffer is full. The slave's path (e.g. /dev/pts/5) is copied to
  * slave_path. If `link` is not NULL a symlink with that name is pointed at
- * the slave, replacing a symlink that exists (atomically, so a client
- * reopening it sees the old or the new one); any other file there is left
- * alone and the call fails (BW_EINVAL). bw_port_close removes the link if it
- * still points at this pty.
+ * the slave, replacing a stale symlink (atomically, so a client reopening
+ * it sees the old or the new one). A symlink that leads to a pty still
+ * served (its master open: another emulator's) is left alone and the call
+ * fails (BW_ESTATE, err naming the process that serves it where it can be
+ * seen); so is any other file there (BW_EINVAL). bw_port_close removes the
+ * link if it still points at this pty.
  */
 int bw_pty_open(bw_port_t **master, char *slave_path, size_t slave_cap, const char *link,
                 char *err, size_t errlen);

@@ -14,6 +14,9 @@
 #define DEFAULT_REOPEN_INTERVAL 0.25
 #define TCP_CONNECT_TIMEOUT 0.5
 #define READ_BUDGET 65536 /* bytes a read, so a flood cannot starve the caller */
+/* A TCP connection the far end closes this soon without a byte is one it
+ * did not want (a robot server with a client already closes the next). */
+#define CLOSED_AT_ONCE 1.0
 
 static const bw_driver_ops_t *const drivers[] = {
     &bw_kobuki_driver_ops,
@@ -72,7 +75,8 @@ static void slot_update(bw_base_t *b)
 {
     if (b->slot < 0)
         return;
-    slots[b->slot].fd = b->port ? bw_port_fd(b->port) : -1;
+    /* A robot of another family is sent nothing, the stop included. */
+    slots[b->slot].fd = b->port && !b->wrong ? bw_port_fd(b->port) : -1;
 }
 
 static void slot_take(bw_base_t *b)
@@ -194,11 +198,83 @@ int bw_base_next_event(bw_base_t *b, bw_event_t *ev)
 
 static void link_lost(bw_base_t *b, double now)
 {
+    if (b->url.kind == BW_URL_TCP && b->heard_total == 0 && now - b->opened_at < CLOSED_AT_ONCE)
+        b->closed_unheard++;
     bw_port_close(b->port);
     b->port = NULL;
     b->st.online = false;
     b->next_reopen = now + b->opt.reopen_interval;
     slot_update(b);
+}
+
+/* ---- which robot is there --------------------------------------------------------- */
+
+static void heard_reset(bw_base_t *b, double now)
+{
+    b->heard_len = 0;
+    b->heard_total = 0;
+    b->wrong = false;
+    b->unexplained = false;
+    b->opened_at = now;
+    /* An in-process robot is of the base's family by construction. */
+    b->sniffing = !b->device;
+    b->heard_family = b->device ? b->ops->family : NULL;
+    b->heard_sure = b->device != NULL;
+}
+
+/* The robot is not of this family: offline until the port is reopened,
+ * and it hears nothing more from us nor we from it. */
+static void set_wrong(bw_base_t *b)
+{
+    b->wrong = true;
+    b->sniffing = false;
+    b->st.online = false;
+    slot_update(b);
+}
+
+/* The robot's first bytes, scored against every family until one explains
+ * them beyond doubt. A robot of another family is named and let alone: its
+ * bytes may still pass this family's parser (a lobot SENSORS is a '$' and
+ * any 53 bytes), so the verdict does not wait for the driver to fail; and a
+ * driver that came online on HEARD_JUDGE bytes its family's frames do not
+ * explain at all (noise, a wrong baud rate) is put offline the same way.
+ * The whole buffer is scored again at every read that adds to it, until the
+ * verdict or the buffer is full: a session's first few KB, once. */
+#define HEARD_JUDGE 1024
+static void sniff(bw_base_t *b, const uint8_t *data, size_t n)
+{
+    size_t room = sizeof b->heard - b->heard_len, take = n < room ? n : room;
+    memcpy(b->heard + b->heard_len, data, take);
+    b->heard_len += take;
+    bw_sniff_t s;
+    bw_sniff(b->heard, b->heard_len, &s);
+    const bw_sniff_score_t *own = bw_sniff_find(&s, b->ops->family);
+    const bw_sniff_score_t *best = s.best >= 0 ? &s.score[s.best] : NULL;
+    b->heard_family = best ? best->family : NULL;
+    if (own->confidence == BW_SNIFF_STRONG) {
+        b->heard_family = own->family;
+        b->heard_sure = true;
+        b->sniffing = false;
+    } else if (best && best != own && best->confidence == BW_SNIFF_STRONG &&
+               4 * own->explained < best->explained) {
+        b->heard_sure = true;
+        set_wrong(b);
+    } else if (own->confidence == BW_SNIFF_NONE && b->heard_len >= HEARD_JUDGE) {
+        b->unexplained = true; /* online on these bytes would be on nothing */
+        if (b->st.online)
+            set_wrong(b);
+    }
+    if (b->heard_len == sizeof b->heard)
+        b->sniffing = false; /* as sure as it gets: family may stay a guess */
+}
+
+void bw_base_heard(const bw_base_t *b, bw_base_heard_t *h)
+{
+    h->bytes = b->heard_total;
+    h->family = b->heard_family;
+    h->sure = b->heard_sure;
+    h->wrong = b->wrong;
+    h->closed_unheard = b->closed_unheard;
 }
 
 static int open_port(bw_base_t *b, char *err, size_t errlen)
@@ -221,6 +297,7 @@ static void try_reopen(bw_base_t *b, double now)
         return;
     }
     b->st.reconnects++;
+    heard_reset(b, now); /* another robot may be there now */
     slot_update(b);
     b->ops->on_open(b, now);
 }
@@ -274,6 +351,8 @@ int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now)
 {
     if (!b->port)
         return BW_ECLOSED;
+    if (b->wrong)
+        return BW_EPROTO; /* another family's robot: our bytes mean nothing, or worse */
     int rc = bw_port_write(b->port, data, n);
     if (rc > 0 && b->tap)
         b->tap(b->tap_ctx, false, data, (size_t)rc, now);
@@ -607,6 +686,7 @@ static int base_new(bw_base_t **out, const char *family, const bw_base_options_t
 static void base_start(bw_base_t *b, double now)
 {
     b->stop_len = b->ops->stop_bytes(b, b->stop, sizeof b->stop);
+    heard_reset(b, now);
     slot_take(b);
     b->last_frame = now;
     b->ops->on_open(b, now);
@@ -722,7 +802,7 @@ int bw_base_drive(bw_base_t *b, double v, double w, double now)
     b->cmd_active = v != 0 || w != 0;
     if (b->port && changed)
         b->ops->on_drive(b, now);
-    return b->port ? 0 : BW_ECLOSED;
+    return !b->port ? BW_ECLOSED : b->wrong ? BW_EPROTO : 0;
 }
 
 int bw_base_stop(bw_base_t *b, double now) { return bw_base_drive(b, 0, 0, now); }
@@ -751,7 +831,7 @@ int bw_base_motor(bw_base_t *b, const bw_axis_t *trans, const bw_axis_t *rot, do
     b->cmd_active = true; /* even at zero velocity: a torque of 0 is a command too */
     if (b->port && changed)
         b->ops->on_drive(b, now);
-    return b->port ? 0 : BW_ECLOSED;
+    return !b->port ? BW_ECLOSED : b->wrong ? BW_EPROTO : 0;
 }
 
 int bw_base_sonar_timing(bw_base_t *b, double echo, double ping, double set, double now)
@@ -781,12 +861,20 @@ static size_t read_input(bw_base_t *b, double now)
         }
         if (b->tap)
             b->tap(b->tap_ctx, true, buf, (size_t)n, now);
+        b->heard_total += (uint64_t)n;
+        b->closed_unheard = 0;
+        total += (size_t)n;
+        if (b->wrong)
+            continue; /* another family's bytes: the driver hears no more of them */
         if (b->ops->line_gap > 0 && b->ops->reset_line && now - b->last_input > b->ops->line_gap)
             b->ops->reset_line(b, now);
         b->last_input = now;
         b->ops->on_input(b, buf, (size_t)n, now);
         b->st.link.implausible = b->implausible;
-        total += (size_t)n;
+        if (b->sniffing)
+            sniff(b, buf, (size_t)n);
+        else if (b->unexplained && b->st.online && !b->heard_sure)
+            set_wrong(b);
     }
     return total;
 }
@@ -844,7 +932,7 @@ double bw_base_next_deadline(const bw_base_t *b)
     /* Without a port the driver's deadlines (a sync to retry, a keep-alive
      * to send) cannot be met and would stay in the past: only the reopen
      * counts then, or a caller waiting on them would spin. */
-    double t = b->port && b->ops->next_deadline ? b->ops->next_deadline(b) : INFINITY;
+    double t = b->port && b->ops->next_deadline && !b->wrong ? b->ops->next_deadline(b) : INFINITY;
     if (b->device)
         t = fmin(t, fmin(bw_device_next_deadline(b->device), b->sim_unheard));
     if (!b->port)

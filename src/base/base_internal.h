@@ -95,6 +95,18 @@ struct bw_base {
     int slot;              /* in the stop-on-exit registry, or -1 */
     bw_tap_fn tap;
     void *tap_ctx;
+    /* The robot's first bytes since the port was opened, scored against
+     * every family until the base is sure which one it is (bw_base_heard). */
+    uint8_t heard[BW_BASE_HEARD_MAX];
+    size_t heard_len;
+    uint64_t heard_total;
+    bool sniffing;            /* still scoring */
+    const char *heard_family; /* recognised, or NULL */
+    bool heard_sure;
+    bool wrong;               /* another family's robot: offline, deaf and mute */
+    bool unexplained;         /* HEARD_JUDGE bytes and none of them this family's */
+    double opened_at;         /* when the port was last opened */
+    unsigned closed_unheard;  /* TCP connections closed at once without a byte */
 };
 
 /* For drivers. A valid frame has updated the state (call once per frame

@@ -1,6 +1,7 @@
 /* Server side of a pseudo-terminal: the master end, for emulators. */
 #include "port_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -50,36 +51,147 @@ static const struct bw_port_ops pty_ops = {
     .close = pty_close,
 };
 
-/* Points `link` at `target`, replacing what is there in one rename, so a
- * client opening the name never finds it missing. */
+/* The process that holds the master of pty number `index` (its ptmx
+ * descriptor says "tty-index: N" in /proc/PID/fdinfo), other than this one:
+ * its pid and command name, or 0 when none is visible (another user's, or
+ * no /proc). Looked for only when a link leads to a live pty. */
+static long pty_holder(unsigned index, char *comm, size_t cap)
+{
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    long found = 0, self = (long)getpid();
+    struct dirent *pe;
+    while (!found && (pe = readdir(proc)) != NULL) {
+        char *end;
+        long pid = strtol(pe->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == self)
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/fd", pid);
+        DIR *fds = opendir(path);
+        if (!fds)
+            continue;
+        struct dirent *fe;
+        while (!found && (fe = readdir(fds)) != NULL) {
+            char fd_path[320], target[64];
+            snprintf(fd_path, sizeof fd_path, "/proc/%ld/fd/%s", pid, fe->d_name);
+            ssize_t n = readlink(fd_path, target, sizeof target - 1);
+            if (n <= 0)
+                continue;
+            target[n] = '\0';
+            if (strcmp(target, "/dev/ptmx") != 0 && strcmp(target, "/dev/pts/ptmx") != 0)
+                continue;
+            snprintf(fd_path, sizeof fd_path, "/proc/%ld/fdinfo/%s", pid, fe->d_name);
+            FILE *f = fopen(fd_path, "r");
+            if (!f)
+                continue;
+            char line[128];
+            unsigned idx;
+            while (fgets(line, sizeof line, f))
+                if (sscanf(line, "tty-index: %u", &idx) == 1 && idx == index)
+                    found = pid;
+            fclose(f);
+        }
+        closedir(fds);
+    }
+    closedir(proc);
+    comm[0] = '\0';
+    if (found) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/comm", found);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fgets(comm, (int)cap, f))
+                comm[strcspn(comm, "\n")] = '\0';
+            fclose(f);
+        }
+    }
+    return found;
+}
+
+/* A link that leads to a pty still served (its /dev/pts entry lives as long
+ * as its master is open) is another emulator's: taking it over would hand
+ * that one's clients to us, and our exit would delete their link. A link to
+ * a pty that is gone (its emulator was killed) is stale and replaced. */
+static int check_live(const char *link, const char *ours, char *err, size_t errlen)
+{
+    char target[PATH_MAX];
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0)
+        return 0;
+    target[n] = '\0';
+    if (strcmp(target, ours) == 0)
+        return 0; /* a stale link to the number our new pty was given */
+    unsigned index;
+    char extra;
+    struct stat st;
+    if (sscanf(target, "/dev/pts/%u%c", &index, &extra) != 1 || stat(target, &st) != 0 ||
+        !S_ISCHR(st.st_mode))
+        return 0;
+    char comm[64];
+    long pid = pty_holder(index, comm, sizeof comm);
+    if (pid > 0 && strncmp(comm, "botwire", 7) == 0)
+        bw_io_errf(err, errlen, "%s is served by another emulator (pid %ld, on %s): not taking it "
+                                "over (stop that one first, or pick another link)",
+                   link, pid, target);
+    else if (pid > 0)
+        bw_io_errf(err, errlen, "%s leads to %s, which pid %ld (%s) serves: not taking it over "
+                                "(remove %s if it is stale)",
+                   link, target, pid, comm, link);
+    else
+        bw_io_errf(err, errlen, "%s leads to %s, which is in use: not taking it over (remove %s "
+                                "if it is stale)",
+                   link, target, link);
+    return BW_ESTATE;
+}
+
+/* Points `link` at `target`: a new name is made at once (so of two
+ * emulators starting together, one gets it); a stale link is replaced in
+ * one rename, so a client opening the name never finds it missing. */
 static int make_link(const char *link, const char *target, char *err, size_t errlen)
 {
-    struct stat st;
-    if (lstat(link, &st) == 0 && !S_ISLNK(st.st_mode)) {
-        /* Only a link (an old emulator's) is ours to replace. */
-        bw_io_errf(err, errlen, "cannot create link %s: it exists and is not a link (%s); not "
-                                "replacing it",
-                   link, S_ISDIR(st.st_mode) ? "a directory" : "a file");
-        return BW_EINVAL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        struct stat st;
+        if (lstat(link, &st) != 0) {
+            if (symlink(target, link) == 0)
+                return 0;
+            if (errno == EEXIST)
+                continue; /* made meanwhile: look at it */
+            bw_io_errf(err, errlen, "cannot create link %s: %s", link, strerror(errno));
+            return BW_EIO;
+        }
+        if (!S_ISLNK(st.st_mode)) {
+            /* Only a link (an old emulator's) is ours to replace. */
+            bw_io_errf(err, errlen, "cannot create link %s: it exists and is not a link (%s); not "
+                                    "replacing it",
+                       link, S_ISDIR(st.st_mode) ? "a directory" : "a file");
+            return BW_EINVAL;
+        }
+        int rc = check_live(link, target, err, errlen);
+        if (rc < 0)
+            return rc;
+        char tmp[PATH_MAX];
+        int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", link, (long)getpid());
+        if (n < 0 || (size_t)n >= sizeof tmp) {
+            bw_io_errf(err, errlen, "cannot create link %s: path too long", link);
+            return BW_EINVAL;
+        }
+        (void)unlink(tmp); /* left by an earlier process with our pid */
+        if (symlink(target, tmp) != 0) {
+            bw_io_errf(err, errlen, "cannot create link %s: %s", link, strerror(errno));
+            return BW_EIO;
+        }
+        if (rename(tmp, link) != 0) {
+            int e = errno;
+            (void)unlink(tmp);
+            bw_io_errf(err, errlen, "cannot create link %s: %s", link, strerror(e));
+            return BW_EIO;
+        }
+        return 0;
     }
-    char tmp[PATH_MAX];
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", link, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        bw_io_errf(err, errlen, "cannot create link %s: path too long", link);
-        return BW_EINVAL;
-    }
-    (void)unlink(tmp); /* left by an earlier process with our pid */
-    if (symlink(target, tmp) != 0) {
-        bw_io_errf(err, errlen, "cannot create link %s: %s", link, strerror(errno));
-        return BW_EIO;
-    }
-    if (rename(tmp, link) != 0) {
-        int e = errno;
-        (void)unlink(tmp);
-        bw_io_errf(err, errlen, "cannot create link %s: %s", link, strerror(e));
-        return BW_EIO;
-    }
-    return 0;
+    bw_io_errf(err, errlen, "cannot create link %s: it keeps changing", link);
+    return BW_EIO;
 }
 
 int bw_pty_open(bw_port_t **master, char *slave_path, size_t slave_cap, const char *link,

@@ -37,7 +37,7 @@ cat <&3 >/dev/null &
 drain=$!
 "$bw" drive "$url" --for 1 >/dev/null 2>"$tmp/second.err"
 status=$?
-[ "$status" = 1 ] && grep -q "no answer" "$tmp/second.err" &&
+[ "$status" = 1 ] && grep -q "held by another client" "$tmp/second.err" &&
     pass "a second client is refused: $(cat "$tmp/second.err")" ||
     fail "second client: status $status, $(cat "$tmp/second.err")"
 kill -INT "$first"
