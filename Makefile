@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 300
 # Optional parts make check (and deps) leave out, by name: SKIP=ros,firmware,fuzz
 SKIP ?=
 
-.PHONY: all deps build demo check fuzz bench install clean
+.PHONY: all deps build demo check fuzz bench mutants install clean
 
 all: build
 
@@ -32,6 +32,11 @@ check: deps
 # A longer fuzz run of every parser (FUZZ_SECONDS each).
 fuzz: deps
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh scripts/fuzz.sh
+
+# Plausible mistakes, one at a time, each of which the tests must catch
+# (tests/mutants.list; not part of make check: 20-40 minutes).
+mutants: deps
+	@sh tests/mutants.sh $(MUTANT)
 
 bench: build
 	$(BUILD)/botwire bench

@@ -263,17 +263,28 @@ int cmd_record(int argc, char **argv)
         while (bw_base_next_event(b, &ev))
             fprintf(stderr, "botwire record: %.2f s: %s%s\n", ev.t - r.t0, bw_event_name(ev.type),
                     ev.on ? "" : " cleared");
+        bw_base_heard_t h;
+        bw_base_heard(b, &h);
+        if (h.wrong && h.sure)
+            break; /* another family's robot: said below, what came is kept */
     }
     /* The stop first, whatever ended the run. */
     int signalled = cli_interrupted;
+    bw_base_heard_t heard;
+    bw_base_heard(b, &heard);
     bool stop_sent = bw_base_stop(b, now) == 0;
     bw_base_poll(b, now);
-    bw_base_close(b, now);
     int status = signalled ? 128 + signalled : 0;
-    if (!stop_sent) {
+    if (heard.wrong) {
+        /* Recorded all the same (decode it with the family it speaks);
+         * nothing was sent to a robot of another family. */
+        cli_base_unheard("record", b, url, now - r.t0);
+        status = status ? status : 1;
+    } else if (!stop_sent) {
         cli_error("record", "could not send the stop: the link to %s is down", url);
         status = status ? status : 1;
     }
+    bw_base_close(b, now);
     bool ok = flush_out(&r);
     if (r.f != stdout && fclose(r.f) != 0 && ok) {
         r.error = errno;

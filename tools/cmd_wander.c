@@ -165,11 +165,13 @@ int cmd_wander(int argc, char **argv)
     }
     cli_catch_signals();
     const bw_base_state_t *st = bw_base_state(b);
-    for (double give_up = clk.now + 5; !st->online && !cli_interrupted && clk.now < give_up;)
+    /* Online, and the robot's bytes are of its family: else one line on
+     * what was heard instead (cmd_drive.c waits the same way). */
+    for (double give_up = clk.now + 5; !cli_base_settled(b) && !cli_interrupted && clk.now < give_up;)
         advance(&clk, b, give_up);
     if (!st->online) {
         if (!cli_interrupted)
-            cli_error("wander", "no answer from %s within 5 s", url);
+            cli_base_unheard("wander", b, url, 5);
         bw_base_close(b, clk.now);
         return cli_interrupted ? 128 + cli_interrupted : 1;
     }

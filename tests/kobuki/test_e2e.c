@@ -260,6 +260,7 @@ typedef struct {
     double now;
     uint16_t stamp, left, right;
     double heading; /* degrees */
+    uint8_t bumper, cliff; /* the next frames' flags, as the robot sends them */
 } feed_t;
 
 static void feed_open(feed_t *f)
@@ -287,6 +288,8 @@ static void feed_frame(feed_t *f, int ticks, double turn, bool damage)
     m[0].u.basic_sensor_data.left_encoder = f->left;
     m[0].u.basic_sensor_data.right_encoder = f->right;
     m[0].u.basic_sensor_data.battery = 167;
+    m[0].u.basic_sensor_data.bumper = f->bumper;
+    m[0].u.basic_sensor_data.cliff = f->cliff;
     bw_kobuki_msg_init(&m[1], BW_KOBUKI_INERTIAL_SENSOR);
     m[1].u.inertial_sensor.angle = (int16_t)lround(f->heading * 100);
     uint8_t fr[64];
@@ -328,6 +331,41 @@ static void test_damage_past_the_checksum(void **state)
     assert_true(fabs(hypot(st->pose.x, st->pose.y) - s) < 0.01);
     bw_base_close(f.b, f.now);
     bw_port_close(f.robot);
+}
+
+/* The seed's own values (Basic Sensor Data): "0x01 for right bumper 0x02
+ * for central bumper 0x04 for left bumper", and the same for the cliff
+ * sensors: each to its side in the base's state, left as left. */
+static void test_bumper_and_cliff_sides_as_the_seed_says(void **state)
+{
+    (void)state;
+    static const struct {
+        uint8_t wire;
+        uint32_t bump, cliff;
+    } sides[] = {
+        { 0x01, BW_BUMP_FRONT_RIGHT, BW_CLIFF_RIGHT },
+        { 0x02, BW_BUMP_FRONT, BW_CLIFF_FRONT },
+        { 0x04, BW_BUMP_FRONT_LEFT, BW_CLIFF_LEFT },
+    };
+    for (size_t i = 0; i < 3; i++) {
+        feed_t f;
+        feed_open(&f);
+        feed_frame(&f, 0, 0, false);
+        f.bumper = sides[i].wire;
+        feed_frame(&f, 0, 0, false);
+        feed_frame(&f, 0, 0, false); /* two frames agree */
+        const bw_base_state_t *st = bw_base_state(f.b);
+        assert_int_equal(st->bumpers, sides[i].bump);
+        assert_int_equal(st->cliffs, 0);
+        f.bumper = 0;
+        f.cliff = sides[i].wire;
+        feed_frame(&f, 0, 0, false);
+        feed_frame(&f, 0, 0, false);
+        assert_int_equal(st->bumpers, 0);
+        assert_int_equal(st->cliffs, sides[i].cliff);
+        bw_base_close(f.b, f.now);
+        bw_port_close(f.robot);
+    }
 }
 
 /* Regression: when feedback stops (a one-way failure: the robot still hears
@@ -407,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_noise_makes_odometry_drift),
         cmocka_unit_test(test_damage_past_the_checksum),
         cmocka_unit_test(test_stop_when_feedback_stops),
+        cmocka_unit_test(test_bumper_and_cliff_sides_as_the_seed_says),
         cmocka_unit_test(test_bad_urls),
     };
     return cmocka_run_group_tests_name("kobuki end to end", tests, NULL, NULL);

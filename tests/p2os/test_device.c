@@ -258,11 +258,14 @@ static void test_motion_commands(void **state)
     const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
     assert_true(abs(s->thpos - 1024) <= 12); /* 90 deg = 1024 units, +-1 deg */
     assert_int_equal(s->control, 1024);
+    /* The seed: "Compass heading in 2-degree units": 90 degrees reads 45. */
+    assert_true(abs((int)s->compass - 45) <= 1);
     /* DHEAD -45 */
     cmd_int(&c, BW_P2OS_DHEAD, -45);
     advance(&c, 3.0);
     s = &last_of(&c, BW_P2OS_SIP)->u.sip;
     assert_true(abs(s->thpos - 512) <= 12);
+    assert_true(abs((int)s->compass - 22) <= 1); /* 45 degrees, in 2-degree units */
     /* MOVE 500 mm (from wherever it is), then stop by itself. */
     double x0 = sim->body.pose.x, y0 = sim->body.pose.y;
     cmd_int(&c, BW_P2OS_MOVE, 500);

@@ -235,6 +235,35 @@ static void test_watchdog_stops_a_silent_client(void **state)
     bw_device_destroy(dev);
 }
 
+/* The side that truly touches is the side reported: the PeopleBot driven
+ * past the box's corner on its left, then on its right (the box spans y
+ * 0.75 to 1.25 m), bumps with its left switches, then its right ones. */
+static void test_peoplebot_bump_sides(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *url;
+        uint32_t side, other;
+    } runs[] = {
+        { "sim:p2os?model=p2pb&start=1,0.6,0", BW_BUMP_FRONT_LEFT, BW_BUMP_FRONT_RIGHT },
+        { "sim:p2os?model=p2pb&start=1,1.4,0", BW_BUMP_FRONT_RIGHT, BW_BUMP_FRONT_LEFT },
+    };
+    for (size_t k = 0; k < 2; k++) {
+        run_t r;
+        open_url(&r, runs[k].url);
+        for (int i = 0; i < 1000 && find_event(&r, BW_EV_BUMP, true, 0) == SIZE_MAX; i++) {
+            bw_base_drive(r.b, 0.3, 0, r.now);
+            step(&r);
+        }
+        size_t bump = find_event(&r, BW_EV_BUMP, true, 0);
+        assert_true(bump != SIZE_MAX);
+        printf("p2pb from %s: bump mask 0x%x\n", runs[k].url, (unsigned)r.events[bump].mask);
+        assert_true(r.events[bump].mask & runs[k].side);
+        assert_false(r.events[bump].mask & runs[k].other);
+        bw_base_close(r.b, r.now);
+    }
+}
+
 static void test_offline_when_the_robot_falls_silent(void **state)
 {
     (void)state;
@@ -372,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_square_by_odometry),
         cmocka_unit_test(test_sonar_reads_the_wall),
         cmocka_unit_test(test_peoplebot_bump),
+        cmocka_unit_test(test_peoplebot_bump_sides),
         cmocka_unit_test(test_watchdog_stops_a_silent_client),
         cmocka_unit_test(test_offline_when_the_robot_falls_silent),
         cmocka_unit_test(test_stall_loses_no_motion),
