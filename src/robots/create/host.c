@@ -3,27 +3,37 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The wheel speeds (mm/s) the packet says were asked for: Drive Direct's,
- * or a Drive's by the OI's radius rules. */
+ * or a Drive's by the OI's radius rules; within what the wheels do (a
+ * request over 500 mm/s, which a command damaged on the way can make, is
+ * driven at 500). */
 static void requested(const bw_create_sensors_t *s, double *left, double *right)
 {
+    double top = BW_CREATE_MAX_SPEED;
     if (s->requested_right_speed || s->requested_left_speed) {
-        *left = s->requested_left_speed;
-        *right = s->requested_right_speed;
+        *left = fmax(-top, fmin(top, s->requested_left_speed));
+        *right = fmax(-top, fmin(top, s->requested_right_speed));
         return;
     }
-    double v = s->requested_speed, r = s->requested_radius;
+    double v = fmax(-top, fmin(top, s->requested_speed));
+    int16_t r = s->requested_radius;
     double half = BW_CREATE_WHEELBASE_M * 1000 / 2;
-    if (s->requested_radius == BW_CREATE_RADIUS_STRAIGHT ||
-        s->requested_radius == BW_CREATE_RADIUS_STRAIGHT_ALT || r == 0) {
+    if (r == BW_CREATE_RADIUS_STRAIGHT || r == BW_CREATE_RADIUS_STRAIGHT_ALT || r == 0) {
         *left = *right = v;
-    } else if (s->requested_radius == BW_CREATE_RADIUS_CCW || s->requested_radius == BW_CREATE_RADIUS_CW) {
-        *right = s->requested_radius == BW_CREATE_RADIUS_CCW ? v : -v;
+    } else if (r == BW_CREATE_RADIUS_CCW || r == BW_CREATE_RADIUS_CW) {
+        *right = r == BW_CREATE_RADIUS_CCW ? v : -v;
         *left = -*right;
     } else {
-        *right = v * (r + half) / r;
-        *left = v * (r - half) / r;
+        double rad = fmax(-BW_CREATE_MAX_RADIUS, fmin(BW_CREATE_MAX_RADIUS, r));
+        *right = v * (rad + half) / rad;
+        *left = v * (rad - half) / rad;
+        double outer = fmax(fabs(*left), fabs(*right)); /* it sets the pace */
+        if (outer > top) {
+            *left *= top / outer;
+            *right *= top / outer;
+        }
     }
 }
 
@@ -74,6 +84,104 @@ void bw_create_odometry(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double
     if (dt > 0) {
         *v = ds / dt;
         *w = dth / dt;
+    }
+}
+
+bool bw_create_values_ok(const bw_create_sensors_t *s, const uint8_t *group6, uint8_t extra_bumps,
+                         bool requests_in_range)
+{
+    const uint16_t signals[] = { s->wall_signal, s->cliff_left_signal, s->cliff_front_left_signal,
+                                 s->cliff_front_right_signal, s->cliff_right_signal };
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        if (signals[i] > 4095)
+            return false;
+    int16_t r = s->requested_radius;
+    bool radius_ok = r == BW_CREATE_RADIUS_STRAIGHT || r == BW_CREATE_RADIUS_STRAIGHT_ALT ||
+                     (r >= -BW_CREATE_MAX_RADIUS && r <= BW_CREATE_MAX_RADIUS);
+    return (s->bumps_wheel_drops & ~(0x1Fu | extra_bumps)) == 0 && s->wall <= 1 &&
+           s->cliff_left <= 1 && s->cliff_front_left <= 1 && s->cliff_front_right <= 1 &&
+           s->cliff_right <= 1 && s->virtual_wall <= 1 && (s->lsd_wheel_oc & ~0x1Fu) == 0 &&
+           (s->buttons & ~(unsigned)(BW_CREATE_BUTTON_PLAY | BW_CREATE_BUTTON_ADVANCE)) == 0 &&
+           s->charging_state <= BW_CREATE_CHARGING_FAULT &&
+           (s->cargo_bay_digital_inputs & ~0x1Fu) == 0 && s->cargo_bay_analog_signal <= 1023 &&
+           (s->charging_sources & ~(unsigned)(BW_CREATE_SOURCE_INTERNAL |
+                                              BW_CREATE_SOURCE_HOME_BASE)) == 0 &&
+           s->oi_mode <= BW_CREATE_MODE_FULL && s->song_number <= 15 && s->song_playing <= 1 &&
+           s->num_stream_packets <= BW_CREATE_MAX_PACKETS &&
+           (!requests_in_range ||
+            (abs(s->requested_speed) <= BW_CREATE_MAX_SPEED && radius_ok &&
+             abs(s->requested_right_speed) <= BW_CREATE_MAX_SPEED &&
+             abs(s->requested_left_speed) <= BW_CREATE_MAX_SPEED)) &&
+           (!group6 || (group6[8] == 0 && group6[9] == 0));
+}
+
+bool bw_create_battery_jump(const bw_create_sensors_t *last, const bw_create_sensors_t *s)
+{
+    return abs((int)s->voltage - (int)last->voltage) > 1000 ||
+           abs((int)s->battery_charge - (int)last->battery_charge) > 200 ||
+           abs((int)s->battery_temp - (int)last->battery_temp) > 5;
+}
+
+#define SPARE_SPEED 50.0 /* mm/s a wheel may be off the model, either way */
+
+/* The range of a wheel's speed over a read: between where the model has it
+ * and the speeds requested, with the spare. */
+static void wheel_range(double at, double req1, double req2, double *lo, double *hi)
+{
+    *lo = fmin(at, fmin(req1, req2)) - SPARE_SPEED;
+    *hi = fmax(at, fmax(req1, req2)) + SPARE_SPEED;
+}
+
+/* A count fits [lo, hi] (units over the read) and 0, a unit of truncation
+ * to spare. */
+static bool count_fits(int16_t count, double lo, double hi)
+{
+    return count >= floor(fmin(0, lo)) - 1 && count <= ceil(fmax(0, hi)) + 1;
+}
+
+bool bw_create_motion_ok(const bw_create_odo_t *odo, const bw_create_sensors_t *last,
+                         const bw_create_sensors_t *s, double dt, bool own_moves)
+{
+    double l_lo, l_hi, r_lo, r_hi;
+    if (own_moves) {
+        l_lo = r_lo = -BW_CREATE_MAX_SPEED - SPARE_SPEED;
+        l_hi = r_hi = BW_CREATE_MAX_SPEED + SPARE_SPEED;
+    } else {
+        double l1, r1, l2, r2;
+        requested(s, &l2, &r2);
+        if (last)
+            requested(last, &l1, &r1);
+        else
+            l1 = l2, r1 = r2;
+        wheel_range(odo->left, l1, l2, &l_lo, &l_hi);
+        wheel_range(odo->right, r1, r2, &r_lo, &r_hi);
+    }
+    double deg = 180 / BW_PI / (BW_CREATE_WHEELBASE_M * 1000);
+    return count_fits(s->distance, (l_lo + r_lo) / 2 * dt, (l_hi + r_hi) / 2 * dt) &&
+           count_fits(s->angle, (r_lo - l_hi) * dt * deg, (r_hi - l_lo) * dt * deg);
+}
+
+void bw_create_estimate(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double *w,
+                        const bw_create_sensors_t *before, double t1,
+                        const bw_create_sensors_t *after, double t2, double step)
+{
+    const bw_create_sensors_t *part[2] = { before, after };
+    double span[2] = { t1, t2 };
+    for (int i = 0; i < 2; i++) {
+        double left, right;
+        requested(part[i], &left, &right);
+        for (double t = span[i]; t > 1e-9;) {
+            double dt = fmin(step, t);
+            t -= dt;
+            double l_mm = ramp(&odo->left, left, dt), r_mm = ramp(&odo->right, right, dt);
+            double ds = (l_mm + r_mm) / 2000, dth = (r_mm - l_mm) / (BW_CREATE_WHEELBASE_M * 1000);
+            double mid = pose->theta + dth / 2;
+            pose->x += ds * cos(mid);
+            pose->y += ds * sin(mid);
+            pose->theta = bw_angle_norm(pose->theta + dth);
+            *v = ds / dt;
+            *w = dth / dt;
+        }
     }
 }
 
