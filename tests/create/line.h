@@ -15,8 +15,8 @@
 #define LINE_EVENTS 256
 
 typedef struct line line_t;
-/* Bytes the robot sent, as they leave it: the hook may change them in place
- * and returns how many go on (0: all lost). */
+/* Bytes one side sent, as they leave it: the hook may change them in place
+ * (up to 64 bytes more room than n) and returns how many go on (0: lost). */
 typedef size_t (*line_hook_t)(line_t *l, uint8_t *bytes, size_t n);
 
 struct line {
@@ -29,8 +29,9 @@ struct line {
     bw_pose_t origin;      /* the true pose where odometry started */
     bool cut_up, cut_down; /* host to robot, robot to host: every byte lost */
     line_hook_t down;      /* NULL: the robot's bytes go as they are */
+    line_hook_t up;        /* NULL: the host's bytes go as they are (the same, the other way) */
     void *ctx;
-    unsigned chunks;       /* robot output chunks so far (a Stream frame is one) */
+    unsigned chunks, host_chunks; /* output chunks so far: the robot's, the host's */       /* robot output chunks so far (a Stream frame is one) */
     bool seen_estimated;   /* st->estimated was true after some step */
     bw_event_t events[LINE_EVENTS];
     size_t nevents;
@@ -43,10 +44,12 @@ static inline bool line_pump(line_t *l)
     uint8_t buf[4096];
     bool moved = false;
     int n;
-    while ((n = bw_port_read(l->robot, buf, sizeof buf)) > 0) {
+    while ((n = bw_port_read(l->robot, buf, sizeof buf - 64)) > 0) {
+        l->host_chunks++;
         moved = true;
-        if (!l->cut_up)
-            bw_device_input(l->dev, buf, (size_t)n, l->now);
+        size_t k = l->up ? l->up(l, buf, (size_t)n) : (size_t)n;
+        if (!l->cut_up && k)
+            bw_device_input(l->dev, buf, k, l->now);
     }
     bw_device_step(l->dev, l->now);
     size_t out;
@@ -97,10 +100,15 @@ static inline void line_drive(line_t *l, double v, double w, double seconds)
 }
 
 /* The robot of a family (o: its options, NULL for the defaults), its
- * driver on the other end, online. */
-static inline void line_open_with(line_t *l, const char *family, const bw_device_options_t *o)
+ * driver on the other end, online; the hooks (or NULL) act from the first
+ * byte. */
+static inline void line_open_with(line_t *l, const char *family, const bw_device_options_t *o,
+                                  line_hook_t up, line_hook_t down, void *ctx)
 {
     memset(l, 0, sizeof *l);
+    l->up = up;
+    l->down = down;
+    l->ctx = ctx;
     char err[256];
     assert_int_equal(bw_device_create(&l->dev, family, o, 0.0, err, sizeof err), 0);
     bw_port_t *host;
@@ -115,7 +123,10 @@ static inline void line_open_with(line_t *l, const char *family, const bw_device
     l->origin = l->sim->body.pose;
 }
 
-static inline void line_open(line_t *l, const char *family) { line_open_with(l, family, NULL); }
+static inline void line_open(line_t *l, const char *family)
+{
+    line_open_with(l, family, NULL, NULL, NULL, NULL);
+}
 
 static inline void line_close(line_t *l)
 {

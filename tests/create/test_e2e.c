@@ -226,6 +226,62 @@ static void test_stall(void **state)
     }
 }
 
+/* The line damages commands too: the first Full (the OI stays Passive,
+ * where it drives nothing), a Drive Direct's speed (the robot drives at
+ * what it heard), and a Pause read out of a command's data (the stream
+ * stops). The frames say so, and the driver sends again: the mode, the
+ * Drive Direct, the stream before the link would time out. */
+typedef struct {
+    bool full_damaged, paused;
+    unsigned drives;
+} up_damage_t;
+
+static size_t damage_up(line_t *l, uint8_t *b, size_t n)
+{
+    up_damage_t *d = l->ctx;
+    bw_create_cmd_parser_t p; /* where each command begins */
+    bw_create_cmd_parser_init(&p);
+    const uint8_t *in = b;
+    size_t left = n;
+    bw_create_cmd_frame_t f;
+    bool pause = false;
+    while (bw_create_cmd_parse(&p, &in, &left, &f) > 0) {
+        uint8_t *c = b + (f.bytes - b);
+        if (c[0] == BW_CREATE_OP_FULL && !d->full_damaged) {
+            c[0] ^= 0x01; /* 133: no Create 1 opcode */
+            d->full_damaged = true;
+        }
+        if (c[0] == BW_CREATE_OP_DRIVE_DIRECT && ++d->drives == 3)
+            c[1] ^= 0x40; /* the right wheel's speed + 16384 mm/s: driven at 500 */
+        pause |= c[0] == BW_CREATE_OP_DRIVE_DIRECT && d->drives == 6;
+    }
+    if (pause) {
+        b[n++] = BW_CREATE_OP_PAUSE_RESUME_STREAM; /* a Pause slipped in */
+        b[n++] = 0;
+        d->paused = true;
+    }
+    return n;
+}
+
+static void test_damaged_commands(void **state)
+{
+    (void)state;
+    line_t l;
+    up_damage_t d = { 0 };
+    line_open_with(&l, "create", NULL, damage_up, NULL, &d);
+    assert_true(line_square(&l, 60));
+    printf("create, Full, a Drive Direct and a Pause damaged: odometry %.4f m %.2f deg from the "
+           "truth; %zu events\n",
+           line_pos_error(&l), line_heading_error(&l) * 180 / BW_PI, l.nevents);
+    assert_true(d.full_damaged && d.drives >= 6 && d.paused);
+    assert_string_equal(l.st->mode, "full");
+    assert_true(line_pos_error(&l) < 0.02);
+    assert_true(fabs(line_heading_error(&l)) < 2 * BW_PI / 180);
+    assert_int_equal(line_count_events(&l, BW_EV_OFFLINE, false), 0);
+    assert_true(hypot(l.sim->body.pose.x - l.origin.x, l.sim->body.pose.y - l.origin.y) < 0.05);
+    line_close(&l);
+}
+
 static void test_bad_mode(void **state)
 {
     (void)state;
@@ -245,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_lost_frames_estimated),
         cmocka_unit_test(test_false_accepts_set_aside),
         cmocka_unit_test(test_stall),
+        cmocka_unit_test(test_damaged_commands),
     };
     return cmocka_run_group_tests_name("create driver and emulated robot", tests, NULL, NULL);
 }

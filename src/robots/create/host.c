@@ -122,30 +122,39 @@ bool bw_create_battery_jump(const bw_create_sensors_t *last, const bw_create_sen
            abs((int)s->battery_temp - (int)last->battery_temp) > 5;
 }
 
-#define SPARE_SPEED 50.0 /* mm/s a wheel may be off the model, either way */
-
-/* The range of a wheel's speed over a read: between where the model has it
- * and the speeds requested, with the spare. */
-static void wheel_range(double at, double req1, double req2, double *lo, double *hi)
+/* The least and most of three values. */
+static void hull3(double a, double b, double c, double *lo, double *hi)
 {
-    *lo = fmin(at, fmin(req1, req2)) - SPARE_SPEED;
-    *hi = fmax(at, fmax(req1, req2)) + SPARE_SPEED;
+    *lo = fmin(a, fmin(b, c));
+    *hi = fmax(a, fmax(b, c));
 }
 
-/* A count fits [lo, hi] (units over the read) and 0, a unit of truncation
- * to spare. */
-static bool count_fits(int16_t count, double lo, double hi)
+/* Whether a count of a quantity whose rate lies in [rlo, rhi] over dt,
+ * give or take slack seconds and `spare` of a unit, can be what it is: its
+ * true value in [lo, hi], truncated toward zero. 0: it can; 1: it is beyond
+ * (more motion, or the other way); -1: nearer zero (less motion). */
+static int count_check(int16_t count, double rlo, double rhi, double dt, double slack, double spare)
 {
-    return count >= floor(fmin(0, lo)) - 1 && count <= ceil(fmax(0, hi)) + 1;
+    double lo = fmin(rlo * (dt - slack), rlo * (dt + slack)) - spare;
+    double hi = fmax(rhi * (dt - slack), rhi * (dt + slack)) + spare;
+    double tl = trunc(lo), th = trunc(hi);
+    if (count >= tl && count <= th)
+        return 0;
+    if (count > th)
+        return th < 0 && count <= 0 ? -1 : 1;
+    return tl > 0 && count >= 0 ? -1 : 1;
 }
 
-bool bw_create_motion_ok(const bw_create_odo_t *odo, const bw_create_sensors_t *last,
-                         const bw_create_sensors_t *s, double dt, bool own_moves)
+int bw_create_motion_check(const bw_create_odo_t *odo, const bw_create_sensors_t *last,
+                           const bw_create_sensors_t *s, double dt, double slack, bool own_moves)
 {
-    double l_lo, l_hi, r_lo, r_hi;
+    /* The wheels' sum and difference (mm/s): both wheels change speed at
+     * the same rate, so each goes from where the model has it toward what
+     * is requested (the report before, or this one) and stays between. */
+    double sum_lo, sum_hi, diff_lo, diff_hi;
     if (own_moves) {
-        l_lo = r_lo = -BW_CREATE_MAX_SPEED - SPARE_SPEED;
-        l_hi = r_hi = BW_CREATE_MAX_SPEED + SPARE_SPEED;
+        sum_lo = diff_lo = -2 * BW_CREATE_MAX_SPEED;
+        sum_hi = diff_hi = 2 * BW_CREATE_MAX_SPEED;
     } else {
         double l1, r1, l2, r2;
         requested(s, &l2, &r2);
@@ -153,35 +162,33 @@ bool bw_create_motion_ok(const bw_create_odo_t *odo, const bw_create_sensors_t *
             requested(last, &l1, &r1);
         else
             l1 = l2, r1 = r2;
-        wheel_range(odo->left, l1, l2, &l_lo, &l_hi);
-        wheel_range(odo->right, r1, r2, &r_lo, &r_hi);
+        hull3(odo->left + odo->right, l1 + r1, l2 + r2, &sum_lo, &sum_hi);
+        hull3(odo->right - odo->left, r1 - l1, r2 - l2, &diff_lo, &diff_hi);
     }
     double deg = 180 / BW_PI / (BW_CREATE_WHEELBASE_M * 1000);
-    return count_fits(s->distance, (l_lo + r_lo) / 2 * dt, (l_hi + r_hi) / 2 * dt) &&
-           count_fits(s->angle, (r_lo - l_hi) * dt * deg, (r_hi - l_lo) * dt * deg);
+    int d = count_check(s->distance, sum_lo / 2, sum_hi / 2, dt, slack, 0.3);
+    int a = count_check(s->angle, diff_lo * deg, diff_hi * deg, dt, slack, 0.3);
+    if (own_moves) /* any less: a move the program cut short */
+        return d > 0 || a > 0 ? 1 : 0;
+    return d > 0 || a > 0 ? 1 : d < 0 || a < 0 ? -1 : 0;
 }
 
 void bw_create_estimate(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double *w,
-                        const bw_create_sensors_t *before, double t1,
-                        const bw_create_sensors_t *after, double t2, double step)
+                        const bw_create_sensors_t *req, double t, double step)
 {
-    const bw_create_sensors_t *part[2] = { before, after };
-    double span[2] = { t1, t2 };
-    for (int i = 0; i < 2; i++) {
-        double left, right;
-        requested(part[i], &left, &right);
-        for (double t = span[i]; t > 1e-9;) {
-            double dt = fmin(step, t);
-            t -= dt;
-            double l_mm = ramp(&odo->left, left, dt), r_mm = ramp(&odo->right, right, dt);
-            double ds = (l_mm + r_mm) / 2000, dth = (r_mm - l_mm) / (BW_CREATE_WHEELBASE_M * 1000);
-            double mid = pose->theta + dth / 2;
-            pose->x += ds * cos(mid);
-            pose->y += ds * sin(mid);
-            pose->theta = bw_angle_norm(pose->theta + dth);
-            *v = ds / dt;
-            *w = dth / dt;
-        }
+    double left, right;
+    requested(req, &left, &right);
+    while (t > 1e-9) {
+        double dt = fmin(step, t);
+        t -= dt;
+        double l_mm = ramp(&odo->left, left, dt), r_mm = ramp(&odo->right, right, dt);
+        double ds = (l_mm + r_mm) / 2000, dth = (r_mm - l_mm) / (BW_CREATE_WHEELBASE_M * 1000);
+        double mid = pose->theta + dth / 2;
+        pose->x += ds * cos(mid);
+        pose->y += ds * sin(mid);
+        pose->theta = bw_angle_norm(pose->theta + dth);
+        *v = ds / dt;
+        *w = dth / dt;
     }
 }
 

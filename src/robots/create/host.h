@@ -59,26 +59,27 @@ bool bw_create_values_ok(const bw_create_sensors_t *s, const uint8_t *group6, ui
 bool bw_create_battery_jump(const bw_create_sensors_t *last, const bw_create_sensors_t *s);
 
 /*
- * Whether a read's distance and angle fit dt seconds of the motion the robot
- * can have made: its wheels on their way from the speeds odometry has them
- * at to the ones requested (last: the report before, NULL if none; s: this
- * one), 50 mm/s either way to spare, and whole units of truncation; less
- * motion always fits (a wheel blocked, a robot held). own_moves: the counts
- * include moves of a controller of its own (lobot's spin flag), at any
- * speed up to the Create's 500 mm/s a wheel.
+ * Whether a read's distance and angle fit dt seconds (give or take slack)
+ * of the motion the robot can have made: its wheels on their way from the
+ * speeds odometry has them at to the ones requested (last: the report
+ * before, NULL if none; s: this one), the count truncated toward zero.
+ * Returns 0 when they fit, 1 for more motion than that (no robot makes it:
+ * a damaged count), -1 for less (a wheel blocked, a robot held, or a
+ * damaged count). own_moves: the counts include moves of a controller of
+ * its own (lobot's spin flag) at any speed up to the Create's 500 mm/s a
+ * wheel; less is then never a fault.
  */
-bool bw_create_motion_ok(const bw_create_odo_t *odo, const bw_create_sensors_t *last,
-                         const bw_create_sensors_t *s, double dt, bool own_moves);
+int bw_create_motion_check(const bw_create_odo_t *odo, const bw_create_sensors_t *last,
+                           const bw_create_sensors_t *s, double dt, double slack, bool own_moves);
 
 /*
  * Motion no report measured (the reports were lost on the line, or set
- * aside): t1 seconds at the wheel speeds `before` requested, then t2 at
- * those `after` requests, reached at BW_CREATE_ACCEL, integrated into *pose
- * in steps of at most step seconds; the twist is the last step's.
+ * aside): t seconds at the wheel speeds req says were requested, reached
+ * at BW_CREATE_ACCEL, integrated into *pose in steps of at most step
+ * seconds; the twist is the last step's. Call once a stretch of one request.
  */
 void bw_create_estimate(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double *w,
-                        const bw_create_sensors_t *before, double t1,
-                        const bw_create_sensors_t *after, double t2, double step);
+                        const bw_create_sensors_t *req, double t, double step);
 
 /* Bumps (front; rear from rear_bits: BW_BUMP_REAR_LEFT / _RIGHT as they
  * apply), cliffs, wheel drops, buttons, battery, charging and the OI mode
