@@ -325,6 +325,12 @@ typedef struct {
 
 void bw_lobot_cm_init(bw_lobot_cm_t *cm, const bw_lobot_cm_config_t *cfg, uint32_t now_ms);
 
+/* The reaction the program makes to what a BUMPS or CLIFFS ACK's flags say
+ * (the table above): the back-up in mm and the spin in degrees it plans
+ * (the ACK then says what the Create measured). Returns 0, or BW_EINVAL for
+ * flags the program never sends with that id. A host checks an ACK by it. */
+int bw_lobot_reaction(uint8_t id, uint8_t flags, int16_t *backup, int16_t *spin);
+
 /*
  * Runs the program at now_ms. rx are the bytes the USART received since the
  * last call, from the side selected then. Writes what the USART sends into
