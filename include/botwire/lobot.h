@@ -128,7 +128,9 @@ typedef struct {
     bw_parse_stats_t stats;
     uint8_t held; /* bytes in buf, 0..3 between calls */
     uint8_t buf[BW_LOBOT_CMD_SIZE];
+#if BW_BOTH_SIDES
     bool hunting; /* out of step: after a bad window, and at the start */
+#endif
 } bw_lobot_cmd_parser_t;
 
 void bw_lobot_cmd_parser_init(bw_lobot_cmd_parser_t *p);
@@ -154,7 +156,8 @@ void bw_lobot_cmd_parser_init(bw_lobot_cmd_parser_t *p);
  * 00`, three bytes into a run of NOPs, has a good parity and a known id). In
  * step, any parameter is taken as sent (FORWARD 600: the program clamps
  * it); finish puts the parser in step, as the Command Module's window
- * starts a command. Every byte pushed in is in a returned command, in stats.skipped_bytes, or
+ * starts a command (a BW_DEVICE_SIDE build, the Command Module's, is always
+ * in step: it finishes before each window). Every byte pushed in is in a returned command, in stats.skipped_bytes, or
  * held (at most 3).
  */
 int bw_lobot_cmd_parse(bw_lobot_cmd_parser_t *p, const uint8_t **data, size_t *len,

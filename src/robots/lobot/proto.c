@@ -91,12 +91,22 @@ int bw_lobot_decode_cmd(const uint8_t *buf, size_t len, bw_lobot_cmd_t *cmd)
     return cmd->known ? 0 : BW_EUNKNOWN;
 }
 
+/* Out of step (BW_BOTH_SIDES: the Command Module starts a command at each
+ * window, finish before it, so its own side never hunts). */
+#if BW_BOTH_SIDES
+#define HUNTING(p) ((p)->hunting)
+#define SET_HUNTING(p, v) ((p)->hunting = (v))
+#else
+#define HUNTING(p) false
+#define SET_HUNTING(p, v) ((void)0)
+#endif
+
 void bw_lobot_cmd_parser_init(bw_lobot_cmd_parser_t *p)
 {
     memset(&p->stats, 0, sizeof p->stats);
     p->held = 0;
     /* A stream may be joined anywhere: the first command is one that fits. */
-    p->hunting = true;
+    SET_HUNTING(p, true);
 }
 
 /* The parameter a host sends with the id (lobot.h): what a window must have
@@ -123,9 +133,9 @@ int bw_lobot_cmd_parse(bw_lobot_cmd_parser_t *p, const uint8_t **data, size_t *l
     for (;;) {
         if (p->held == BW_LOBOT_CMD_SIZE) {
             int rc = bw_lobot_decode_cmd(p->buf, BW_LOBOT_CMD_SIZE, cmd);
-            if (rc == 0 && (!p->hunting || param_in_range(cmd->id, cmd->param))) {
+            if (rc == 0 && (!HUNTING(p) || param_in_range(cmd->id, cmd->param))) {
                 p->held = 0;
-                p->hunting = false;
+                SET_HUNTING(p, false);
                 p->stats.frames++;
                 return 1;
             }
@@ -134,16 +144,14 @@ int bw_lobot_cmd_parse(bw_lobot_cmd_parser_t *p, const uint8_t **data, size_t *l
             p->stats.skipped_bytes++;
             memmove(p->buf, p->buf + 1, BW_LOBOT_CMD_SIZE - 1);
             p->held = BW_LOBOT_CMD_SIZE - 1;
-            p->hunting = true;
-            if (rc == BW_ECHECKSUM) {
+            SET_HUNTING(p, true);
+            if (rc == 0)
+                continue; /* a known id out of its range while out of step: no command */
+            if (rc == BW_ECHECKSUM)
                 p->stats.checksum_errors++;
-                return BW_ECHECKSUM;
-            }
-            if (rc == BW_EUNKNOWN) {
+            else
                 p->stats.unknown++;
-                return BW_EUNKNOWN;
-            }
-            continue; /* a known id out of its range while out of step: no command */
+            return rc;
         }
         if (*len == 0)
             return 0;
@@ -164,7 +172,7 @@ int bw_lobot_cmd_parser_finish(bw_lobot_cmd_parser_t *p)
         p->stats.skipped_bytes += p->held;
         p->held = 0;
     }
-    p->hunting = false; /* what comes next starts a command (a new window, a new stream) */
+    SET_HUNTING(p, false); /* what comes next starts a command (a new window, a new stream) */
     return 0;
 }
 
