@@ -47,9 +47,9 @@ static uint64_t on_cmd(uint64_t h, const bw_lobot_cmd_t *c)
 {
     uint8_t w[4];
     CHECK(bw_lobot_encode_cmd(w, sizeof w, c->id, c->param) == 4);
-    CHECK(c->known == bw_lobot_cmd_known(c->id));
+    CHECK(c->known && bw_lobot_cmd_known(c->id)); /* an unknown id is rescanned, never returned */
     bw_lobot_cmd_t again;
-    CHECK(bw_lobot_decode_cmd(w, 4, &again) == (c->known ? 0 : BW_EUNKNOWN));
+    CHECK(bw_lobot_decode_cmd(w, 4, &again) == 0);
     CHECK(again.id == c->id && again.param == c->param && again.known == c->known);
     return digest(h, w, 4);
 }
@@ -69,7 +69,7 @@ static void cmd_stream(uint32_t cut, const uint8_t *data, size_t size)
         off += k;
         fed += k;
         while ((rc = bw_lobot_cmd_parse(&p, &d, &n, &c)) != 0) {
-            CHECK(rc == 1 || rc == BW_ECHECKSUM);
+            CHECK(rc == 1 || rc == BW_ECHECKSUM || rc == BW_EUNKNOWN);
             if (rc == 1) {
                 cmds++;
                 h = on_cmd(h, &c);
@@ -82,7 +82,7 @@ static void cmd_stream(uint32_t cut, const uint8_t *data, size_t size)
     CHECK(bw_lobot_cmd_parser_finish(&p) == 0);
     CHECK(p.held == 0);
     CHECK(fed == 4 * cmds + p.stats.skipped_bytes);
-    CHECK(p.stats.frames == cmds && p.stats.unknown <= cmds);
+    CHECK(p.stats.frames == cmds);
 
     bw_lobot_cmd_parser_t w;
     bw_lobot_cmd_parser_init(&w);

@@ -100,7 +100,7 @@ enum {
 
 typedef struct {
     uint8_t id;    /* BW_LOBOT_CMD_*, or any byte when !known */
-    bool known;    /* decoded: id is one of the ten; ignored by the encoder */
+    bool known;    /* bw_lobot_decode_cmd: id is one of the ten; ignored by the encoder */
     int16_t param; /* see the ids */
 } bw_lobot_cmd_t;
 
@@ -122,11 +122,15 @@ int bw_lobot_encode_cmd(uint8_t *buf, size_t cap, uint8_t id, int16_t param);
  * BW_EUNKNOWN (good parity, unknown id). */
 int bw_lobot_decode_cmd(const uint8_t *buf, size_t len, bw_lobot_cmd_t *cmd);
 
-/* The command parser the Command Module runs: 45 bytes of state on an AVR. */
+/* The command parser the Command Module runs, and `botwire decode` on the
+ * host's side of a capture. */
 typedef struct {
     bw_parse_stats_t stats;
     uint8_t held; /* bytes in buf, 0..3 between calls */
     uint8_t buf[BW_LOBOT_CMD_SIZE];
+#if BW_BOTH_SIDES
+    bool hunting; /* out of step: after a bad window, and at the start */
+#endif
 } bw_lobot_cmd_parser_t;
 
 void bw_lobot_cmd_parser_init(bw_lobot_cmd_parser_t *p);
@@ -134,23 +138,34 @@ void bw_lobot_cmd_parser_init(bw_lobot_cmd_parser_t *p);
 /*
  * Pushes bytes in, any split (one at a time from a UART is fine); consumes
  * from *data / *len up to the end of the next command. Returns:
- *   1             *cmd filled. An unknown id with good parity comes back with
- *                 known = false and is counted in stats.unknown (and in
- *                 stats.frames): the caller stops the robot;
+ *   1             *cmd filled (always a known id);
  *   0             all input consumed, more bytes needed;
- *   BW_ECHECKSUM  four bytes with a bad parity: counted in
- *                 stats.checksum_errors; the first is skipped and the other
- *                 three rescanned, so a good command behind a lost or extra
- *                 byte is still found. The caller stops the robot and calls
- *                 again.
- * Every byte pushed in is in a returned command, in stats.skipped_bytes, or
+ *   BW_ECHECKSUM  four bytes with a bad parity (counted in
+ *                 stats.checksum_errors), or
+ *   BW_EUNKNOWN   four bytes with a good parity and an unknown id (counted
+ *                 in stats.unknown): in both cases the first byte is skipped
+ *                 and the other three rescanned, so a good command behind a
+ *                 lost, extra or damaged byte is still found. The Command
+ *                 Module stops the robot; a decoder calls again.
+ * Until a command is found again (and before the first one: a stream may
+ * be joined anywhere) the parser is out of step, and takes only
+ * a window whose parameter is one its id takes (NOP, STOP, STRAIGHT, 'e'
+ * and 'd': 0; FORWARD, REVERSE: 0..500; LEFT, RIGHT: 0..2000; SPIN:
+ * -360..360), skipping the others a byte at a time without a return code:
+ * parity cannot tell a shifted window in a run of equal commands (`40 40 00
+ * 00`, three bytes into a run of NOPs, has a good parity and a known id). In
+ * step, any parameter is taken as sent (FORWARD 600: the program clamps
+ * it); finish puts the parser in step, as the Command Module's window
+ * starts a command (a BW_DEVICE_SIDE build, the Command Module's, is always
+ * in step: it finishes before each window). Every byte pushed in is in a returned command, in stats.skipped_bytes, or
  * held (at most 3).
  */
 int bw_lobot_cmd_parse(bw_lobot_cmd_parser_t *p, const uint8_t **data, size_t *len,
                        bw_lobot_cmd_t *cmd);
 
-/* End of stream: held bytes (a cut command) count as one length error and
- * as skipped. Returns 0; the parser is empty and reusable. */
+/* End of stream (or of the Command Module's window): held bytes (a cut
+ * command) count as one length error and as skipped. Returns 0; the parser
+ * is empty, in step, and reusable. */
 int bw_lobot_cmd_parser_finish(bw_lobot_cmd_parser_t *p);
 
 /* ---- acknowledgements ---------------------------------------------------------------- */
@@ -312,6 +327,12 @@ typedef struct {
 } bw_lobot_cm_t;
 
 void bw_lobot_cm_init(bw_lobot_cm_t *cm, const bw_lobot_cm_config_t *cfg, uint32_t now_ms);
+
+/* The reaction the program makes to what a BUMPS or CLIFFS ACK's flags say
+ * (the table above): the back-up in mm and the spin in degrees it plans
+ * (the ACK then says what the Create measured). Returns 0, or BW_EINVAL for
+ * flags the program never sends with that id. A host checks an ACK by it. */
+int bw_lobot_reaction(uint8_t id, uint8_t flags, int16_t *backup, int16_t *spin);
 
 /*
  * Runs the program at now_ms. rx are the bytes the USART received since the

@@ -37,7 +37,29 @@ grep -q '"type":"pause_resume_stream","resume":0' "$tmp/rec.dec" && pass "record
 tail -n 1 "$tmp/rec.dec" | grep -q '"checksum_errors":0,"length_errors":0,"skipped_bytes":0' &&
     pass "record decodes cleanly" || fail "record stats: $(tail -n 1 "$tmp/rec.dec")"
 
-# 3. Ctrl-C stops the emulator cleanly.
+# 3. A Create has no watchdog, and the emulator says so first (after where
+# it serves); a host killed while driving (no stop sent) leaves it driving,
+# and the emulator says that too.
+head -n 1 "$tmp/sim.err" | grep -q "no watchdog" && pass "first words: $(head -n 1 "$tmp/sim.err")" ||
+    fail "no watchdog notice first: $(head -n 3 "$tmp/sim.err")"
+"$bw" drive "create:$tmp/create" --v 0.1 --for 30 >"$tmp/killed.out" 2>&1 &
+victim=$!
+i=0
+while [ "$i" -lt 100 ] && ! grep -q '"v":0.0[5-9]\|"v":0.1' "$tmp/killed.out"; do
+    sleep 0.05
+    i=$((i + 1))
+done
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+i=0
+while [ "$i" -lt 100 ] && ! grep -q "left the Create driving" "$tmp/sim.err"; do
+    sleep 0.05
+    i=$((i + 1))
+done
+grep -q "left the Create driving" "$tmp/sim.err" && pass "$(grep "left the Create driving" "$tmp/sim.err")" ||
+    fail "no word of a Create left driving: $(cat "$tmp/sim.err")"
+
+# 4. Ctrl-C stops the emulator cleanly.
 kill -INT "$sim"
 wait "$sim"
 status=$?

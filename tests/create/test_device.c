@@ -167,12 +167,43 @@ static void test_stream(void **state)
     bw_device_destroy(r.dev);
 }
 
+/* The OI has no watchdog: a Create drives on its last command when its host
+ * goes (a program killed, a cable out), and the emulator must not stop it
+ * either. It says so when made (what `botwire sim create` prints first),
+ * and again when a host leaves it driving. */
+static void test_no_watchdog(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r);
+    char line[256];
+    assert_int_equal(bw_device_next_notice(r.dev, line, sizeof line), 1);
+    assert_non_null(strstr(line, "no watchdog"));
+    assert_int_equal(bw_device_next_notice(r.dev, line, sizeof line), 0);
+    static const uint8_t go[] = { BW_CREATE_OP_START, BW_CREATE_OP_FULL };
+    send(&r, go, sizeof go);
+    bw_device_link(r.dev, true, r.now);
+    uint8_t drive[5];
+    bw_create_encode_drive_direct(drive, sizeof drive, 150, 150);
+    send(&r, drive, sizeof drive);
+    advance(&r, 0.5);
+    bw_device_link(r.dev, false, r.now);
+    assert_int_equal(bw_device_next_notice(r.dev, line, sizeof line), 1);
+    assert_non_null(strstr(line, "drives on"));
+    double x = body(&r)->pose.x;
+    advance(&r, 10.0);
+    assert_true(fabs(body(&r)->v - 0.15) < 1e-6);
+    assert_true(body(&r)->pose.x - x > 1.4);
+    bw_device_destroy(r.dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_modes),
         cmocka_unit_test(test_truncated_counts),
         cmocka_unit_test(test_stream),
+        cmocka_unit_test(test_no_watchdog),
     };
     return cmocka_run_group_tests_name("the emulated Create", tests, NULL, NULL);
 }

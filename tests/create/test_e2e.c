@@ -12,6 +12,7 @@
 
 #include "botwire/botwire.h"
 #include "../run.h"
+#include "line.h"
 
 static void test_online_and_state(void **state)
 {
@@ -99,6 +100,188 @@ static void test_safe_mode_cliff(void **state)
     bw_base_close(r.b, r.now);
 }
 
+/* ---- a bad cable, a dead link: what the frames do not say ------------------ */
+
+/* A Stream frame as it leaves the robot: 19, 53, packet 6, the group's 52
+ * bytes, the checksum. */
+#define FRAME_SIZE 56
+#define G6(i) (3 + (i)) /* where group 6's byte i is in the frame */
+
+typedef struct {
+    unsigned every, damaged;
+    int how; /* 0: a bit flipped (the checksum fails); 1, 2: values a Create
+                cannot report, the checksum made good again */
+} damage_t;
+
+static size_t damage(line_t *l, uint8_t *b, size_t n)
+{
+    damage_t *d = l->ctx;
+    if (n != FRAME_SIZE || b[0] != BW_CREATE_STREAM_HEADER || l->chunks % d->every != 0)
+        return n;
+    d->damaged++;
+    if (d->how == 0) {
+        b[G6(20)] ^= 0x04; /* a bit of the voltage */
+        return n;
+    }
+    if (d->how == 1)
+        b[G6(12)] = (uint8_t)(b[G6(12)] + 1); /* 256 mm more distance in 15 ms */
+    else
+        b[G6(2)] = 2; /* cliff_left, a 0/1 packet */
+    uint8_t sum = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        sum = (uint8_t)(sum + b[i]);
+    b[n - 1] = (uint8_t)-sum; /* two flips the 8-bit sum cannot see */
+    return n;
+}
+
+/* Every seventh Stream frame rejected on the line: each would have lost
+ * its 15 ms of motion for good (the Create counts distance and angle since
+ * its last report). The driver counts them by the bytes skipped and
+ * estimates their motion from the requested speeds before and after:
+ * odometry stays with the truth, and the estimate is said to be one. */
+static void test_lost_frames_estimated(void **state)
+{
+    (void)state;
+    line_t l;
+    line_open(&l, "create");
+    damage_t d = { 7, 0, 0 };
+    l.down = damage;
+    l.ctx = &d;
+    assert_true(line_square(&l, 60));
+    uint64_t rejected = l.st->link.checksum_errors + l.st->link.length_errors;
+    printf("create, every 7th frame lost: %u damaged, %llu rejected; odometry %.4f m %.2f deg "
+           "from the truth; %.3f s estimated\n",
+           d.damaged, (unsigned long long)rejected, line_pos_error(&l),
+           line_heading_error(&l) * 180 / BW_PI, l.st->estimated_time);
+    assert_true(d.damaged > 300);
+    assert_true(line_pos_error(&l) < 0.01);
+    assert_true(fabs(line_heading_error(&l)) < 1 * BW_PI / 180);
+    assert_true(l.seen_estimated);
+    assert_false(l.st->estimated); /* at rest, every frame through */
+    assert_true(fabs(l.st->estimated_time - d.damaged * 0.015) < 0.05 * d.damaged * 0.015);
+    assert_int_equal(l.st->link.implausible, 0);
+    line_close(&l);
+}
+
+/* Frames that pass the checksum with values no Create reports (two flips
+ * the 8-bit sum cannot see): 256 mm in 15 ms, a cliff bit of 2. Set aside
+ * and counted as implausible, their motion estimated; no cliff. */
+static void test_false_accepts_set_aside(void **state)
+{
+    (void)state;
+    for (int how = 1; how <= 2; how++) {
+        line_t l;
+        line_open(&l, "create");
+        damage_t d = { 40, 0, how };
+        l.down = damage;
+        l.ctx = &d;
+        assert_true(line_square(&l, 60));
+        printf("create, every 40th frame false (%s): %u, %llu implausible; odometry %.4f m "
+               "%.2f deg from the truth\n",
+               how == 1 ? "distance" : "cliff bit", d.damaged,
+               (unsigned long long)l.st->link.implausible, line_pos_error(&l),
+               line_heading_error(&l) * 180 / BW_PI);
+        assert_true(d.damaged > 40);
+        assert_int_equal(l.st->link.implausible, d.damaged);
+        assert_int_equal(l.st->link.checksum_errors, 0);
+        assert_int_equal(line_count_events(&l, BW_EV_CLIFF, true), 0);
+        assert_true(line_pos_error(&l) < 0.01);
+        assert_true(fabs(line_heading_error(&l)) < 1 * BW_PI / 180);
+        line_close(&l);
+    }
+}
+
+/* Two seconds without the link, driving on an arc. Cut both ways, the
+ * robot hears nothing and drives on (the OI has no watchdog); cut from the
+ * robot only, it hears the stop the base sends on going offline. Either
+ * way odometry estimates the two seconds from what the frames before and
+ * after say was requested, and when this side sent the stop. */
+static void test_stall(void **state)
+{
+    (void)state;
+    for (int both = 0; both < 2; both++) {
+        line_t l;
+        line_open(&l, "create");
+        line_drive(&l, 0.2, 0.3, 2.0);
+        l.cut_down = true;
+        l.cut_up = both;
+        double moved = l.sim->travelled;
+        line_drive(&l, 0.2, 0.3, 2.0);
+        moved = l.sim->travelled - moved;
+        l.cut_down = l.cut_up = false;
+        line_drive(&l, 0.2, 0.3, 2.0);
+        bw_base_stop(l.b, l.now);
+        line_for(&l, 1.0);
+        printf("create, 2 s cut %s: the robot went %.3f m meanwhile; odometry %.4f m %.2f deg "
+               "from the truth, %.3f s estimated\n",
+               both ? "both ways" : "from the robot", moved, line_pos_error(&l),
+               line_heading_error(&l) * 180 / BW_PI, l.st->estimated_time);
+        assert_true(both ? moved > 0.38 : moved < 0.1);
+        assert_true(line_pos_error(&l) < 0.015);
+        assert_true(fabs(line_heading_error(&l)) < 1 * BW_PI / 180);
+        assert_true(fabs(l.st->estimated_time - 2.0) < 0.1);
+        assert_int_equal(line_count_events(&l, BW_EV_OFFLINE, false), 1);
+        assert_int_equal(line_count_events(&l, BW_EV_ONLINE, true), 2); /* at the start, and back */
+        line_close(&l);
+    }
+}
+
+/* The line damages commands too: the first Full (the OI stays Passive,
+ * where it drives nothing), a Drive Direct's speed (the robot drives at
+ * what it heard), and a Pause read out of a command's data (the stream
+ * stops). The frames say so, and the driver sends again: the mode, the
+ * Drive Direct, the stream before the link would time out. */
+typedef struct {
+    bool full_damaged, paused;
+    unsigned drives;
+} up_damage_t;
+
+static size_t damage_up(line_t *l, uint8_t *b, size_t n)
+{
+    up_damage_t *d = l->ctx;
+    bw_create_cmd_parser_t p; /* where each command begins */
+    bw_create_cmd_parser_init(&p);
+    const uint8_t *in = b;
+    size_t left = n;
+    bw_create_cmd_frame_t f;
+    bool pause = false;
+    while (bw_create_cmd_parse(&p, &in, &left, &f) > 0) {
+        uint8_t *c = b + (f.bytes - b);
+        if (c[0] == BW_CREATE_OP_FULL && !d->full_damaged) {
+            c[0] ^= 0x01; /* 133: no Create 1 opcode */
+            d->full_damaged = true;
+        }
+        if (c[0] == BW_CREATE_OP_DRIVE_DIRECT && ++d->drives == 3)
+            c[1] ^= 0x40; /* the right wheel's speed + 16384 mm/s: driven at 500 */
+        pause |= c[0] == BW_CREATE_OP_DRIVE_DIRECT && d->drives == 6;
+    }
+    if (pause) {
+        b[n++] = BW_CREATE_OP_PAUSE_RESUME_STREAM; /* a Pause slipped in */
+        b[n++] = 0;
+        d->paused = true;
+    }
+    return n;
+}
+
+static void test_damaged_commands(void **state)
+{
+    (void)state;
+    line_t l;
+    up_damage_t d = { 0 };
+    line_open_with(&l, "create", NULL, damage_up, NULL, &d);
+    assert_true(line_square(&l, 60));
+    printf("create, Full, a Drive Direct and a Pause damaged: odometry %.4f m %.2f deg from the "
+           "truth; %zu events\n",
+           line_pos_error(&l), line_heading_error(&l) * 180 / BW_PI, l.nevents);
+    assert_true(d.full_damaged && d.drives >= 6 && d.paused);
+    assert_string_equal(l.st->mode, "full");
+    assert_true(line_pos_error(&l) < 0.02);
+    assert_true(fabs(line_heading_error(&l)) < 2 * BW_PI / 180);
+    assert_int_equal(line_count_events(&l, BW_EV_OFFLINE, false), 0);
+    assert_true(hypot(l.sim->body.pose.x - l.origin.x, l.sim->body.pose.y - l.origin.y) < 0.05);
+    line_close(&l);
+}
+
 static void test_bad_mode(void **state)
 {
     (void)state;
@@ -115,6 +298,10 @@ int main(void)
         cmocka_unit_test(test_online_and_state), cmocka_unit_test(test_square),
         cmocka_unit_test(test_slow_turn),        cmocka_unit_test(test_bump),
         cmocka_unit_test(test_safe_mode_cliff),  cmocka_unit_test(test_bad_mode),
+        cmocka_unit_test(test_lost_frames_estimated),
+        cmocka_unit_test(test_false_accepts_set_aside),
+        cmocka_unit_test(test_stall),
+        cmocka_unit_test(test_damaged_commands),
     };
     return cmocka_run_group_tests_name("create driver and emulated robot", tests, NULL, NULL);
 }

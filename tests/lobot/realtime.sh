@@ -8,6 +8,10 @@ bw=$1
 
 start_emulator "botwire sim: lobot on /dev/" lobot --pty "$tmp/lobot" --for 120
 
+# 0. What a dead host leaves: the first words after where it serves.
+head -n 1 "$tmp/sim.err" | grep -q "stops the robot when no command comes within 1500 ms" &&
+    pass "first words: $(head -n 1 "$tmp/sim.err")" || fail "no stop-on-silence notice first: $(head -n 3 "$tmp/sim.err")"
+
 # 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm, stopped at the end.
 "$bw" drive "lobot:$tmp/lobot" --v 0.2 --for 2 >"$tmp/drive.out" 2>"$tmp/drive.err"
 status=$?

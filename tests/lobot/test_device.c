@@ -349,6 +349,29 @@ static void test_rear_bumps(void **state)
     bw_device_destroy(r.dev);
 }
 
+/* The program stops the robot when its host goes: silence through a window
+ * is STOP. The emulator says so first (what `botwire sim lobot` prints
+ * after where it serves), with its window. */
+static void test_stops_when_the_host_goes(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL, 0.25);
+    char line[256];
+    assert_int_equal(bw_device_next_notice(r.dev, line, sizeof line), 1);
+    assert_non_null(strstr(line, "stops the robot"));
+    assert_non_null(strstr(line, "250 ms"));
+    r.reply_id = BW_LOBOT_CMD_FORWARD;
+    r.reply_param = 200;
+    r.once = true;
+    advance(&r, 1.0);
+    assert_true(fabs(body(&r)->v - 0.2) < 1e-6);
+    r.reply_id = 0; /* the host is gone */
+    advance(&r, 0.4);
+    assert_true(fabs(body(&r)->cmd_left) < 1e-9 && fabs(body(&r)->cmd_right) < 1e-9);
+    bw_device_destroy(r.dev);
+}
+
 int main(void)
 {
     bw_world_default(&world);
@@ -362,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_spin_90),
         cmocka_unit_test(test_remote),
         cmocka_unit_test(test_rear_bumps),
+        cmocka_unit_test(test_stops_when_the_host_goes),
     };
     return cmocka_run_group_tests_name("lobot emulated robot", tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 
 #include "botwire/botwire.h"
 #include "../run.h"
+#include "../create/line.h"
 
 /* "sim:lobot?world=<tests/data/worlds/NAME>" */
 static void world_url(char *out, size_t n, const char *name)
@@ -167,6 +168,198 @@ static void test_turn_by_spin(void **state)
     bw_base_close(r.b, r.now);
 }
 
+/* ---- a bad cable, a dead link --------------------------------------------------- */
+
+/* A cycle's ACKs as they leave the robot in the square (no reflex): SENSORS
+ * then READY, 55 bytes; group 6's byte i at 1 + i. */
+#define BURST 55
+#define G6_CLIFF_LEFT 2
+#define G6_DISTANCE 12
+#define G6_OI_MODE 40
+
+typedef struct {
+    unsigned every, seen, damaged;
+    int how;
+} damage_t;
+
+/* SENSORS have no checksum: every n-th one damaged as `how` says. */
+static size_t damage_sensors(line_t *l, uint8_t *b, size_t n)
+{
+    damage_t *d = l->ctx;
+    if (n != BURST || b[0] != BW_LOBOT_ACK_SENSORS || ++d->seen % d->every != 0)
+        return n;
+    d->damaged++;
+    switch (d->how) {
+    case 0: b[1 + G6_DISTANCE] = (uint8_t)(b[1 + G6_DISTANCE] + 1); break; /* 256 mm more */
+    case 1: b[1 + G6_CLIFF_LEFT] = 2; break;                               /* a 0/1 packet */
+    case 2: b[1 + G6_OI_MODE] = 9; break;                                   /* modes are 0..3 */
+    default:
+        /* The id lost, and the data read for ACKs: a CLIFFS, all four. */
+        b[0] = 0x00;
+        b[1 + 8] = BW_LOBOT_ACK_CLIFFS;
+        b[1 + 9] = 0x0F;
+        break;
+    }
+    return n;
+}
+
+/* Every 10th SENSORS damaged in a way no checksum catches here: 256 mm more
+ * than the robot made, a cliff bit of 2, an OI mode of 9, or its id lost
+ * and a data byte read as a CLIFFS ACK. Each is set aside (implausible),
+ * its motion estimated; no cliff, no reflex. */
+static void test_sensors_set_aside(void **state)
+{
+    (void)state;
+    static const char *const hows[] = { "distance", "cliff bit", "OI mode", "false CLIFFS" };
+    for (int how = 0; how < 4; how++) {
+        line_t l;
+        damage_t d = { 10, 0, 0, how };
+        line_open_with(&l, "lobot", NULL, NULL, damage_sensors, &d);
+        assert_true(line_square(&l, 60));
+        printf("lobot, every 10th SENSORS damaged (%s): %u, %llu implausible; odometry %.4f m "
+               "%.2f deg from the truth; %.2f s estimated\n",
+               hows[how], d.damaged, (unsigned long long)l.st->link.implausible,
+               line_pos_error(&l), line_heading_error(&l) * 180 / BW_PI, l.st->estimated_time);
+        assert_true(d.damaged > 40);
+        assert_true(l.st->link.implausible >= d.damaged);
+        assert_int_equal(line_count_events(&l, BW_EV_CLIFF, true), 0);
+        assert_int_equal(line_count_events(&l, BW_EV_REFLEX, true), 0);
+        assert_int_equal(line_count_events(&l, BW_EV_OFFLINE, false), 0);
+        assert_true(line_pos_error(&l) < 0.01);
+        assert_true(fabs(line_heading_error(&l)) < 1 * BW_PI / 180);
+        /* A damaged count is estimated; a damaged value leaves the count. */
+        assert_true(how == 1 || how == 2 ? l.st->estimated_time == 0 : l.st->estimated_time > 0);
+        line_close(&l);
+    }
+}
+
+typedef struct {
+    unsigned every, seen, damaged;
+    bool ready; /* lose READYs (else damage commands) */
+} lose_t;
+
+/* Every n-th command with a bit flipped on the way (a bad parity: the
+ * program stops), or every n-th READY lost. */
+static size_t lose_commands(line_t *l, uint8_t *b, size_t n)
+{
+    lose_t *d = l->ctx;
+    if (d->ready || n != 4 || b[0] == BW_LOBOT_CMD_NOP || ++d->seen % d->every != 0)
+        return n;
+    d->damaged++;
+    b[2] ^= 0x01;
+    return n;
+}
+
+static size_t lose_readies(line_t *l, uint8_t *b, size_t n)
+{
+    lose_t *d = l->ctx;
+    if (!d->ready || n != BURST || b[n - 1] != BW_LOBOT_ACK_READY || ++d->seen % d->every != 0)
+        return n;
+    d->damaged++;
+    return n - 1;
+}
+
+/* A command the program does not hear (a bad parity: it stops) left the
+ * driver believing its speed in force while the robot stood: the square
+ * never finished. The requested speed and radius in the next SENSORS say
+ * so, and the command goes again. A READY lost: the program waits for a
+ * command all the same, and gets one. */
+static void test_commands_not_heard(void **state)
+{
+    (void)state;
+    for (int ready = 0; ready < 2; ready++) {
+        line_t l;
+        lose_t d = { ready ? 20 : 3, 0, 0, ready };
+        line_open_with(&l, "lobot", NULL, lose_commands, lose_readies, &d);
+        bool done = line_square(&l, 60);
+        double closed = hypot(l.sim->body.pose.x - l.origin.x, l.sim->body.pose.y - l.origin.y);
+        printf("lobot, %s %u: square %s, truly %.4f m from its start; odometry %.4f m %.2f deg "
+               "from the truth\n",
+               ready ? "READYs lost" : "commands not heard", d.damaged,
+               done ? "done" : "NOT DONE", closed, line_pos_error(&l),
+               line_heading_error(&l) * 180 / BW_PI);
+        assert_true(d.damaged > 20);
+        assert_true(done);
+        assert_true(closed < 0.03);
+        assert_true(line_pos_error(&l) < 0.01);
+        assert_int_equal(line_count_events(&l, BW_EV_OFFLINE, false), 0);
+        line_close(&l);
+    }
+}
+
+/* The link is lost within half a second when the robot stops talking, not
+ * six: the program is never silent so long but in a move of its own. */
+static void test_link_lost_in_half_a_second(void **state)
+{
+    (void)state;
+    line_t l;
+    line_open(&l, "lobot");
+    line_drive(&l, 0.2, 0, 1.0);
+    double cut = l.now;
+    l.cut_down = l.cut_up = true;
+    line_drive(&l, 0.2, 0, 2.0);
+    size_t i;
+    for (i = 0; i < l.nevents && l.events[i].type != BW_EV_OFFLINE; i++)
+        ;
+    assert_true(i < l.nevents);
+    printf("lobot: offline %.0f ms after the link was cut\n", (l.events[i].t - cut) * 1000);
+    assert_true(l.events[i].t - cut <= 0.6);
+    line_close(&l);
+}
+
+/* A SPIN holds the program for its move: a silence this side foresees, not
+ * a lost link. Asked 2 rad/s with ?turn=spin: SPINs grow to 360 degrees,
+ * each over 6 s of silence. */
+static void test_spin_is_no_silence(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:lobot?turn=spin");
+    double th = r.sim->body.pose.theta, turned = 0;
+    for (double end = r.now + 10; r.now < end;) {
+        bw_base_drive(r.b, 0, 2.0, r.now);
+        run_step(&r);
+        turned += bw_angle_diff(r.sim->body.pose.theta, th);
+        th = r.sim->body.pose.theta;
+    }
+    bw_base_stop(r.b, r.now);
+    run_for(&r, 4);
+    printf("lobot turn=spin at 2 rad/s: turned %.0f deg in 10 s, %zu events\n",
+           turned * 180 / BW_PI, r.nevents);
+    assert_true(turned > 2 * BW_PI); /* SPINs of up to 360 degrees, 6 s each */
+    assert_int_equal(run_find_event(&r, BW_EV_OFFLINE, false, 0), SIZE_MAX);
+    bw_base_close(r.b, r.now);
+}
+
+/* Two seconds without the link, driving. The program heard no command for
+ * its window (1.5 s here) and stopped; the SENSORS after count only its
+ * last cycle. The driver estimates the rest: driving until the window
+ * after its last command ran out, then stopping. */
+static void test_stall(void **state)
+{
+    (void)state;
+    line_t l;
+    line_open(&l, "lobot");
+    line_drive(&l, 0.2, 0.2, 2.0);
+    l.cut_down = l.cut_up = true;
+    double moved = l.sim->travelled;
+    line_drive(&l, 0.2, 0.2, 2.0);
+    moved = l.sim->travelled - moved;
+    l.cut_down = l.cut_up = false;
+    line_drive(&l, 0.2, 0.2, 3.0);
+    bw_base_stop(l.b, l.now);
+    line_for(&l, 1.0);
+    printf("lobot, 2 s cut both ways: the robot went %.3f m meanwhile; odometry %.4f m %.2f deg "
+           "from the truth, %.3f s estimated\n",
+           moved, line_pos_error(&l), line_heading_error(&l) * 180 / BW_PI,
+           l.st->estimated_time);
+    assert_true(moved > 0.25);
+    assert_true(line_pos_error(&l) < 0.02);
+    assert_true(fabs(line_heading_error(&l)) < 1 * BW_PI / 180);
+    assert_true(l.st->estimated_time > 1.9);
+    line_close(&l);
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -188,6 +381,11 @@ int main(void)
         cmocka_unit_test(test_slow_turn),        cmocka_unit_test(test_bump_reflex),
         cmocka_unit_test(test_cliff_reflex),     cmocka_unit_test(test_turn_by_spin),
         cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_sensors_set_aside),
+        cmocka_unit_test(test_commands_not_heard),
+        cmocka_unit_test(test_link_lost_in_half_a_second),
+        cmocka_unit_test(test_spin_is_no_silence),
+        cmocka_unit_test(test_stall),
     };
     return cmocka_run_group_tests_name("lobot driver and emulated robot", tests, NULL, NULL);
 }

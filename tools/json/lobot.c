@@ -4,16 +4,18 @@
  * One message per frame (a command, an ACK): --frames changes nothing, and
  * an array is not a line encode takes.
  *
- * A command with a bad parity is not shown: it counts as a checksum error.
- * The parser skips its first byte only and rescans the other three, since
- * after a lost or extra byte they belong to the next command; writing the
- * four bytes out as a message would send them twice. So decode | encode is
- * byte-exact for every command the parser returns, and what it rejects is
- * what the stats line counts.
+ * A command with a bad parity or an unknown id is not shown: it counts as a
+ * checksum error or as unknown. The parser skips its first byte only and
+ * rescans the other three, since after a lost, extra or damaged byte they
+ * belong to the next command (and until it finds one whose parameter its id
+ * takes, it takes no other: lobot.h); writing the four bytes out as a
+ * message would send them twice. So decode | encode is byte-exact for every
+ * command the parser returns, and what it rejects is what the stats line
+ * counts.
  *
  * "cmd" is the id as a one-character string when it is printable ASCII
- * (every known id is); any other id, which only an unknown command can
- * have, is "id" as a number instead. encode takes either, or "name". "param"
+ * (every known id is); encode takes it so, as "id" (a number: any byte,
+ * for a test that sends an unknown one on purpose), or by "name". "param"
  * is always shown and takes the whole signed 16-bit range: values are
  * written as they are (FORWARD 600 goes out as such), so every decoded
  * command encodes back.
@@ -32,9 +34,10 @@
  * (flags), `remote` (ir), `sensors` (the Create's group 6 by the
  * OI's names, bumps_wheel_drops to requested_left_speed, then spin_flag).
  * `encode` takes a command by `cmd` letter or by `name`, in any case (`SPIN`
- * or `spin`); param is 0 unless given. An unknown command has no name (and
- * `id`, a number, for a byte that is not printable); a command with a bad
- * parity is not shown, but counted as a checksum error.
+ * or `spin`); param is 0 unless given; `id` (a number) writes any id, known
+ * or not. A command with a bad parity or an unknown id is not shown, but
+ * counted (as a checksum error, as unknown), and the decoder rescans its
+ * bytes for the commands' step.
  *
  * Create Open Interface message types (`--proto create`): from the host one
  * per opcode: `start`, `baud` (code), `control`, `safe`, `full`, `spot`,

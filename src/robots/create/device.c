@@ -47,6 +47,7 @@ typedef struct {
     uint32_t songs_played;
     uint8_t leds[3];
     uint8_t remote;          /* the IR byte the receiver hears */
+    bool stepped;            /* a step has run: the notice of init is out */
 } create_dev_t;
 
 static create_dev_t *C(const bw_device_t *d) { return d->priv; }
@@ -89,6 +90,9 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     c->s.battery_temp = 25;
     c->last_left = d->sim.body.odo_left;
     c->last_right = d->sim.body.odo_right;
+    /* The first thing `botwire sim create` says after where it serves. */
+    bw_device_notice(d, "a Create has no watchdog: it drives on its last Drive until told "
+                        "otherwise, when its host has gone too (docs/create.md)");
     return 0;
 }
 
@@ -347,6 +351,7 @@ static void safety(bw_device_t *d)
 static void step(bw_device_t *d, double now)
 {
     create_dev_t *c = C(d);
+    c->stepped = true;
     for (double t; (t = tick_time(c, c->ticks + 1)) <= now + 1e-9;) {
         c->ticks++;
         bw_sim_step_to(&d->sim, t);
@@ -375,6 +380,8 @@ static void step(bw_device_t *d, double now)
 static double next_deadline(const bw_device_t *d)
 {
     const create_dev_t *c = C(d);
+    if (!c->stepped)
+        return c->t0; /* a step at once, so that an emulator says the notice of init first */
     return c->streaming && !c->stream_paused ? tick_time(c, c->next_stream) : INFINITY;
 }
 
@@ -387,18 +394,18 @@ static void reset_line(bw_device_t *d)
     bw_device_link_stats(d, &c->parser.stats);
 }
 
-/* A host that goes: the robot stops, as it does when its cable comes out
- * (a Create in passive mode keeps nothing running). */
+/* A host that goes (its program died, its cable came out): the Create
+ * cannot tell. The OI has no watchdog, so it drives on as it was told, and
+ * streams on to nobody; only a host that stops it first leaves it standing.
+ * Said, since a robot driving off on its own surprises. */
 static void link(bw_device_t *d, bool connected, double now)
 {
     (void)now;
-    create_dev_t *c = C(d);
-    if (!connected) {
-        stop(d);
-        c->streaming = false;
-        c->s.oi_mode = c->s.oi_mode == BW_CREATE_MODE_OFF ? BW_CREATE_MODE_OFF
-                                                          : BW_CREATE_MODE_PASSIVE;
-    }
+    const bw_body_t *b = &d->sim.body;
+    if (!connected && (b->cmd_left != 0 || b->cmd_right != 0))
+        bw_device_notice(d, "the host left the Create driving (left %.0f mm/s, right %.0f mm/s): "
+                            "it drives on, as a Create does (no watchdog)",
+                         b->cmd_left * 1000, b->cmd_right * 1000);
 }
 
 static const char *command_name(unsigned id) { return bw_create_op_name((uint8_t)id); }

@@ -1,6 +1,26 @@
 /* The bare Create host driver: the Open Interface straight from the host, as
  * libcreate speaks it. Start, Full (or Safe), Drive Direct, sensor group 6
- * streamed every 15 ms. */
+ * streamed every 15 ms.
+ *
+ * Every Stream frame is a report of the distance and angle since the last
+ * one, so a frame lost on the line loses its 15 ms of motion for good. The
+ * driver counts the frames lost (a frame's worth of bytes skipped by the
+ * parser is a frame rejected; a silence of the line, less the bytes that
+ * come after it, is frames that never came) and estimates their motion from
+ * the commands it sent meanwhile when the frame after shows the robot heard
+ * them, else from the wheel speeds the frames before and after say were
+ * requested (st.estimated, st.estimated_time: an estimate never passes as a
+ * measurement). A frame the checksum let through with values no Create has,
+ * or more motion than it can make in 15 ms, is set aside
+ * (st.link.implausible) and estimated the same way.
+ *
+ * The line damages commands too: a frame's requested speeds that stay off
+ * what was sent make the driver send it again; Full (or Safe) and the
+ * Stream are asked again when a frame, or the silence, shows them lost.
+ *
+ * The OI has no watchdog: a Create drives on its last command until told
+ * otherwise. The driver stops it when closed and when the link is lost; a
+ * host that dies cannot (docs/create.md). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,14 +32,50 @@
 #define STREAM_PERIOD 0.015 /* s: the Create's stream, the time of one frame */
 #define RESEND 0.2          /* s between Drive Directs while moving (a line may lose one) */
 #define STARTUP 0.5         /* s without a frame after which the stream is asked again */
+/* s after a Drive Direct by which the frames' requested speeds show it: if
+ * two frames then still disagree, it was lost or damaged on the way. */
+#define ECHO_LAG 0.05
+/* s of silence of the line (a busy host, a USB adapter's latency) before
+ * the frames its time holds count as frames that never came. */
+#define LATE 0.045
+/* s without a frame, online, after which the stream is asked for again (a
+ * Stream or a Pause damaged on the way stops it): before the link times out */
+#define STREAM_QUIET 0.08
+#define LOG_MAX 32 /* commands kept (half a second of changes, at most one a frame) */
+#define MODE_RESEND 0.2 /* s between mode commands while the mode asked is not reached */
+/* s a frame's 15 ms may be off (the Create counts in steps of its own) */
+#define MOTION_SLACK 0.005
 
 typedef struct {
     bw_create_stream_parser_t parser;
     bw_parse_stats_t sub_stats;
     bool safe;              /* ?mode=safe */
     double last_send, last_ask;
-    bool have_frame;
+    bool have_frame;        /* a frame came since the port opened */
+    bool have_last;         /* ...and one was taken: last, odo */
     bw_create_odo_t odo;
+    bw_create_sensors_t last; /* the last frame taken */
+    /* Frames: each one the motion of 15 ms, measured or estimated. */
+    double arrived;         /* when the last frame came */
+    uint64_t skipped;       /* the parser's skipped bytes then */
+    size_t frame_bytes;     /* a frame's size on the wire */
+    unsigned pending;       /* frames since the last one taken whose motion is unmeasured */
+    double taken_t;         /* when the last frame taken came */
+    double first_send;      /* the first command sent since the last frame taken (INFINITY: none) */
+    unsigned nlog;          /* commands sent: the last LOG_MAX kept, when, what they ask */
+    struct sent_cmd {
+        double t;
+        int16_t right, left;
+    } log[LOG_MAX];
+    /* What the robot should be doing: the wheel speeds of the twist. */
+    int16_t want_right, want_left;
+    unsigned echo_off;      /* frames in a row whose requested speeds are not those */
+    bool was_online;
+    bool mode_reached;      /* a frame showed the mode asked for (Safe may fall back later) */
+    double last_mode;       /* when the mode was last asked */
+    double last_stream;     /* when the stream was last asked */
+    double last_bytes;      /* when bytes last came */
+    unsigned silent;        /* frames that never came, for the next frame to count */
 } create_drv_t;
 
 static create_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -35,11 +91,36 @@ static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
     return 0;
 }
 
+/* A command that asks the robot for other wheel speeds (mm/s) than the
+ * last frame taken said it had: the first one since is when a change the
+ * frames show is taken to have happened, if frames between were lost. (A
+ * Drive Direct sent again, the same, changes nothing.) */
+static void sent(create_drv_t *c, int16_t right, int16_t left, double now)
+{
+    bool change = !c->have_last || right != c->last.requested_right_speed ||
+                  left != c->last.requested_left_speed;
+    if (change && isinf(c->first_send))
+        c->first_send = now;
+    unsigned i = c->nlog++ % LOG_MAX;
+    c->log[i].t = now;
+    c->log[i].right = right;
+    c->log[i].left = left;
+}
+
+/* The i-th command sent back from the last (0: the last), as far as the
+ * log goes, or NULL. */
+static const struct sent_cmd *sent_back(const create_drv_t *c, unsigned i)
+{
+    return i < c->nlog && i < LOG_MAX ? &c->log[(c->nlog - 1 - i) % LOG_MAX] : NULL;
+}
+
 static void send(bw_base_t *b, const uint8_t *bytes, size_t n, double now)
 {
     bw_base_send(b, bytes, n, now);
     D(b)->last_send = now;
 }
+
+static void send_twist(bw_base_t *b, double now);
 
 /* Start, the mode, and group 6 streamed. */
 static void start(bw_base_t *b, double now)
@@ -47,7 +128,41 @@ static void start(bw_base_t *b, double now)
     uint8_t cmd[] = { BW_CREATE_OP_START, D(b)->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL,
                       BW_CREATE_OP_STREAM, 1, BW_CREATE_GROUP_6 };
     send(b, cmd, sizeof cmd, now);
-    D(b)->last_ask = now;
+    sent(D(b), 0, 0, now); /* Start: Passive mode, the wheels stopped */
+    D(b)->last_ask = D(b)->last_mode = D(b)->last_stream = now;
+    D(b)->mode_reached = false;
+}
+
+/* The stream again: a Stream command damaged on the way (other packets), a
+ * Pause read out of a command's data bytes. */
+static void ask_stream(bw_base_t *b, double now)
+{
+    static const uint8_t cmd[] = { BW_CREATE_OP_PAUSE_RESUME_STREAM, 1, BW_CREATE_OP_STREAM, 1,
+                                   BW_CREATE_GROUP_6 };
+    send(b, cmd, sizeof cmd, now);
+    D(b)->last_stream = now;
+}
+
+/* The mode asked for, until a frame shows it: Full or Safe may be lost on
+ * the way, and the OI stays Passive, where it drives nothing. Full is
+ * asked again whenever the OI is found out of it (it never leaves Full by
+ * itself); Safe only until reached, since the robot leaves it for Passive
+ * at a cliff or a wheel drop, and must stay stopped there. */
+static void check_mode(bw_base_t *b, const bw_create_sensors_t *s, double now)
+{
+    create_drv_t *c = D(b);
+    uint8_t want = c->safe ? BW_CREATE_MODE_SAFE : BW_CREATE_MODE_FULL;
+    if (s->oi_mode == want) {
+        c->mode_reached = true;
+        return;
+    }
+    if ((c->mode_reached && c->safe) || now - c->last_mode < MODE_RESEND)
+        return;
+    uint8_t op = c->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL;
+    send(b, &op, 1, now);
+    c->last_mode = now;
+    if (b->cmd_v != 0 || b->cmd_w != 0)
+        send_twist(b, now); /* the drive passive mode did not take */
 }
 
 static void on_open(bw_base_t *b, double now)
@@ -55,12 +170,17 @@ static void on_open(bw_base_t *b, double now)
     create_drv_t *c = D(b);
     bw_create_stream_parser_init(&c->parser, BW_CREATE_SUM_WITH_HEADER);
     memset(&c->sub_stats, 0, sizeof c->sub_stats);
-    c->have_frame = false;
+    c->have_frame = c->have_last = false;
+    c->pending = c->silent = 0;
+    c->first_send = INFINITY;
+    c->nlog = 0;
+    c->echo_off = 0;
     memset(&c->odo, 0, sizeof c->odo);
     start(b, now);
 }
 
-static void send_twist(bw_base_t *b, double now)
+/* The wheel speeds of the commanded twist, mm/s: Drive Direct's. */
+static void twist_wheels(const bw_base_t *b, int16_t *right, int16_t *left)
 {
     double half = BW_CREATE_WHEELBASE_M / 2;
     double l = (b->cmd_v - b->cmd_w * half) * 1000, r = (b->cmd_v + b->cmd_w * half) * 1000;
@@ -69,38 +189,181 @@ static void send_twist(bw_base_t *b, double now)
         l *= BW_CREATE_MAX_SPEED / top;
         r *= BW_CREATE_MAX_SPEED / top;
     }
+    *right = (int16_t)lround(r);
+    *left = (int16_t)lround(l);
+}
+
+static void send_twist(bw_base_t *b, double now)
+{
+    create_drv_t *c = D(b);
+    twist_wheels(b, &c->want_right, &c->want_left);
     uint8_t cmd[5];
-    (void)bw_create_encode_drive_direct(cmd, sizeof cmd, (int16_t)lround(r), (int16_t)lround(l));
+    (void)bw_create_encode_drive_direct(cmd, sizeof cmd, c->want_right, c->want_left);
     send(b, cmd, sizeof cmd, now);
+    sent(c, c->want_right, c->want_left, now);
+    c->echo_off = 0;
 }
 
 static void on_drive(bw_base_t *b, double now) { send_twist(b, now); }
 
+/* What a frame cannot be: values no Create has, a battery that jumps, more
+ * motion than 15 ms allows (less is a robot held back: it pushes into a
+ * wall as told). */
+static bool implausible(const create_drv_t *c, const bw_create_stream_frame_t *f,
+                        const bw_create_sensors_t *s)
+{
+    const uint8_t *group6 = f->len == 1 + BW_CREATE_GROUP6_SIZE ? f->body + 1 : NULL;
+    return !bw_create_values_ok(s, group6, 0, false) ||
+           (c->have_last && bw_create_battery_jump(&c->last, s)) ||
+           bw_create_motion_check(&c->odo, c->have_last ? &c->last : NULL, s, STREAM_PERIOD,
+                                  MOTION_SLACK, false) > 0;
+}
+
+/* t seconds at a Drive Direct's wheel speeds, into the pose. */
+static void stretch(bw_base_t *b, int16_t right, int16_t left, double t)
+{
+    create_drv_t *c = D(b);
+    bw_create_sensors_t req = c->last;
+    req.requested_right_speed = right;
+    req.requested_left_speed = left;
+    bw_base_state_t *st = &b->st;
+    bw_create_estimate(&c->odo, &st->pose, &st->v, &st->w, &req, t, STREAM_PERIOD);
+}
+
+/* The motion of the frames lost since the last one taken, up to this one.
+ * When the commands sent since end at the speeds this frame says were
+ * requested, the robot heard them: each stretch between them at what it
+ * asked. Otherwise at the speeds the last frame said until the first
+ * command sent since that changes them, then at this frame's; without such
+ * a command the change is taken half way. */
+static void estimate_lost(bw_base_t *b, const bw_create_sensors_t *s, double now)
+{
+    create_drv_t *c = D(b);
+    double span = c->pending * STREAM_PERIOD;
+    double from = now - STREAM_PERIOD - span; /* when the lost frames began */
+    /* The commands sent since the last frame taken, oldest first. */
+    unsigned n = 0;
+    while (sent_back(c, n) && sent_back(c, n)->t > c->taken_t)
+        n++;
+    const struct sent_cmd *last = sent_back(c, 0);
+    bool drive_direct = s->requested_speed == 0 && c->last.requested_speed == 0;
+    if (drive_direct && n > 0 && last->right == s->requested_right_speed &&
+        last->left == s->requested_left_speed) {
+        int16_t r = c->last.requested_right_speed, l = c->last.requested_left_speed;
+        double t = from, end = from + span;
+        for (unsigned i = n; i-- > 0 && sent_back(c, i)->t < end;) {
+            double at = fmax(t, sent_back(c, i)->t);
+            stretch(b, r, l, at - t);
+            t = at;
+            r = sent_back(c, i)->right;
+            l = sent_back(c, i)->left;
+        }
+        stretch(b, r, l, end - t);
+        b->st.estimated_time += span;
+        return;
+    }
+    double t1 = span / 2;
+    int16_t l0, r0, l1, r1;
+    l0 = c->last.requested_left_speed, r0 = c->last.requested_right_speed;
+    l1 = s->requested_left_speed, r1 = s->requested_right_speed;
+    bool same = l0 == l1 && r0 == r1 && c->last.requested_speed == s->requested_speed &&
+                c->last.requested_radius == s->requested_radius;
+    if (same)
+        t1 = span;
+    else if (isfinite(c->first_send))
+        t1 = fmax(0, fmin(span, c->first_send - from));
+    bw_base_state_t *st = &b->st;
+    bw_create_estimate(&c->odo, &st->pose, &st->v, &st->w, &c->last, t1, STREAM_PERIOD);
+    bw_create_estimate(&c->odo, &st->pose, &st->v, &st->w, s, span - t1, STREAM_PERIOD);
+    st->estimated_time += span;
+}
+
+/* The robot's requested speeds are not what this side asked: a Drive Direct
+ * lost or damaged on the way (or a Start heard, which zeroes them). Two
+ * frames in a row, in a mode that drives: sent again. */
+static void check_echo(bw_base_t *b, const bw_create_sensors_t *s, double now)
+{
+    create_drv_t *c = D(b);
+    bool drives = s->oi_mode == BW_CREATE_MODE_SAFE || s->oi_mode == BW_CREATE_MODE_FULL;
+    bool off = s->requested_right_speed != c->want_right ||
+               s->requested_left_speed != c->want_left;
+    if (!drives || !off || now - c->last_send < ECHO_LAG) {
+        c->echo_off = 0;
+        return;
+    }
+    if (++c->echo_off >= 2)
+        send_twist(b, now);
+}
+
+/* A frame. The frames lost before it: a frame's worth of bytes skipped
+ * each (a rejected frame), and those that never came (c->silent). */
 static void on_frame(bw_base_t *b, const bw_create_stream_frame_t *f, double now)
 {
     create_drv_t *c = D(b);
-    bw_create_sensors_t s;
-    memset(&s, 0, sizeof s);
-    if (bw_create_decode_stream(f, &s) < 0) {
-        c->sub_stats.length_errors++;
+    bw_base_state_t *st = &b->st;
+    bw_create_sensors_t s = c->last;
+    (void)bw_create_decode_stream(f, &s);
+    uint64_t skipped = c->parser.stats.skipped_bytes;
+    size_t size = 3u + f->len;
+    if (c->have_frame)
+        c->pending +=
+            (unsigned)lround((double)(skipped - c->skipped) / (double)c->frame_bytes) + c->silent;
+    c->silent = 0;
+    c->have_frame = true;
+    c->arrived = now;
+    c->skipped = skipped;
+    c->frame_bytes = size;
+
+    if (bw_base_implausible(b, implausible(c, f, &s))) {
+        c->pending++; /* set aside: its 15 ms are estimated with the next frame's */
         return;
     }
-    bw_base_state_t *st = &b->st;
     bw_create_to_state(st, &s, 0);
+    st->estimated = false;
+    if (c->have_last && c->pending) {
+        estimate_lost(b, &s, now);
+        st->estimated = true;
+    }
+    c->pending = 0;
     /* Each frame covers one stream period, however late it is read. */
     bw_create_odometry(&c->odo, &st->pose, &st->v, &st->w, &s, STREAM_PERIOD, false, NAN);
-    c->have_frame = true;
+    c->last = s;
+    c->have_last = true;
+    c->taken_t = now;
+    c->first_send = INFINITY;
     bw_base_frame_ok(b, now);
+    check_mode(b, &s, now);
+    check_echo(b, &s, now);
 }
 
 static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
 {
     create_drv_t *c = D(b);
+    /* Frames that never came: after a silence of the line (a cut, a robot
+     * or emulator stalled), the frames its time holds that these bytes do
+     * not bring (they may be the stalled robot's backlog). Counted by bytes,
+     * not by the frames the parser gives: it may hold some back behind a
+     * damaged length, and a host busy elsewhere reads many at once. */
+    if (c->have_frame && now - c->last_bytes > LATE) {
+        double missing = (now - c->last_bytes) / STREAM_PERIOD - (double)n / (double)c->frame_bytes;
+        if (missing >= 1)
+            c->silent += (unsigned)lround(missing);
+    }
+    c->last_bytes = now;
     bw_create_stream_frame_t f;
     int rc;
-    while (b->port && (rc = bw_create_stream_parse(&c->parser, &data, &n, &f)) != 0)
-        if (rc > 0)
-            on_frame(b, &f, now);
+    while (b->port && (rc = bw_create_stream_parse(&c->parser, &data, &n, &f)) != 0) {
+        if (rc < 0)
+            continue;
+        if (f.len != 1 + BW_CREATE_GROUP6_SIZE || f.body[0] != BW_CREATE_GROUP_6) {
+            /* Not the frame asked for: the Stream command was damaged. */
+            c->sub_stats.unknown++;
+            if (now - c->last_stream >= STREAM_QUIET)
+                ask_stream(b, now);
+            continue;
+        }
+        on_frame(b, &f, now);
+    }
     b->st.link = c->parser.stats;
     bw_parse_stats_add(&b->st.link, &c->sub_stats);
 }
@@ -108,19 +371,30 @@ static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
 static void on_tick(bw_base_t *b, double now)
 {
     create_drv_t *c = D(b);
-    /* A Create that was off, or a line that lost the start: ask again. */
-    if (!b->st.online && now >= c->last_ask + STARTUP)
+    bool online = b->st.online;
+    if (c->was_online && !online)
+        sent(c, 0, 0, now); /* the base has just sent the stop */
+    if (!c->was_online && online && (b->cmd_v != 0 || b->cmd_w != 0))
+        send_twist(b, now); /* back: the robot may have heard the stop */
+    c->was_online = online;
+    /* A Create that was off, or a line that lost the start: ask again. A
+     * robot that cannot be seen is not driven meanwhile. */
+    if (!online && now >= c->last_ask + STARTUP)
         start(b, now);
-    else if ((b->cmd_v != 0 || b->cmd_w != 0) && now >= c->last_send + RESEND)
+    else if (online && (b->cmd_v != 0 || b->cmd_w != 0) && now >= c->last_send + RESEND)
         send_twist(b, now);
+    if (online && now - c->arrived >= STREAM_QUIET && now - c->last_stream >= STREAM_QUIET)
+        ask_stream(b, now);
 }
 
 static double next_deadline(const bw_base_t *b)
 {
     const create_drv_t *c = D(b);
     double t = b->st.online ? INFINITY : c->last_ask + STARTUP;
-    if (b->cmd_v != 0 || b->cmd_w != 0)
+    if (b->st.online && (b->cmd_v != 0 || b->cmd_w != 0))
         t = fmin(t, c->last_send + RESEND);
+    if (b->st.online)
+        t = fmin(t, fmax(c->arrived, c->last_stream) + STREAM_QUIET + 1e-6);
     return t;
 }
 

@@ -3,27 +3,37 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The wheel speeds (mm/s) the packet says were asked for: Drive Direct's,
- * or a Drive's by the OI's radius rules. */
+ * or a Drive's by the OI's radius rules; within what the wheels do (a
+ * request over 500 mm/s, which a command damaged on the way can make, is
+ * driven at 500). */
 static void requested(const bw_create_sensors_t *s, double *left, double *right)
 {
+    double top = BW_CREATE_MAX_SPEED;
     if (s->requested_right_speed || s->requested_left_speed) {
-        *left = s->requested_left_speed;
-        *right = s->requested_right_speed;
+        *left = fmax(-top, fmin(top, s->requested_left_speed));
+        *right = fmax(-top, fmin(top, s->requested_right_speed));
         return;
     }
-    double v = s->requested_speed, r = s->requested_radius;
+    double v = fmax(-top, fmin(top, s->requested_speed));
+    int16_t r = s->requested_radius;
     double half = BW_CREATE_WHEELBASE_M * 1000 / 2;
-    if (s->requested_radius == BW_CREATE_RADIUS_STRAIGHT ||
-        s->requested_radius == BW_CREATE_RADIUS_STRAIGHT_ALT || r == 0) {
+    if (r == BW_CREATE_RADIUS_STRAIGHT || r == BW_CREATE_RADIUS_STRAIGHT_ALT || r == 0) {
         *left = *right = v;
-    } else if (s->requested_radius == BW_CREATE_RADIUS_CCW || s->requested_radius == BW_CREATE_RADIUS_CW) {
-        *right = s->requested_radius == BW_CREATE_RADIUS_CCW ? v : -v;
+    } else if (r == BW_CREATE_RADIUS_CCW || r == BW_CREATE_RADIUS_CW) {
+        *right = r == BW_CREATE_RADIUS_CCW ? v : -v;
         *left = -*right;
     } else {
-        *right = v * (r + half) / r;
-        *left = v * (r - half) / r;
+        double rad = fmax(-BW_CREATE_MAX_RADIUS, fmin(BW_CREATE_MAX_RADIUS, r));
+        *right = v * (rad + half) / rad;
+        *left = v * (rad - half) / rad;
+        double outer = fmax(fabs(*left), fabs(*right)); /* it sets the pace */
+        if (outer > top) {
+            *left *= top / outer;
+            *right *= top / outer;
+        }
     }
 }
 
@@ -72,6 +82,111 @@ void bw_create_odometry(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double
     pose->y += ds * sin(mid);
     pose->theta = bw_angle_norm(pose->theta + dth);
     if (dt > 0) {
+        *v = ds / dt;
+        *w = dth / dt;
+    }
+}
+
+bool bw_create_values_ok(const bw_create_sensors_t *s, const uint8_t *group6, uint8_t extra_bumps,
+                         bool requests_in_range)
+{
+    const uint16_t signals[] = { s->wall_signal, s->cliff_left_signal, s->cliff_front_left_signal,
+                                 s->cliff_front_right_signal, s->cliff_right_signal };
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        if (signals[i] > 4095)
+            return false;
+    int16_t r = s->requested_radius;
+    bool radius_ok = r == BW_CREATE_RADIUS_STRAIGHT || r == BW_CREATE_RADIUS_STRAIGHT_ALT ||
+                     (r >= -BW_CREATE_MAX_RADIUS && r <= BW_CREATE_MAX_RADIUS);
+    return (s->bumps_wheel_drops & ~(0x1Fu | extra_bumps)) == 0 && s->wall <= 1 &&
+           s->cliff_left <= 1 && s->cliff_front_left <= 1 && s->cliff_front_right <= 1 &&
+           s->cliff_right <= 1 && s->virtual_wall <= 1 && (s->lsd_wheel_oc & ~0x1Fu) == 0 &&
+           (s->buttons & ~(unsigned)(BW_CREATE_BUTTON_PLAY | BW_CREATE_BUTTON_ADVANCE)) == 0 &&
+           s->charging_state <= BW_CREATE_CHARGING_FAULT &&
+           (s->cargo_bay_digital_inputs & ~0x1Fu) == 0 && s->cargo_bay_analog_signal <= 1023 &&
+           (s->charging_sources & ~(unsigned)(BW_CREATE_SOURCE_INTERNAL |
+                                              BW_CREATE_SOURCE_HOME_BASE)) == 0 &&
+           s->oi_mode <= BW_CREATE_MODE_FULL && s->song_number <= 15 && s->song_playing <= 1 &&
+           s->num_stream_packets <= BW_CREATE_MAX_PACKETS &&
+           (!requests_in_range ||
+            (abs(s->requested_speed) <= BW_CREATE_MAX_SPEED && radius_ok &&
+             abs(s->requested_right_speed) <= BW_CREATE_MAX_SPEED &&
+             abs(s->requested_left_speed) <= BW_CREATE_MAX_SPEED)) &&
+           (!group6 || (group6[8] == 0 && group6[9] == 0));
+}
+
+bool bw_create_battery_jump(const bw_create_sensors_t *last, const bw_create_sensors_t *s)
+{
+    return abs((int)s->voltage - (int)last->voltage) > 1000 ||
+           abs((int)s->battery_charge - (int)last->battery_charge) > 200 ||
+           abs((int)s->battery_temp - (int)last->battery_temp) > 5;
+}
+
+/* The least and most of three values. */
+static void hull3(double a, double b, double c, double *lo, double *hi)
+{
+    *lo = fmin(a, fmin(b, c));
+    *hi = fmax(a, fmax(b, c));
+}
+
+/* Whether a count of a quantity whose rate lies in [rlo, rhi] over dt,
+ * give or take slack seconds and `spare` of a unit, can be what it is: its
+ * true value in [lo, hi], truncated toward zero. 0: it can; 1: it is beyond
+ * (more motion, or the other way); -1: nearer zero (less motion). */
+static int count_check(int16_t count, double rlo, double rhi, double dt, double slack, double spare)
+{
+    double lo = fmin(rlo * (dt - slack), rlo * (dt + slack)) - spare;
+    double hi = fmax(rhi * (dt - slack), rhi * (dt + slack)) + spare;
+    double tl = trunc(lo), th = trunc(hi);
+    if (count >= tl && count <= th)
+        return 0;
+    if (count > th)
+        return th < 0 && count <= 0 ? -1 : 1;
+    return tl > 0 && count >= 0 ? -1 : 1;
+}
+
+int bw_create_motion_check(const bw_create_odo_t *odo, const bw_create_sensors_t *last,
+                           const bw_create_sensors_t *s, double dt, double slack, bool own_moves)
+{
+    /* The wheels' sum and difference (mm/s): both wheels change speed at
+     * the same rate, so each goes from where the model has it toward what
+     * is requested (the report before, or this one) and stays between. */
+    double sum_lo, sum_hi, diff_lo, diff_hi;
+    if (own_moves) {
+        sum_lo = diff_lo = -2 * BW_CREATE_MAX_SPEED;
+        sum_hi = diff_hi = 2 * BW_CREATE_MAX_SPEED;
+    } else {
+        double l1, r1, l2, r2;
+        requested(s, &l2, &r2);
+        if (last)
+            requested(last, &l1, &r1);
+        else
+            l1 = l2, r1 = r2;
+        hull3(odo->left + odo->right, l1 + r1, l2 + r2, &sum_lo, &sum_hi);
+        hull3(odo->right - odo->left, r1 - l1, r2 - l2, &diff_lo, &diff_hi);
+    }
+    double deg = 180 / BW_PI / (BW_CREATE_WHEELBASE_M * 1000);
+    int d = count_check(s->distance, sum_lo / 2, sum_hi / 2, dt, slack, 0.3);
+    int a = count_check(s->angle, diff_lo * deg, diff_hi * deg, dt, slack, 0.3);
+    if (own_moves) /* any less: a move the program cut short */
+        return d > 0 || a > 0 ? 1 : 0;
+    return d > 0 || a > 0 ? 1 : d < 0 || a < 0 ? -1 : 0;
+}
+
+void bw_create_estimate(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double *w,
+                        const bw_create_sensors_t *req, double t, double step)
+{
+    double left, right;
+    requested(req, &left, &right);
+    while (t > 1e-9) {
+        double dt = fmin(step, t);
+        t -= dt;
+        double l_mm = ramp(&odo->left, left, dt), r_mm = ramp(&odo->right, right, dt);
+        double ds = (l_mm + r_mm) / 2000, dth = (r_mm - l_mm) / (BW_CREATE_WHEELBASE_M * 1000);
+        double mid = pose->theta + dth / 2;
+        pose->x += ds * cos(mid);
+        pose->y += ds * sin(mid);
+        pose->theta = bw_angle_norm(pose->theta + dth);
         *v = ds / dt;
         *w = dth / dt;
     }

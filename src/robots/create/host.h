@@ -38,6 +38,49 @@ typedef struct {
 void bw_create_odometry(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double *w,
                         const bw_create_sensors_t *s, double dt, bool exact, double spin_deg);
 
+/*
+ * The values a Create can report (packet by packet, the OI's ranges: flags
+ * with their unused bits clear, 0/1 bits, signals within 4095, a mode of
+ * 0..3, a charging state of 0..5), and the unused packets 15 and 16 at 0
+ * (group6: the 52 bytes as received, or NULL). extra_bumps: bits of packet
+ * 7 a family also uses (lobot's rear bumpers). requests_in_range: the
+ * requested speeds within 500 mm/s and the radius within 2000 mm or a
+ * special, as they are when only a program that keeps to them drives the
+ * Create (lobot's); a Create a host talks to echoes what it was sent,
+ * damaged on the way or not. A host without a checksum (lobot) or with one
+ * a flipped pair of bits can pass (the Stream's 8-bit sum) sets a frame
+ * that fails this aside.
+ */
+bool bw_create_values_ok(const bw_create_sensors_t *s, const uint8_t *group6, uint8_t extra_bumps,
+                         bool requests_in_range);
+
+/* A jump from the last report no battery makes in one report's time (more
+ * than 1 V, 200 mAh or 5 degrees C). */
+bool bw_create_battery_jump(const bw_create_sensors_t *last, const bw_create_sensors_t *s);
+
+/*
+ * Whether a read's distance and angle fit dt seconds (give or take slack)
+ * of the motion the robot can have made: its wheels on their way from the
+ * speeds odometry has them at to the ones requested (last: the report
+ * before, NULL if none; s: this one), the count truncated toward zero.
+ * Returns 0 when they fit, 1 for more motion than that (no robot makes it:
+ * a damaged count), -1 for less (a wheel blocked, a robot held, or a
+ * damaged count). own_moves: the counts include moves of a controller of
+ * its own (lobot's spin flag) at any speed up to the Create's 500 mm/s a
+ * wheel; less is then never a fault.
+ */
+int bw_create_motion_check(const bw_create_odo_t *odo, const bw_create_sensors_t *last,
+                           const bw_create_sensors_t *s, double dt, double slack, bool own_moves);
+
+/*
+ * Motion no report measured (the reports were lost on the line, or set
+ * aside): t seconds at the wheel speeds req says were requested, reached
+ * at BW_CREATE_ACCEL, integrated into *pose in steps of at most step
+ * seconds; the twist is the last step's. Call once a stretch of one request.
+ */
+void bw_create_estimate(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double *w,
+                        const bw_create_sensors_t *req, double t, double step);
+
 /* Bumps (front; rear from rear_bits: BW_BUMP_REAR_LEFT / _RIGHT as they
  * apply), cliffs, wheel drops, buttons, battery, charging and the OI mode
  * into the base's state. */

@@ -50,6 +50,12 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     double window = o->command_timeout > 0 ? o->command_timeout : 1.5;
     bw_lobot_cm_config_t cfg = { (uint16_t)lround(fmin(60000, window * 1000)) };
     bw_lobot_cm_init(&l->cm, &cfg, 0);
+    /* The first thing `botwire sim lobot` says after where it serves (its
+     * Create's own notice, of the bare OI, is no concern of the host's). */
+    bw_device_notice(d, "the Command Module's program stops the robot when no command comes "
+                        "within %u ms of a READY: a host that dies leaves it stopped "
+                        "(docs/lobot.md)",
+                     (unsigned)cfg.window_ms);
     return 0;
 }
 

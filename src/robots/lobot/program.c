@@ -57,6 +57,34 @@ static const BW_ROM int16_t cliff_moves[16][2] = {
     { -150, -45 },  { -175, -120 }, { -150, -75 }, { -300, 180 },
 };
 
+int bw_lobot_reaction(uint8_t id, uint8_t flags, int16_t *backup, int16_t *spin)
+{
+    int16_t b, a;
+    if (id == BW_LOBOT_ACK_CLIFFS && flags >= 1 && flags <= 15) {
+        b = cliff_moves[flags][0];
+        a = cliff_moves[flags][1];
+    } else if (id != BW_LOBOT_ACK_BUMPS) {
+        return BW_EINVAL;
+    } else if (flags == (BW_CREATE_BUMP_LEFT | BW_CREATE_BUMP_RIGHT)) {
+        b = -300, a = -30;
+    } else if (flags == BW_CREATE_BUMP_LEFT) {
+        b = -150, a = -15;
+    } else if (flags == BW_CREATE_BUMP_RIGHT) {
+        b = -150, a = 15;
+    } else if (flags == BW_LOBOT_BUMP_ACK_REAR_BOTH) {
+        b = 25, a = 20;
+    } else if (flags == BW_LOBOT_BUMP_ACK_REAR_LEFT) {
+        b = 75, a = 10;
+    } else if (flags == BW_LOBOT_BUMP_ACK_REAR_RIGHT) {
+        b = 75, a = -10;
+    } else {
+        return BW_EINVAL;
+    }
+    *backup = b;
+    *spin = a;
+    return 0;
+}
+
 static bool after(uint32_t now, uint32_t t) { return (int32_t)(now - t) >= 0; }
 
 static void enter(bw_lobot_cm_t *cm, uint8_t state, uint32_t now, uint32_t wait)
@@ -152,36 +180,19 @@ static void react(bw_lobot_cm_t *cm, out_t *o, uint32_t now)
         cm->ack_id = BW_LOBOT_ACK_CLIFFS;
         cm->ack[0] = cliffs;
         cm->hold_off = true;
-        plan(cm, cliff_moves[cliffs][0], cliff_moves[cliffs][1], now);
+        int16_t backup = 0, spin = 0;
+        (void)bw_lobot_reaction(BW_LOBOT_ACK_CLIFFS, cliffs, &backup, &spin);
+        plan(cm, backup, spin, now);
         return;
     }
     uint8_t front = s[G6_BUMPS] & (BW_CREATE_BUMP_LEFT | BW_CREATE_BUMP_RIGHT);
     uint8_t rear = cm->rear_enabled ? s[G6_CARGO_DIGITAL] & (CARGO_REAR_RIGHT | CARGO_REAR_LEFT) : 0;
     if (front || rear) {
-        int16_t backup, spin;
-        uint8_t flags = front;
-        if (front == (BW_CREATE_BUMP_LEFT | BW_CREATE_BUMP_RIGHT)) {
-            backup = -300;
-            spin = -30;
-        } else if (front == BW_CREATE_BUMP_LEFT) {
-            backup = -150;
-            spin = -15;
-        } else if (front) {
-            backup = -150;
-            spin = 15;
-        } else if (rear == (CARGO_REAR_RIGHT | CARGO_REAR_LEFT)) {
-            backup = 25;
-            spin = 20;
-        } else if (rear == CARGO_REAR_LEFT) {
-            backup = 75;
-            spin = 10;
-        } else {
-            backup = 75;
-            spin = -10;
-        }
-        if (!front)
-            flags = (uint8_t)(((rear & CARGO_REAR_RIGHT) ? BW_LOBOT_BUMP_ACK_REAR_RIGHT : 0) |
-                              ((rear & CARGO_REAR_LEFT) ? BW_LOBOT_BUMP_ACK_REAR_LEFT : 0));
+        uint8_t flags = front ? front
+                              : (uint8_t)(((rear & CARGO_REAR_RIGHT) ? BW_LOBOT_BUMP_ACK_REAR_RIGHT : 0) |
+                                          ((rear & CARGO_REAR_LEFT) ? BW_LOBOT_BUMP_ACK_REAR_LEFT : 0));
+        int16_t backup = 0, spin = 0;
+        (void)bw_lobot_reaction(BW_LOBOT_ACK_BUMPS, flags, &backup, &spin);
         cm->speed = 0;
         cm->ack_id = BW_LOBOT_ACK_BUMPS;
         cm->ack[0] = flags;

@@ -91,10 +91,40 @@ int bw_lobot_decode_cmd(const uint8_t *buf, size_t len, bw_lobot_cmd_t *cmd)
     return cmd->known ? 0 : BW_EUNKNOWN;
 }
 
+/* Out of step (BW_BOTH_SIDES: the Command Module starts a command at each
+ * window, finish before it, so its own side never hunts). */
+#if BW_BOTH_SIDES
+#define HUNTING(p) ((p)->hunting)
+#define SET_HUNTING(p, v) ((p)->hunting = (v))
+#else
+#define HUNTING(p) false
+#define SET_HUNTING(p, v) ((void)0)
+#endif
+
 void bw_lobot_cmd_parser_init(bw_lobot_cmd_parser_t *p)
 {
     memset(&p->stats, 0, sizeof p->stats);
     p->held = 0;
+    /* A stream may be joined anywhere: the first command is one that fits. */
+    SET_HUNTING(p, true);
+}
+
+/* The parameter a host sends with the id (lobot.h): what a window must have
+ * to be taken while the parser looks for the commands' step again. Parity
+ * alone cannot tell: in a run of equal commands every window one to three
+ * bytes on has a good parity too (the XOR of a command's four bytes is 0,
+ * whichever byte it starts from), and `40 40 00 00`, three bytes into a run
+ * of NOPs, is a good NOP of parameter 0x4000. */
+static bool param_in_range(uint8_t id, int16_t p)
+{
+    switch (id) {
+    case BW_LOBOT_CMD_FORWARD:
+    case BW_LOBOT_CMD_REVERSE: return p >= 0 && p <= BW_CREATE_MAX_SPEED;
+    case BW_LOBOT_CMD_LEFT:
+    case BW_LOBOT_CMD_RIGHT: return p >= 0 && p <= BW_CREATE_MAX_RADIUS;
+    case BW_LOBOT_CMD_SPIN: return p >= -360 && p <= 360;
+    default: return p == 0; /* the commands without a parameter: "good form" is 0 */
+    }
 }
 
 int bw_lobot_cmd_parse(bw_lobot_cmd_parser_t *p, const uint8_t **data, size_t *len,
@@ -103,20 +133,25 @@ int bw_lobot_cmd_parse(bw_lobot_cmd_parser_t *p, const uint8_t **data, size_t *l
     for (;;) {
         if (p->held == BW_LOBOT_CMD_SIZE) {
             int rc = bw_lobot_decode_cmd(p->buf, BW_LOBOT_CMD_SIZE, cmd);
-            if (rc == BW_ECHECKSUM) {
-                /* A lost or extra byte shifts every later command: try the
-                 * window one byte on. */
-                p->stats.checksum_errors++;
-                p->stats.skipped_bytes++;
-                memmove(p->buf, p->buf + 1, BW_LOBOT_CMD_SIZE - 1);
-                p->held = BW_LOBOT_CMD_SIZE - 1;
-                return BW_ECHECKSUM;
+            if (rc == 0 && (!HUNTING(p) || param_in_range(cmd->id, cmd->param))) {
+                p->held = 0;
+                SET_HUNTING(p, false);
+                p->stats.frames++;
+                return 1;
             }
-            p->held = 0;
-            p->stats.frames++;
-            if (rc == BW_EUNKNOWN)
+            /* A lost, extra or damaged byte shifts every later window: try
+             * the window one byte on, until a whole command is found. */
+            p->stats.skipped_bytes++;
+            memmove(p->buf, p->buf + 1, BW_LOBOT_CMD_SIZE - 1);
+            p->held = BW_LOBOT_CMD_SIZE - 1;
+            SET_HUNTING(p, true);
+            if (rc == 0)
+                continue; /* a known id out of its range while out of step: no command */
+            if (rc == BW_ECHECKSUM)
+                p->stats.checksum_errors++;
+            else
                 p->stats.unknown++;
-            return 1;
+            return rc;
         }
         if (*len == 0)
             return 0;
@@ -137,6 +172,7 @@ int bw_lobot_cmd_parser_finish(bw_lobot_cmd_parser_t *p)
         p->stats.skipped_bytes += p->held;
         p->held = 0;
     }
+    SET_HUNTING(p, false); /* what comes next starts a command (a new window, a new stream) */
     return 0;
 }
 
