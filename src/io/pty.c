@@ -110,10 +110,46 @@ static long pty_holder(unsigned index, char *comm, size_t cap)
     return found;
 }
 
+/* Whether process pid started after the wall-clock time `t` (its start in
+ * /proc/PID/stat counts clock ticks from the boot, /proc/stat's btime, in
+ * whole seconds: the comparison is good to a second or so, which is what
+ * telling a later process from the link's maker needs only when the number
+ * is given again at once). */
+static bool started_after(long pid, double t)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long long start = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+                            "%*d %*d %llu",
+                     &start) != 1)
+        return false;
+    f = fopen("/proc/stat", "r");
+    if (!f)
+        return false;
+    unsigned long long btime = 0;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "btime %llu", &btime) == 1)
+            break;
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    return btime && hz > 0 && (double)btime + (double)start / (double)hz > t;
+}
+
 /* A link that leads to a pty still served (its /dev/pts entry lives as long
  * as its master is open) is another emulator's: taking it over would hand
  * that one's clients to us, and our exit would delete their link. A link to
- * a pty that is gone (its emulator was killed) is stale and replaced. */
+ * a pty that is gone (its emulator was killed) is stale and replaced, and so
+ * is one whose pty number a process started after the link was made holds
+ * now (the number was freed and given again). */
 static int check_live(const char *link, const char *ours, char *err, size_t errlen)
 {
     char target[PATH_MAX];
@@ -131,6 +167,10 @@ static int check_live(const char *link, const char *ours, char *err, size_t errl
         return 0;
     char comm[64];
     long pid = pty_holder(index, comm, sizeof comm);
+    struct stat lst;
+    if (pid > 0 && lstat(link, &lst) == 0 &&
+        started_after(pid, (double)lst.st_mtim.tv_sec + (double)lst.st_mtim.tv_nsec / 1e9 + 0.05))
+        return 0; /* the number was given anew to a later process: the link is stale */
     if (pid > 0 && strncmp(comm, "botwire", 7) == 0)
         bw_io_errf(err, errlen, "%s is served by another emulator (pid %ld, on %s): not taking it "
                                 "over (stop that one first, or pick another link)",
