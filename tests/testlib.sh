@@ -15,6 +15,12 @@
 #                                ($sim: its pid, its stderr in $tmp/sim.err) and
 #                                waits for its first line, which must start
 #                                with WANT (else: fail and exit)
+#   stop_emulator                SIGINT to it; $status, and its final pose
+#                                in $truth ("X Y DEG", as it says it)
+#   start_of FAMILY [ARGS...]    "X Y DEG" where that emulated robot starts
+#   odometry_vs_truth X START TRUTH TOL
+#                                the odometry's x within TOL m of how far the
+#                                robot truly went along x
 #   start_firmware BOTWIRE_AVR BOARD ELF LINK
 #                                runs a firmware in the simulated chip on a
 #                                pty named LINK ($chip: its pid, its stderr in
@@ -78,6 +84,35 @@ start_emulator() {
         exit 1
         ;;
     esac
+}
+
+# The emulated robot's pose as it says when it stops ("robot at (X, Y,
+# DEG deg)"): pose_said FILE gives "X Y DEG" of the last such line.
+pose_said() {
+    sed -n 's/.*robot at (\([-0-9.]*\), \([-0-9.]*\), \([-0-9.]*\) deg).*/\1 \2 \3/p' "$1" | tail -n 1
+}
+# start_of FAMILY [SIM_ARGS...]: "X Y DEG" where that emulated robot starts
+# (an emulator on a pty of its own, stopped at once).
+start_of() {
+    fam=$1
+    shift
+    "$bw" sim "$fam" "$@" --pty "$tmp/start_probe" --for 0.01 >/dev/null 2>"$tmp/start_probe.err"
+    pose_said "$tmp/start_probe.err"
+}
+# stop_emulator: SIGINT to start_emulator's emulator; its exit status in
+# $status and the pose it stopped at in $truth ("X Y DEG").
+stop_emulator() {
+    kill -INT "$sim"
+    wait "$sim"
+    status=$?
+    sim=
+    truth=$(pose_said "$tmp/sim.err")
+}
+# odometry_vs_truth X START TRUTH TOL: true if the odometry's x (from a
+# start facing along +x) is within TOL m of how far the robot truly went.
+odometry_vs_truth() {
+    awk -v x="$1" -v s="$2" -v t="$3" -v tol="$4" 'BEGIN {
+        split(s, a, " "); split(t, b, " "); d = x - (b[1] - a[1]); exit !(d <= tol && -d <= tol) }'
 }
 
 start_firmware() {

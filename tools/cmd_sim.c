@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -22,7 +23,7 @@ static void usage(FILE *f)
             "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
             "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
             "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
-            "                  [--detach] [--robots N]\n"
+            "                  [--detach] [--robots N] [--baud N]\n"
             "       botwire sim --world FILE [...]   (robots of the world file's robot lines)\n"
             "\n"
             "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm, rflex) in\n"
@@ -59,6 +60,11 @@ static void usage(FILE *f)
             "  --drop P, --insert P   ...each byte lost, or a random byte slipped in,\n"
             "                   with probability P (0..0.5)\n"
             "  --seed N         seed of the noise and the line noise (default 1)\n"
+            "  --baud N         the serial line's rate: the robot's bytes reach the host,\n"
+            "                   and the host's the robot, a byte per 10 bits of it, as a\n"
+            "                   UART sends them (default on a pty: the family's, e.g.\n"
+            "                   57600 for create and lobot, 115200 for kobuki and rflex,\n"
+            "                   9600 for p2os; on TCP none, as MobileSim: bytes at once)\n"
             "  --for S          stop after S seconds (default: run until stopped)\n"
             "  --idle S         close a TCP client that has no session (P2OS: no OPEN) for\n"
             "                   S seconds, so one that says nothing cannot hold the only\n"
@@ -326,8 +332,17 @@ static int serve(server_t *s, size_t n, double end)
                     p[k++] = (struct pollfd){ fds[j], POLLIN, 0 };
         }
         double left = until - cli_now();
-        if (left > 0)
-            poll(p, k, (int)ceil(fmin(left, 3600.0) * 1000.0));
+        if (left > 0) {
+            /* To the microsecond: a byte is 87 us at 115200 baud, and a
+             * reply woken a millisecond late is a poller slowed by a fifth. */
+            left = fmin(left, 3600.0);
+            struct timespec ts = { (time_t)left, (long)((left - floor(left)) * 1e9) + 1 };
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            ppoll(p, k, &ts, NULL);
+        }
         double now = cli_now();
         for (size_t i = 0; i < n; i++) {
             if (s[i].pty) {
@@ -392,13 +407,14 @@ int cmd_sim(int argc, char **argv)
         { "ber", required_argument, NULL, 'b' },   { "drop", required_argument, NULL, 'd' },
         { "insert", required_argument, NULL, 'I' }, { "window", required_argument, NULL, 'w' },
         { "push", required_argument, NULL, 'P' },   { "slope", required_argument, NULL, 'S' },
-        { "robots", required_argument, NULL, 'R' }, { NULL, 0, NULL, 0 },
+        { "robots", required_argument, NULL, 'R' }, { "baud", required_argument, NULL, 'B' },
+        { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
     bool detach = false;
     double idle = 10, ber = 0, drop = 0, insert = 0, window = 0, push = 0, slope = 0;
-    double robots = 0;
+    double robots = 0, baud = 0;
     int c;
     optind = 0;
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
@@ -453,6 +469,14 @@ int cmd_sim(int argc, char **argv)
                 return 2;
             if (robots != floor(robots)) {
                 cli_error("sim", "--robots wants a whole number, not \"%s\"", optarg);
+                return 2;
+            }
+            break;
+        case 'B':
+            if (cli_number("sim", "--baud", optarg, 50, 4000000, &baud) < 0)
+                return 2;
+            if (baud != floor(baud)) {
+                cli_error("sim", "--baud wants a whole number, not \"%s\"", optarg);
                 return 2;
             }
             break;
@@ -567,8 +591,15 @@ int cmd_sim(int argc, char **argv)
         bw_device_options_t ro = o;
         ro.seed = rs;
         const char *f = family;
-        if (from_world) {
+        if (from_world)
             f = world.robots[made].family;
+        /* A pty stands for the robot's serial line: paced at its rate. TCP
+         * stands for MobileSim, which gives ARIA hosts their bytes at once:
+         * paced only when asked (a serial robot behind a TCP bridge). */
+        ro.baud = baud > 0 ? (int)baud : use_tcp ? 0 : bw_device_family_baud(f);
+        if (ro.baud < 0)
+            ro.baud = 0; /* no such family: bw_device_create says so */
+        if (from_world) {
             ro.model = *world.robots[made].model ? world.robots[made].model : NULL;
             ro.start = world.robots[made].pose;
             ro.has_start = true;
@@ -639,6 +670,13 @@ int cmd_sim(int argc, char **argv)
                 (unsigned long long)(st->checksum_errors + st->length_errors),
                 (unsigned long long)(r->dropped + bw_device_dropped(r->dev)), sim->body.pose.x,
                 sim->body.pose.y, sim->body.pose.theta * 180 / BW_PI);
+        bw_device_line_t ln;
+        bw_device_line(r->dev, &ln);
+        if (ln.out_overrun || ln.in_overrun)
+            fprintf(stderr, "; the %d baud line overran: %llu bytes of the robot's, %llu of the "
+                            "host's dropped",
+                    ln.baud, (unsigned long long)ln.out_overrun,
+                    (unsigned long long)ln.in_overrun);
         if (strcmp(bw_device_family(r->dev), "lobot") == 0 && bw_lobot_device_unheard(r->dev))
             fprintf(stderr, "; %llu bytes came outside the window, unheard",
                     (unsigned long long)bw_lobot_device_unheard(r->dev));

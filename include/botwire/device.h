@@ -13,6 +13,13 @@
  *     n = bw_device_output(dev, buf, sizeof buf);   -> write to the host
  *     sleep until bw_device_next_deadline(dev)
  *
+ * The serial line: with options.baud set, the device's bytes cross a line
+ * of that rate as a UART sends them, 10 bits a byte (start, 8 data, stop),
+ * one after another: bw_device_output gives only the bytes whose last bit
+ * is in by the time the device was stepped to, and the host's bytes take
+ * effect each when its last bit has reached the robot. Without it (0, the
+ * default) both come and go at once, as over TCP. docs/pacing.md.
+ *
  * Memory: allocated on create. Threads: one device per thread.
  */
 #ifndef BOTWIRE_DEVICE_H
@@ -51,6 +58,10 @@ typedef struct {
      * the fleet's unless `world` names one (it must be the same). NULL:
      * alone. */
     struct bw_fleet *fleet;
+    /* The serial line's rate, bits/s, both ways (bw_device_family_baud: the
+     * family's): the robot's output and the host's input cross it a byte
+     * per 10 bits. 0: no line, bytes at once (TCP, unit tests). */
+    int baud;
 } bw_device_options_t;
 
 /* Zero options: built-in room, no noise, defaults. */
@@ -66,16 +77,39 @@ void bw_device_destroy(bw_device_t *dev);
  * with no emulated robot. */
 int bw_device_default_world(const char *family, bw_world_t *w);
 
-/* Bytes from the host; they take effect at `now`. */
+/* Bytes the host wrote at `now`. Unpaced they take effect at now; on a line
+ * (options.baud) each takes effect when it has crossed it, after the bytes
+ * still on their way (bw_device_step delivers them); beyond 4 KB on the
+ * way they are dropped (bw_device_line: in_overrun). */
 void bw_device_input(bw_device_t *dev, const uint8_t *data, size_t n, double now);
-/* Advances the robot and world to now, producing feedback that is due. */
+/* Advances the robot and world to now, producing feedback that is due (and
+ * hearing the host's bytes that have come across the line by then). */
 void bw_device_step(bw_device_t *dev, double now);
-/* Takes up to cap pending output bytes; returns the count. Output that the
- * caller does not take is kept (up to an internal limit, then the oldest is
- * dropped, as on a serial line nobody reads). */
+/* Takes up to cap output bytes that have reached the host by the time the
+ * device was last stepped to (all it made, unpaced); returns the count.
+ * Output that the caller does not take is kept (up to an internal limit,
+ * then the oldest is dropped, as on a serial line nobody reads). */
 size_t bw_device_output(bw_device_t *dev, uint8_t *buf, size_t cap);
-/* Time at which the device next has something to do (its next feedback). */
+/* Time at which the device next has something to do: its next feedback,
+ * the end of the next write of its own or of the host's still crossing the
+ * line. After a step to now it is later than now. */
 double bw_device_next_deadline(const bw_device_t *dev);
+
+/* The line rate, bits/s, of the serial link of a family's robot (its host
+ * driver's default: kobuki 115200, p2os 9600, lobot and create 57600, rbsm
+ * 76800, rflex 115200); BW_EUNKNOWN for an unknown family. */
+int bw_device_family_baud(const char *family);
+/* The device's serial line: its rate and what it holds. A robot that makes
+ * more than its line carries queues up to a second of the line (at least
+ * 256 bytes) and drops what comes beyond it, whole writes, counted. */
+typedef struct {
+    int baud;              /* 0: unpaced */
+    size_t out_on_line;    /* the robot's bytes sent and not yet across */
+    size_t in_on_line;     /* the host's bytes not yet across */
+    uint64_t out_overrun;  /* the robot's bytes dropped: its line was full */
+    uint64_t in_overrun;   /* the host's bytes dropped: written too far ahead */
+} bw_device_line_t;
+void bw_device_line(const bw_device_t *dev, bw_device_line_t *out);
 /* A client connected (true) or went away (false), for transports that know
  * (TCP, pty); families with sessions (P2OS) reset theirs. */
 void bw_device_link(bw_device_t *dev, bool connected, double now);

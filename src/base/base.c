@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base_internal.h"
@@ -587,6 +588,8 @@ static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
     b->noisy = ber > 0 || drop > 0 || insert > 0;
     (void)bw_line_init(&b->line_up, ber, drop, insert, o.seed * 2 + 1);
     (void)bw_line_init(&b->line_down, ber, drop, insert, o.seed * 2 + 2);
+    /* The robot's serial line: the family's rate, or ?baud=. */
+    o.baud = b->baud;
     rc = bw_device_create(&b->device, b->url.family, &o, now, err, errlen);
     if (rc < 0)
         return rc;
@@ -604,7 +607,7 @@ static int check_params(const bw_base_t *b, char *err, size_t errlen)
 {
     static const char *const serial[] = { "baud", NULL };
     static const char *const sim[] = { "world", "noise", "seed", "ber", "drop", "insert", "fleet",
-                                       "start", NULL };
+                                       "start", "baud", NULL };
     static const char *const none[] = { NULL };
     const char *const *kind = b->url.kind == BW_URL_SERIAL ? serial
                               : b->url.kind == BW_URL_SIM  ? sim
@@ -960,3 +963,13 @@ void bw_base_limits(const bw_base_t *b, double *max_v, double *max_w)
     *max_w = b->ops->max_w;
 }
 bw_device_t *bw_base_device(bw_base_t *b) { return b->device; }
+
+/* Declared with the emulated robots (device.h): the rate is the robot's,
+ * kept where its host driver has it. */
+int bw_device_family_baud(const char *family)
+{
+    for (size_t i = 0; family && i < sizeof drivers / sizeof drivers[0]; i++)
+        if (strcasecmp(drivers[i]->family, family) == 0)
+            return drivers[i]->baud;
+    return BW_EUNKNOWN;
+}

@@ -17,6 +17,66 @@ static const bw_device_ops_t *const families[] = {
     &bw_rflex_device_ops,
 };
 
+/* ---- the serial line ------------------------------------------------------ */
+
+/* When byte j's last bit is in. */
+static double uart_at(const bw_uart_t *u, uint64_t j)
+{
+    return u->t0 + (double)(j - u->first + 1) * u->byte_time;
+}
+
+/* Counts the bytes that are across by now; returns how many just came. */
+static uint64_t uart_advance(bw_uart_t *u, double now)
+{
+    uint64_t was = u->done;
+    while (u->done < u->queued && uart_at(u, u->done) <= now)
+        u->done++;
+    while (u->ends_len && u->ends[u->ends_head] <= u->done) {
+        u->ends_head = (u->ends_head + 1) % BW_DEVICE_MARKS;
+        u->ends_len--;
+    }
+    return u->done - was;
+}
+
+/* n bytes written at now: after the ones still on the line, or at once on
+ * an idle line. */
+static void uart_queue(bw_uart_t *u, size_t n, double now)
+{
+    uart_advance(u, now);
+    if (u->done == u->queued) {
+        u->t0 = now;
+        u->first = u->queued;
+    }
+    u->queued += n;
+    if (u->ends_len == BW_DEVICE_MARKS) /* merged with the last: woken later */
+        u->ends[(u->ends_head + u->ends_len - 1) % BW_DEVICE_MARKS] = u->queued;
+    else
+        u->ends[(u->ends_head + u->ends_len++) % BW_DEVICE_MARKS] = u->queued;
+}
+
+/* When the next write on the line is wholly across (INFINITY: none). A
+ * deadline per byte would wake a reader 11520 times a second at 115200
+ * baud for nothing: whoever looks between finds the bytes that are in by
+ * then all the same. */
+static double uart_next(const bw_uart_t *u)
+{
+    if (u->done == u->queued)
+        return INFINITY;
+    uint64_t end = u->ends_len ? u->ends[u->ends_head] : u->queued;
+    return uart_at(u, end - 1);
+}
+
+static size_t uart_on_line(const bw_uart_t *u) { return (size_t)(u->queued - u->done); }
+
+/* What the robot's transmitter holds at most: a second of its line, at
+ * least 256 bytes (a frame of any family), within half the output buffer
+ * (the other half for what is across and not yet taken). */
+static size_t tx_bound(const bw_device_t *d)
+{
+    size_t second = (size_t)d->baud / 10;
+    return second < 256 ? 256 : second > BW_DEVICE_OUT_CAP / 2 ? BW_DEVICE_OUT_CAP / 2 : second;
+}
+
 void bw_device_options_init(bw_device_options_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -74,6 +134,11 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     d->ops = ops;
     d->priv = priv;
     d->last_input = -INFINITY;
+    d->clock = t0;
+    if (opt->baud > 0) {
+        d->baud = opt->baud;
+        d->tx.byte_time = d->rx.byte_time = 10.0 / opt->baud;
+    }
     const bw_world_t *world = opt->world ? opt->world : opt->fleet ? opt->fleet->world : NULL;
     if (!world) {
         if (ops->default_world)
@@ -112,33 +177,104 @@ void bw_device_destroy(bw_device_t *d)
     free(d);
 }
 
-void bw_device_input(bw_device_t *d, const uint8_t *data, size_t n, double now)
+/* The family's step to now; what it emits on the way goes on the line at
+ * now. Time does not go back. */
+static void family_step(bw_device_t *d, double now)
 {
-    d->ops->step(d, now);
+    if (now > d->clock)
+        d->clock = now;
+    d->ops->step(d, d->clock);
+}
+
+/* Host bytes reaching the robot at now. */
+static void hear(bw_device_t *d, const uint8_t *data, size_t n, double now)
+{
+    family_step(d, now);
     if (!n)
         return;
     /* Half a frame followed by a long silence is a client that died or a
      * line that dropped bytes: it must not swallow what comes next. */
-    if (now - d->last_input > BW_DEVICE_LINE_GAP)
+    if (d->clock - d->last_input > BW_DEVICE_LINE_GAP)
         d->ops->reset_line(d);
-    d->last_input = now;
-    d->ops->input(d, data, n, now);
+    d->last_input = d->clock;
+    d->ops->input(d, data, n, d->clock);
 }
 
-void bw_device_step(bw_device_t *d, double now) { d->ops->step(d, now); }
+/* Delivers the host's bytes on the line: those across by `until` each at
+ * its own time, or all of them now (until INFINITY: the client left, its
+ * last bytes are heard at once). */
+static void hear_line(bw_device_t *d, double until)
+{
+    while (d->in_len) {
+        double t = uart_at(&d->rx, d->rx.done);
+        if (t > until)
+            break;
+        uint8_t byte = d->in[d->in_head];
+        d->in_head = (d->in_head + 1) % BW_DEVICE_IN_CAP;
+        d->in_len--;
+        d->rx.done++;
+        /* One at a time: a command acts when its own last byte is in, not
+         * at the end of the write it came in. */
+        hear(d, &byte, 1, until == INFINITY ? d->clock : t);
+    }
+    uart_advance(&d->rx, d->clock);
+}
 
-double bw_device_next_deadline(const bw_device_t *d) { return d->ops->next_deadline(d); }
+void bw_device_input(bw_device_t *d, const uint8_t *data, size_t n, double now)
+{
+    if (!d->baud) {
+        hear(d, data, n, now);
+        return;
+    }
+    bw_device_step(d, now); /* what came across before these */
+    if (n > BW_DEVICE_IN_CAP - d->in_len) {
+        d->rx.overrun += n - (BW_DEVICE_IN_CAP - d->in_len);
+        n = BW_DEVICE_IN_CAP - d->in_len;
+    }
+    if (!n)
+        return;
+    for (size_t i = 0; i < n; i++)
+        d->in[(d->in_head + d->in_len + i) % BW_DEVICE_IN_CAP] = data[i];
+    d->in_len += n;
+    uart_queue(&d->rx, n, d->clock);
+}
+
+void bw_device_step(bw_device_t *d, double now)
+{
+    hear_line(d, now);
+    family_step(d, now);
+    uart_advance(&d->tx, d->clock);
+}
+
+double bw_device_next_deadline(const bw_device_t *d)
+{
+    return fmin(d->ops->next_deadline(d), fmin(uart_next(&d->tx), uart_next(&d->rx)));
+}
 
 void bw_device_link(bw_device_t *d, bool connected, double now)
 {
-    d->ops->step(d, now);
+    hear_line(d, now);
+    hear_line(d, INFINITY);
+    family_step(d, now);
     d->ops->reset_line(d); /* a new client starts on a clean line, always */
     if (d->ops->link)
-        d->ops->link(d, connected, now);
+        d->ops->link(d, connected, d->clock);
 }
 
 void bw_device_emit(bw_device_t *d, const uint8_t *bytes, size_t n)
 {
+    if (d->baud && n) {
+        uart_advance(&d->tx, d->clock);
+        if (uart_on_line(&d->tx) + n > tx_bound(d)) {
+            /* The transmitter is full: the write is lost whole (half a
+             * frame would only be noise to the host). */
+            d->tx.overrun += n;
+            return;
+        }
+        uart_queue(&d->tx, n, d->clock);
+        /* Below, room is made from the oldest bytes across, never from
+         * those on the line: these and n are within half the buffer. */
+    }
     if (n > BW_DEVICE_OUT_CAP) {
         d->out_dropped += n - BW_DEVICE_OUT_CAP;
         bytes += n - BW_DEVICE_OUT_CAP;
@@ -161,7 +297,9 @@ void bw_device_emit(bw_device_t *d, const uint8_t *bytes, size_t n)
 
 size_t bw_device_output(bw_device_t *d, uint8_t *buf, size_t cap)
 {
-    size_t n = d->out_len < cap ? d->out_len : cap;
+    uart_advance(&d->tx, d->clock);
+    size_t across = d->out_len - uart_on_line(&d->tx);
+    size_t n = across < cap ? across : cap;
     size_t first = BW_DEVICE_OUT_CAP - d->out_head < n ? BW_DEVICE_OUT_CAP - d->out_head : n;
     memcpy(buf, d->out + d->out_head, first);
     memcpy(buf + first, d->out, n - first);
@@ -174,6 +312,12 @@ bw_sim_t *bw_device_sim(bw_device_t *d) { return d->ops->sim ? d->ops->sim(d) : 
 const char *bw_device_family(const bw_device_t *d) { return d->ops->family; }
 const bw_device_stats_t *bw_device_stats(const bw_device_t *d) { return &d->stats; }
 uint64_t bw_device_dropped(const bw_device_t *d) { return d->out_dropped; }
+
+void bw_device_line(const bw_device_t *d, bw_device_line_t *out)
+{
+    *out = (bw_device_line_t){ d->baud, uart_on_line(&d->tx), uart_on_line(&d->rx),
+                               d->tx.overrun, d->rx.overrun };
+}
 
 const char *bw_device_command_name(const bw_device_t *d, unsigned id)
 {

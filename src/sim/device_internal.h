@@ -39,11 +39,36 @@ typedef struct {
 /* Output kept for a host that does not read: about a second of feedback of
  * any family; beyond it the oldest bytes go, as on a serial line. */
 #define BW_DEVICE_OUT_CAP 16384
+/* Host bytes on their way to a paced robot (a write far ahead of the line,
+ * 4 s of it at 9600 baud): beyond, they are dropped and counted. */
+#define BW_DEVICE_IN_CAP 4096
+/* Writes remembered on a line, so a reader is woken at the end of each
+ * (more in flight at once merge with the last). */
+#define BW_DEVICE_MARKS 64
 /* s of silence after which half a frame is dropped: a frame's bytes come
  * together, even at 9600 baud. */
 #define BW_DEVICE_LINE_GAP 0.5
 #define BW_DEVICE_NOTICES 8
 #define BW_DEVICE_NOTICE_LEN 160
+
+/* One direction of the serial line: a UART sending the bytes queued on it
+ * one after another, each taking byte_time (10 bits: start, 8 data, stop).
+ * Counting every byte ever queued, byte j's last bit is in at
+ * t0 + (j - first + 1) * byte_time, where the burst the line is sending
+ * began at t0 with byte `first`: bytes queued while the line is busy follow
+ * the ones before without a gap, and one queued on an idle line starts at
+ * once. The same expression gives the deadlines and the delivery, so a
+ * reader woken at a deadline finds the bytes there, exactly. */
+typedef struct {
+    double byte_time;     /* s; 0: unpaced, every byte in at once */
+    double t0;            /* when the burst's first byte started */
+    uint64_t first;       /* ...that byte */
+    uint64_t queued;      /* bytes queued, ever */
+    uint64_t done;        /* bytes wholly across, ever */
+    uint64_t ends[BW_DEVICE_MARKS]; /* where writes still on the line end */
+    unsigned ends_head, ends_len;
+    uint64_t overrun;     /* bytes beyond the queue's bound, dropped */
+} bw_uart_t;
 
 struct bw_device {
     const bw_device_ops_t *ops;
@@ -57,6 +82,15 @@ struct bw_device {
     char notices[BW_DEVICE_NOTICES][BW_DEVICE_NOTICE_LEN];
     unsigned notice_head, notice_len;
     double last_input;    /* when host bytes last came */
+    /* The serial line (bw_device_options_t.baud). out[] holds the robot's
+     * bytes from out_head: those tx has carried across (for the host to
+     * take), then those still on the line. in[] holds the host's bytes
+     * still on their way, rx counting them. */
+    int baud;
+    bw_uart_t tx, rx;
+    uint8_t in[BW_DEVICE_IN_CAP];
+    size_t in_head, in_len;
+    double clock;         /* the latest time the device was given: its output's time */
     bool exit_requested;
     int exit_status;
     void *priv;

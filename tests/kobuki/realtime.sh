@@ -6,10 +6,12 @@ set -u
 bw=$1
 . "$(dirname "$0")/../testlib.sh"
 
+start=$(start_of kobuki)
 start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 120
 [ -L "$tmp/kobuki" ] && pass "pty link created" || fail "no link at $tmp/kobuki"
 
-# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm.
+# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm, and the odometry
+# within 1 cm of how far the emulated robot truly went.
 "$bw" drive "kobuki:$tmp/kobuki" --v 0.2 --for 2 >"$tmp/drive.out" 2>"$tmp/drive.err"
 status=$?
 last=$(tail -n 1 "$tmp/drive.out")
@@ -17,6 +19,12 @@ x=$(field x "$last")
 lines=$(grep -c '"online":true' "$tmp/drive.out")
 [ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
 within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
+stop_emulator
+odometry_vs_truth "$x" "$start" "$truth" 0.01 &&
+    pass "odometry x = $x m, the robot truly from ($start) to ($truth)" ||
+    fail "odometry x = $x m, truly from ($start) to ($truth)"
+rm -f "$tmp/announce"
+start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 120
 # One per 100 ms of the wall: 20, fewer when a loaded machine holds the
 # process back; a drive that printed only at its end gives 1 or 2.
 [ "$lines" -ge 8 ] && pass "$lines state lines in 2 s (one per 100 ms)" || fail "only $lines state lines"

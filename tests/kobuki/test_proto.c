@@ -231,6 +231,81 @@ static void test_golden_feedback_frame(void **state)
     assert_memory_equal(out, FEEDBACK, sizeof FEEDBACK);
 }
 
+/* Written byte by byte from the seed's tables (with PROTOCOL-NOTES.md's
+ * identifiers 13 and 21 for the gain messages), not from the codec's:
+ * little-endian fields, XOR of LEN and the payload. Each is encoded from its
+ * fields and decoded back to them. */
+static void encodes_to(const bw_kobuki_msg_t *m, const uint8_t *want, size_t n)
+{
+    uint8_t buf[64];
+    assert_int_equal(bw_kobuki_encode_frame(buf, sizeof buf, m, 1), (int)n);
+    assert_memory_equal(buf, want, n);
+}
+
+static void test_golden_from_the_seed_tables(void **state)
+{
+    (void)state;
+    bw_kobuki_msg_t m, d;
+    /* Sound (id 3, len 3): note 1000 (2 bytes), 100 ms (1 byte). */
+    static const uint8_t sound[] = { 0xAA, 0x55, 0x05, 0x03, 0x03, 0xE8, 0x03, 0x64, 0x8A };
+    bw_kobuki_msg_init(&m, BW_KOBUKI_SOUND);
+    m.u.sound.note = 1000;
+    m.u.sound.duration = 100;
+    encodes_to(&m, sound, sizeof sound);
+    d = decode_one(sound, sizeof sound, BW_KOBUKI_FROM_HOST);
+    assert_int_equal(d.type, BW_KOBUKI_SOUND);
+    assert_int_equal(d.u.sound.note, 1000);
+    assert_int_equal(d.u.sound.duration, 100);
+    /* Sound sequence (id 4, len 1): 6, "CLEANINGEND", the last the seed has. */
+    static const uint8_t seq[] = { 0xAA, 0x55, 0x03, 0x04, 0x01, 0x06, 0x00 };
+    bw_kobuki_msg_init(&m, BW_KOBUKI_SOUND_SEQUENCE);
+    m.u.sound_sequence.sequence = 6;
+    encodes_to(&m, seq, sizeof seq);
+    d = decode_one(seq, sizeof seq, BW_KOBUKI_FROM_HOST);
+    assert_int_equal(d.u.sound_sequence.sequence, 6);
+    /* General purpose output (id 12, len 2): digital out ch. 0 (0x0001),
+     * 12V/1.5A power (0x0080), LED1 green (0x0200), LED2 green (0x0800). */
+    static const uint8_t gpo[] = { 0xAA, 0x55, 0x04, 0x0C, 0x02, 0x81, 0x0A, 0x81 };
+    bw_kobuki_msg_init(&m, BW_KOBUKI_GENERAL_PURPOSE_OUTPUT);
+    m.u.general_purpose_output.flags = 0x0A81;
+    encodes_to(&m, gpo, sizeof gpo);
+    d = decode_one(gpo, sizeof gpo, BW_KOBUKI_FROM_HOST);
+    assert_int_equal(d.u.general_purpose_output.flags, 0x0A81);
+    /* Set controller gain (id 13, len 13): user-configured, the seed's
+     * defaults Kp 100 * 1000, Ki 0.1 * 1000, Kd 2 * 1000, 4 bytes each. */
+    static const uint8_t set_gain[] = { 0xAA, 0x55, 0x0F, 0x0D, 0x0D, 0x01, 0xA0, 0x86, 0x01, 0x00,
+                                        0x64, 0x00, 0x00, 0x00, 0xD0, 0x07, 0x00, 0x00, 0x9A };
+    bw_kobuki_msg_init(&m, BW_KOBUKI_SET_CONTROLLER_GAIN);
+    m.u.set_controller_gain = (bw_kobuki_gain_t){ 1, 100000, 100, 2000 };
+    encodes_to(&m, set_gain, sizeof set_gain);
+    d = decode_one(set_gain, sizeof set_gain, BW_KOBUKI_FROM_HOST);
+    assert_int_equal(d.u.set_controller_gain.gain_type, 1);
+    assert_int_equal(d.u.set_controller_gain.p_gain, 100000);
+    assert_int_equal(d.u.set_controller_gain.i_gain, 100);
+    assert_int_equal(d.u.set_controller_gain.d_gain, 2000);
+    /* Unique device id (id 19, len 12): three 4-byte words. */
+    static const uint8_t udid[] = { 0xAA, 0x55, 0x0E, 0x13, 0x0C, 0x44, 0x33, 0x22, 0x11, 0x88,
+                                    0x77, 0x66, 0x55, 0xCC, 0xBB, 0xAA, 0x99, 0xDD };
+    bw_kobuki_msg_init(&m, BW_KOBUKI_UNIQUE_DEVICE_ID);
+    m.u.unique_device_id = (bw_kobuki_unique_device_id_t){ 0x11223344, 0x55667788, 0x99AABBCC };
+    encodes_to(&m, udid, sizeof udid);
+    d = decode_one(udid, sizeof udid, BW_KOBUKI_FROM_ROBOT);
+    assert_int_equal(d.u.unique_device_id.udid0, 0x11223344);
+    assert_int_equal(d.u.unique_device_id.udid1, 0x55667788);
+    assert_int_equal(d.u.unique_device_id.udid2, 0x99AABBCC);
+    /* Controller info (id 21, len 13): factory default, the defaults. */
+    static const uint8_t info[] = { 0xAA, 0x55, 0x0F, 0x15, 0x0D, 0x00, 0xA0, 0x86, 0x01, 0x00,
+                                    0x64, 0x00, 0x00, 0x00, 0xD0, 0x07, 0x00, 0x00, 0x83 };
+    bw_kobuki_msg_init(&m, BW_KOBUKI_CONTROLLER_INFO);
+    m.u.controller_info = (bw_kobuki_gain_t){ 0, 100000, 100, 2000 };
+    encodes_to(&m, info, sizeof info);
+    d = decode_one(info, sizeof info, BW_KOBUKI_FROM_ROBOT);
+    assert_int_equal(d.u.controller_info.gain_type, 0);
+    assert_int_equal(d.u.controller_info.p_gain, 100000);
+    assert_int_equal(d.u.controller_info.i_gain, 100);
+    assert_int_equal(d.u.controller_info.d_gain, 2000);
+}
+
 static void test_corrected_identifiers(void **state)
 {
     (void)state;
@@ -993,6 +1068,7 @@ int main(void)
         cmocka_unit_test(test_golden_base_control),
         cmocka_unit_test(test_golden_request_extra),
         cmocka_unit_test(test_golden_feedback_frame),
+        cmocka_unit_test(test_golden_from_the_seed_tables),
         cmocka_unit_test(test_corrected_identifiers),
         cmocka_unit_test(test_catalogue_consistent),
         cmocka_unit_test(test_roundtrip_every_message),

@@ -6,6 +6,7 @@ set -u
 bw=$1
 . "$(dirname "$0")/../testlib.sh"
 
+start=$(start_of lobot)
 start_emulator "botwire sim: lobot on /dev/" lobot --pty "$tmp/lobot" --for 120
 
 # 0. What a dead host leaves: the first words after where it serves.
@@ -23,6 +24,14 @@ v=$(field v "$last")
 within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving at the end: v = $v"
 rejected=$(field rejected "$last")
 [ "$rejected" = 0 ] && pass "no frame rejected" || fail "$rejected frames rejected: $last"
+# The odometry against how far the emulated robot truly went: within 2 cm
+# (the Create's counts are whole millimetres per read; docs/reliability.md).
+stop_emulator
+odometry_vs_truth "$x" "$start" "$truth" 0.02 &&
+    pass "odometry x = $x m, the robot truly from ($start) to ($truth)" ||
+    fail "odometry x = $x m, truly from ($start) to ($truth)"
+rm -f "$tmp/announce"
+start_emulator "botwire sim: lobot on /dev/" lobot --pty "$tmp/lobot" --for 120
 
 # 2. Record both directions and decode it: one command per READY, each
 # inside its window, the 0.1 m/s FORWARD among them. For 2 s: the READY the

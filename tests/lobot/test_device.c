@@ -349,6 +349,92 @@ static void test_rear_bumps(void **state)
     bw_device_destroy(r.dev);
 }
 
+/* One rear switch at a time (the box's edge behind the robot's left, then
+ * its right): the notes' table, "rear left +75/+10, rear right +75/-10": moved
+ * forward, away, and turned counter-clockwise for the left, clockwise for
+ * the right, as the emulated robot truly turned. */
+static void test_rear_bump_sides(void **state)
+{
+    (void)state;
+    static const struct {
+        double y;      /* the robot's centre: its left or its right overlaps the box */
+        uint8_t flag;  /* BUMPS ACK bit */
+        double turn;   /* sign of the turn */
+    } sides[] = {
+        /* facing -x, its left is -y: above the box (y 0.75 to 1.25) only its
+         * left rear meets the box's edge, below it only its right rear */
+        { 1.38, BW_LOBOT_BUMP_ACK_REAR_LEFT, +1 },
+        { 0.62, BW_LOBOT_BUMP_ACK_REAR_RIGHT, -1 },
+    };
+    for (size_t k = 0; k < 2; k++) {
+        bw_world_t w;
+        bw_world_default(&w);
+        w.start = (bw_pose_t){ 2.6, sides[k].y, BW_PI };
+        rig_t r;
+        open_rig(&r, &w, 0);
+        r.reply_id = BW_LOBOT_CMD_ENABLE_REAR_BUMPS;
+        r.once = true;
+        advance(&r, 0.5);
+        r.reply_id = BW_LOBOT_CMD_REVERSE;
+        r.reply_param = 100;
+        r.once = true;
+        double heading = body(&r)->pose.theta;
+        advance(&r, 6.0);
+        const bw_lobot_ack_t *b = last(&r, BW_LOBOT_ACK_BUMPS);
+        assert_non_null(b);
+        assert_int_equal(b->u.bumps.flags, sides[k].flag);
+        assert_true(b->u.bumps.distance > 0);               /* forward, away */
+        assert_true(b->u.bumps.angle * sides[k].turn > 5); /* about 10 degrees */
+        double turned = bw_angle_diff(body(&r)->pose.theta, heading) * 180 / BW_PI;
+        assert_true(turned * sides[k].turn > 5 && turned * sides[k].turn < 15);
+        bw_device_destroy(r.dev);
+    }
+}
+
+/* One cliff sensor at a time: the robot heading +y just right of the
+ * stairwell's edge (x = 1.2) has only its left sensor over the drop. The
+ * seed's CLIFFS flags: "Bit #3 ... the left cliff sensor". */
+static void test_cliff_left_alone(void **state)
+{
+    (void)state;
+    bw_world_t w;
+    bw_world_default(&w);
+    w.start = (bw_pose_t){ 1.30, 2.5, BW_PI / 2 };
+    rig_t r;
+    open_rig(&r, &w, 0);
+    r.reply_id = BW_LOBOT_CMD_FORWARD;
+    r.reply_param = 150;
+    r.once = true;
+    advance(&r, 8.0);
+    const bw_lobot_ack_t *c = last(&r, BW_LOBOT_ACK_CLIFFS);
+    assert_non_null(c);
+    assert_int_equal(c->u.cliffs.flags, BW_LOBOT_CLIFF_LEFT);
+    assert_int_equal(BW_LOBOT_CLIFF_LEFT, 1u << 3);
+    bw_device_destroy(r.dev);
+}
+
+/* The seed's window: "if sent within a predefined timeout window (usually,
+ * 1.5 seconds)". A host that stays silent sees READY again a window and a
+ * cycle later. */
+static void test_default_window_is_the_seeds(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL, 0); /* the default */
+    r.reply_id = 0;
+    advance(&r, 0.3);
+    double t[3];
+    for (int i = 0; i < 3; i++) {
+        size_t at = r.readies;
+        while (r.readies == at)
+            advance(&r, 0.001);
+        t[i] = r.now;
+    }
+    for (int i = 1; i < 3; i++)
+        assert_true(t[i] - t[i - 1] >= 1.5 && t[i] - t[i - 1] < 1.6);
+    bw_device_destroy(r.dev);
+}
+
 /* The program stops the robot when its host goes: silence through a window
  * is STOP. The emulator says so first (what `botwire sim lobot` prints
  * after where it serves), with its window. */
@@ -385,6 +471,9 @@ int main(void)
         cmocka_unit_test(test_spin_90),
         cmocka_unit_test(test_remote),
         cmocka_unit_test(test_rear_bumps),
+        cmocka_unit_test(test_rear_bump_sides),
+        cmocka_unit_test(test_cliff_left_alone),
+        cmocka_unit_test(test_default_window_is_the_seeds),
         cmocka_unit_test(test_stops_when_the_host_goes),
     };
     return cmocka_run_group_tests_name("lobot emulated robot", tests, NULL, NULL);

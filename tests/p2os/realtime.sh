@@ -7,10 +7,12 @@ set -u
 bw=$1
 . "$(dirname "$0")/../testlib.sh"
 
+start=$(start_of p2os)
 start_emulator "botwire sim: p2os p2dx on tcp://127.0.0.1:8101" p2os --for 120
 url=p2os:tcp://127.0.0.1:8101
 
-# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm.
+# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm, and the odometry
+# within 1 cm of how far the emulated robot truly went.
 "$bw" drive "$url" --v 0.2 --for 2 >"$tmp/drive.out" 2>"$tmp/drive.err"
 status=$?
 last=$(tail -n 1 "$tmp/drive.out")
@@ -19,6 +21,12 @@ x=$(field x "$last")
 within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over TCP: x = $x m" || fail "x = $x (last: $last)"
 v=$(field v "$last")
 within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving: v = $v"
+stop_emulator
+odometry_vs_truth "$x" "$start" "$truth" 0.01 &&
+    pass "odometry x = $x m, the robot truly from ($start) to ($truth)" ||
+    fail "odometry x = $x m, truly from ($start) to ($truth)"
+rm -f "$tmp/announce"
+start_emulator "botwire sim: p2os p2dx on tcp://127.0.0.1:8101" p2os --for 120
 
 # 2. The emulator takes the next client when one leaves.
 "$bw" drive "$url" --w 0.5 --for 1 >"$tmp/turn.out" 2>"$tmp/turn.err"

@@ -153,8 +153,11 @@ static void test_square_by_odometry(void **state)
     while (bw_square_step(&sq, r.st->pose, &v, &w)) {
         bw_base_drive(r.b, v, w, r.now);
         step(&r);
+        /* As a SIP comes: between two the robot moves on and odometry waits
+         * for the next (100 ms, and then 50 ms on the 9600 baud line). */
         bw_pose_t o = bw_pose_compose(origin, r.st->pose);
-        worst = fmax(worst, hypot(o.x - sim->body.pose.x, o.y - sim->body.pose.y));
+        if (r.st->t == r.now)
+            worst = fmax(worst, hypot(o.x - sim->body.pose.x, o.y - sim->body.pose.y));
         assert_true(r.now < 200);
     }
     bw_base_stop(r.b, r.now);

@@ -141,7 +141,8 @@ static void test_sonar_reads_the_room(void **state)
         }
     }
     printf("rflex sonar 0: %d readings, every %.3f s\n", reads, (last - first) / (reads - 1));
-    assert_int_equal(reads, 4);
+    /* 2.5 s holds 4 or 5 readings 0.6 s apart, by where the ring is. */
+    assert_true(reads == 4 || reads == 5);
     assert_true(fabs((last - first) / (reads - 1) - 0.6) < 0.02);
     assert_int_equal(bw_base_sonar_timing(r.b, 0, 0, 0, r.now), BW_EINVAL);
     bw_base_close(r.b, r.now);

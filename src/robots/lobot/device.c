@@ -41,6 +41,9 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     }
     bw_device_options_t inner = *o;
     inner.model = NULL;
+    /* The line paced is the host's; the Create's answers to the program
+     * come at once, as the program steps expect (docs/pacing.md). */
+    inner.baud = 0;
     int rc = bw_device_create(&l->create, "create", &inner, t0, err, errlen);
     if (rc < 0)
         return rc;

@@ -1,0 +1,454 @@
+/*
+ * The serial line an emulated robot talks over (docs/pacing.md): its bytes
+ * reach the host, and the host's reach it, a byte per 10 bits of the line's
+ * rate, as a UART sends them.
+ *
+ *   test_pacing            in virtual time, exact
+ *   test_pacing BOTWIRE    over a pty, in real time: a Create poller against
+ *                          `BOTWIRE sim create`, at the family's rate and
+ *                          with --baud
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+#include "botwire/port.h"
+
+/* Sensors, packet group 0: 26 bytes back. */
+static const uint8_t QUERY[] = { BW_CREATE_OP_SENSORS, BW_CREATE_GROUP_0 };
+#define REPLY 26
+
+static double byte_time(int baud) { return 10.0 / baud; }
+
+/* A bare Create on a line of `baud`, started (passive mode), at rest. */
+static bw_device_t *create_at(int baud, double *now)
+{
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.baud = baud;
+    bw_device_t *d;
+    char err[256];
+    assert_int_equal(bw_device_create(&d, "create", &o, 0.0, err, sizeof err), 0);
+    uint8_t start = BW_CREATE_OP_START, junk[64];
+    bw_device_input(d, &start, 1, 0.0);
+    *now = 1.0;
+    bw_device_step(d, *now);
+    while (bw_device_output(d, junk, sizeof junk) > 0)
+        ;
+    return d;
+}
+
+/* A query's reply comes no sooner than the query's 2 bytes and the reply's
+ * 26 take on the line, byte by byte, and the deadlines say when: at
+ * 57600 baud the whole reply is in 28 byte times (4.86 ms) after the query
+ * was written, not at once. */
+static void test_reply_at_line_time(void **state)
+{
+    (void)state;
+    const int baud = 57600;
+    const double T = byte_time(baud);
+    double t0;
+    bw_device_t *d = create_at(baud, &t0);
+    uint8_t buf[64];
+    bw_device_input(d, QUERY, sizeof QUERY, t0);
+    /* The query is on its way: nothing yet, and the device is due when its
+     * last byte is in. */
+    assert_int_equal(bw_device_output(d, buf, sizeof buf), 0);
+    double t = bw_device_next_deadline(d);
+    assert_true(t == t0 + 2 * T);
+    bw_device_step(d, t);
+    assert_int_equal(bw_device_output(d, buf, sizeof buf), 0);
+    bw_device_line_t ln;
+    bw_device_line(d, &ln);
+    assert_int_equal(ln.baud, baud);
+    assert_int_equal(ln.out_on_line, REPLY);
+    /* The reply's deadline is its last byte; before it, what a UART has
+     * delivered by then, byte by byte. */
+    double end = bw_device_next_deadline(d);
+    assert_true(fabs(end - (t0 + 28 * T)) < 1e-12);
+    bw_device_step(d, t0 + 2 * T + 10.5 * T);
+    assert_int_equal(bw_device_output(d, buf, sizeof buf), 10);
+    bw_device_step(d, nextafter(end, 0));
+    assert_int_equal(bw_device_output(d, buf, sizeof buf), REPLY - 11);
+    assert_true(bw_device_next_deadline(d) == end);
+    bw_device_step(d, end);
+    assert_int_equal(bw_device_output(d, buf, sizeof buf), 1);
+    /* Then nothing is due: no deadline in the past, none at all. */
+    assert_true(bw_device_next_deadline(d) > end);
+    bw_device_destroy(d);
+}
+
+/* Without a rate (the default of the device API, TCP) bytes come at once. */
+static void test_unpaced_at_once(void **state)
+{
+    (void)state;
+    double t0;
+    bw_device_t *d = create_at(0, &t0);
+    uint8_t buf[64];
+    bw_device_input(d, QUERY, sizeof QUERY, t0);
+    bw_device_step(d, t0);
+    assert_int_equal(bw_device_output(d, buf, sizeof buf), REPLY);
+    bw_device_destroy(d);
+}
+
+/* A poller querying as fast as it can, in virtual time, stepping to the
+ * device's deadlines: replies per second. */
+static double poll_rate(int baud, double seconds, unsigned *steps)
+{
+    double now;
+    bw_device_t *d = create_at(baud, &now);
+    double end = now + seconds;
+    unsigned replies = 0;
+    *steps = 0;
+    while (now < end) {
+        bw_device_input(d, QUERY, sizeof QUERY, now);
+        size_t got = 0;
+        uint8_t buf[64];
+        while (got < REPLY) {
+            double next = bw_device_next_deadline(d);
+            assert_true(next > now && next < now + 1); /* none in the past, none missing */
+            now = next;
+            bw_device_step(d, now);
+            got += bw_device_output(d, buf, sizeof buf);
+            ++*steps;
+        }
+        assert_int_equal(got, REPLY);
+        if (now <= end)
+            replies++;
+    }
+    bw_device_destroy(d);
+    return replies / seconds;
+}
+
+static void test_poller_rate(void **state)
+{
+    (void)state;
+    const int bauds[] = { 57600, 115200, 19200 };
+    for (size_t i = 0; i < sizeof bauds / sizeof bauds[0]; i++) {
+        unsigned steps;
+        double rate = poll_rate(bauds[i], 10, &steps);
+        double most = bauds[i] / 10.0 / REPLY, exchange = bauds[i] / 10.0 / (REPLY + 2);
+        printf("create poller at %d baud: %.1f replies/s (the line: at most %.1f, %.1f with the "
+               "query's 2 bytes); %.1f steps a reply\n",
+               bauds[i], rate, most, exchange, steps / (rate * 10));
+        assert_true(rate <= most);
+        assert_true(fabs(rate - exchange) <= 0.1 + 1e-9); /* exactly the line's, to the count */
+        assert_true(steps <= 2 * rate * 10 + 2);          /* two wake-ups a reply, no busy loop */
+    }
+}
+
+/* ---- every family through sim: URLs, in virtual time ---------------------- */
+
+typedef struct {
+    double T;        /* s a byte */
+    double last;     /* when bytes from the robot last came */
+    size_t bytes;
+    bool violated;
+    double worst;    /* the most bytes in a chunk over what the line allows */
+} line_check_t;
+
+/* A chunk of the robot's bytes taken at `now`: all of them came across
+ * since the last chunk, so no more than the line carries in that time. */
+static void tap(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now)
+{
+    (void)data;
+    line_check_t *c = ctx;
+    if (!from_robot)
+        return;
+    if (c->bytes) {
+        double allowed = ceil((now - c->last) / c->T + 1e-6);
+        if ((double)n > allowed) {
+            c->violated = true;
+            c->worst = fmax(c->worst, (double)n - allowed);
+        }
+    }
+    c->last = now;
+    c->bytes += n;
+}
+
+/* Drives the URL's robot in a slow circle for `seconds` of virtual time,
+ * checking every chunk of its bytes against the line. */
+static void run_family(const char *url, int want_baud, double seconds)
+{
+    bw_base_t *b;
+    char err[256];
+    if (bw_base_open(&b, url, NULL, 0.0, err, sizeof err) < 0)
+        fail_msg("%s: %s", url, err);
+    bw_device_t *d = bw_base_device(b);
+    bw_device_line_t ln;
+    bw_device_line(d, &ln);
+    assert_int_equal(ln.baud, want_baud);
+    line_check_t c = { byte_time(want_baud), 0, 0, false, 0 };
+    bw_base_set_tap(b, tap, &c);
+    const bw_base_state_t *st = bw_base_state(b);
+    double now = 0;
+    unsigned steps = 0, same = 0;
+    while (now < seconds) {
+        bw_base_drive(b, 0.1, 0.2, now);
+        double next = bw_base_next_deadline(b);
+        assert_true(next >= now);
+        /* A deadline at now is a write the robot has not read yet; never
+         * two in a row. */
+        same = next == now ? same + 1 : 0;
+        assert_true(same < 2);
+        now = fmin(next, now + 0.1);
+        bw_base_poll(b, now);
+        steps++;
+    }
+    bw_device_line(d, &ln);
+    printf("%-26s %6.0f bytes/s of %6.0f the line carries, %5.0f steps/s, overrun %llu/%llu%s\n",
+           url, (double)c.bytes / seconds, want_baud / 10.0, steps / seconds,
+           (unsigned long long)ln.out_overrun, (unsigned long long)ln.in_overrun,
+           c.violated ? ", FASTER THAN THE LINE" : "");
+    assert_false(c.violated);
+    assert_true(st->online);
+    assert_int_equal(ln.out_overrun + ln.in_overrun, 0);
+    assert_true(c.bytes > 0);
+    bw_base_close(b, now);
+}
+
+static void test_every_family_at_its_rate(void **state)
+{
+    (void)state;
+    const char *fam[] = { "kobuki", "p2os", "lobot", "create", "rbsm", "rflex" };
+    const int want[] = { 115200, 9600, 57600, 57600, 76800, 115200 };
+    for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
+        assert_int_equal(bw_device_family_baud(fam[i]), want[i]);
+        char url[64];
+        snprintf(url, sizeof url, "sim:%s", fam[i]);
+        run_family(url, want[i], 10);
+    }
+    assert_int_equal(bw_device_family_baud("nonesuch"), BW_EUNKNOWN);
+}
+
+/* ?baud= sets the line of a sim: URL. */
+static void test_baud_parameter(void **state)
+{
+    (void)state;
+    run_family("sim:kobuki?baud=57600", 57600, 5);
+    run_family("sim:create?baud=115200", 115200, 5);
+    run_family("sim:p2os?baud=38400", 38400, 5);
+    bw_base_t *b;
+    char err[256];
+    assert_int_equal(bw_base_open(&b, "sim:kobuki?baud=12", NULL, 0.0, err, sizeof err),
+                     BW_EINVAL);
+}
+
+/* The P2OS at 9600 baud: SIPs every 100 ms fit, with room, on every model
+ * (the emulator's carry 4 new sonar readings each); even a SIP with all 16
+ * of a ring's readings, every 100 ms, would. */
+static void test_p2os_fits_at_9600(void **state)
+{
+    (void)state;
+    bw_p2os_msg_t m;
+    bw_p2os_msg_init(&m, BW_P2OS_SIP);
+    m.id = BW_P2OS_PAC_SIP_MOVING;
+    m.u.sip.nsonar = 16;
+    for (uint8_t i = 0; i < 16; i++)
+        m.u.sip.sonar[i].number = i;
+    uint8_t frame[BW_P2OS_MAX_FRAME];
+    int n = bw_p2os_encode_frame(frame, sizeof frame, &m);
+    printf("a P2OS SIP with 16 sonar readings: %d bytes, %d a second of the 960 at 9600 baud\n",
+           n, 10 * n);
+    assert_true(n > 0 && 10 * n < 960);
+    run_family("sim:p2os?model=p2pb", 9600, 10);
+    run_family("sim:p2os?model=p2at", 9600, 10);
+}
+
+/* A robot that makes more than its line carries (a Kobuki's 50 Hz feedback
+ * on a 1200 baud line) queues a second of the line, drops whole writes
+ * beyond it and counts them; what crosses never goes faster than the line. */
+static void test_overrun_is_queued_then_counted(void **state)
+{
+    (void)state;
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.baud = 1200;
+    bw_device_t *d;
+    char err[256];
+    assert_int_equal(bw_device_create(&d, "kobuki", &o, 0.0, err, sizeof err), 0);
+    double now = 0;
+    size_t got = 0, most = 0;
+    uint8_t buf[4096];
+    while (now < 10) {
+        now = fmin(bw_device_next_deadline(d), 10);
+        bw_device_step(d, now);
+        got += bw_device_output(d, buf, sizeof buf);
+        bw_device_line_t ln;
+        bw_device_line(d, &ln);
+        most = ln.out_on_line > most ? ln.out_on_line : most;
+    }
+    bw_device_line_t ln;
+    bw_device_line(d, &ln);
+    printf("kobuki at 1200 baud: %zu bytes across in 10 s (the line: 1200), %zu at most "
+           "queued, %llu dropped\n",
+           got, most, (unsigned long long)ln.out_overrun);
+    assert_true(got <= 1200 && got >= 1190);
+    assert_true(most <= 256 && most > 120); /* its bound: 256 bytes, at least a frame */
+    assert_true(ln.out_overrun > 10000);
+    assert_true(bw_device_dropped(d) == 0); /* the host read all that came */
+    bw_device_destroy(d);
+}
+
+/* The host's bytes cross the line too: a command written far ahead of the
+ * line is heard byte by byte at its rate, and one written beyond 4 KB on
+ * the way is dropped and counted. */
+static void test_host_bytes_cross_the_line(void **state)
+{
+    (void)state;
+    double t0;
+    bw_device_t *d = create_at(9600, &t0);
+    const double T = byte_time(9600);
+    uint8_t many[4000];
+    for (size_t i = 0; i < sizeof many; i += 2)
+        memcpy(many + i, QUERY, 2);
+    bw_device_input(d, many, sizeof many, t0);
+    bw_device_input(d, many, 200, t0);
+    bw_device_line_t ln;
+    bw_device_line(d, &ln);
+    assert_int_equal(ln.in_on_line, 4096);
+    assert_int_equal(ln.in_overrun, 4000 + 200 - 4096);
+    /* The first query's reply starts only when its 2 bytes are in. */
+    bw_device_step(d, t0 + 2 * T - 1e-9);
+    bw_device_line(d, &ln);
+    assert_int_equal(ln.out_on_line, 0);
+    bw_device_step(d, t0 + 2 * T);
+    bw_device_line(d, &ln);
+    assert_int_equal(ln.out_on_line, REPLY);
+    assert_int_equal(ln.in_on_line, 4094);
+    bw_device_destroy(d);
+}
+
+/* ---- real time, over a pty ---------------------------------------------------- */
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *botwire_path;
+
+static pid_t serve(const char *link, const char *baud)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        if (baud)
+            execl(botwire_path, "botwire", "sim", "create", "--pty", link, "--for", "20",
+                  "--baud", baud, (char *)NULL);
+        else
+            execl(botwire_path, "botwire", "sim", "create", "--pty", link, "--for", "20",
+                  (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Queries as fast as it can for `seconds`; the rate, and the fastest
+ * exchange from writing the query to the reply's last byte. */
+static double poll_pty(const char *link, int baud, double seconds, double *fastest)
+{
+    bw_port_t *p = NULL;
+    char err[256];
+    for (double until = mono() + 5; !p && mono() < until;) {
+        if (bw_port_open_serial(&p, link, baud, err, sizeof err) < 0) {
+            p = NULL;
+            usleep(20000);
+        }
+    }
+    if (!p)
+        fail_msg("%s: %s", link, err);
+    uint8_t start = BW_CREATE_OP_START, buf[256];
+    assert_int_equal(bw_port_write(p, &start, 1), 1);
+    usleep(100000);
+    while (bw_port_read(p, buf, sizeof buf) > 0)
+        ;
+    *fastest = INFINITY;
+    unsigned replies = 0;
+    double t0 = mono(), end = t0 + seconds;
+    while (mono() < end) {
+        double sent = mono();
+        assert_int_equal(bw_port_write(p, QUERY, sizeof QUERY), 2);
+        size_t got = 0;
+        while (got < REPLY) {
+            struct pollfd pf = { bw_port_fd(p), POLLIN, 0 };
+            if (poll(&pf, 1, 2000) <= 0)
+                fail_msg("no reply in 2 s (%zu bytes of it)", got);
+            int n = bw_port_read(p, buf, sizeof buf);
+            assert_true(n >= 0);
+            got += (size_t)n;
+        }
+        assert_int_equal(got, REPLY);
+        *fastest = fmin(*fastest, mono() - sent);
+        replies++;
+    }
+    double rate = replies / (mono() - t0);
+    bw_port_close(p);
+    return rate;
+}
+
+static void test_pty_poller(void **state)
+{
+    (void)state;
+    const struct {
+        const char *arg;
+        int baud;
+    } runs[] = { { NULL, 57600 }, { "115200", 115200 }, { "19200", 19200 } };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char link[64];
+        snprintf(link, sizeof link, "/tmp/bw-pacing-%ld-%zu", (long)getpid(), i);
+        pid_t pid = serve(link, runs[i].arg);
+        assert_true(pid > 0);
+        double fastest, rate = poll_pty(link, runs[i].baud, 2.0, &fastest);
+        kill(pid, SIGINT);
+        waitpid(pid, NULL, 0);
+        double T = byte_time(runs[i].baud), most = 1 / ((REPLY + 2) * T);
+        printf("pty poller at %d baud%s: %.1f replies/s (the line: at most %.1f); fastest "
+               "exchange %.3f ms (the line: %.3f ms)\n",
+               runs[i].baud, runs[i].arg ? " (--baud)" : "", rate, most, fastest * 1e3,
+               (REPLY + 2) * T * 1e3);
+        /* Never faster than the line; a loaded machine is slower. */
+        assert_true(fastest >= (REPLY + 2) * T);
+        assert_true(rate <= most);
+        assert_true(rate > most / 10);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        botwire_path = argv[1];
+        const struct CMUnitTest rt[] = { cmocka_unit_test(test_pty_poller) };
+        return cmocka_run_group_tests(rt, NULL, NULL);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reply_at_line_time),
+        cmocka_unit_test(test_unpaced_at_once),
+        cmocka_unit_test(test_poller_rate),
+        cmocka_unit_test(test_every_family_at_its_rate),
+        cmocka_unit_test(test_baud_parameter),
+        cmocka_unit_test(test_p2os_fits_at_9600),
+        cmocka_unit_test(test_overrun_is_queued_then_counted),
+        cmocka_unit_test(test_host_bytes_cross_the_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
