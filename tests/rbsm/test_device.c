@@ -348,13 +348,61 @@ static void test_deployed(void **state)
     assert_non_null(strstr(err, "seed, deployed"));
 }
 
+/* The deployed Mega on a paced line: its putc waits for the line, so its
+ * loop is the line's pace at 57600 (12.5 ms, nothing dropped) and its own
+ * 10 ms where the line carries more (a regression test: the loop was paced
+ * at 57600 whatever rate the line ran at). */
+static double paced_loop(int baud, uint64_t *overrun)
+{
+    rig_t r;
+    memset(&r, 0, sizeof r);
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.model = "deployed";
+    o.baud = baud;
+    char err[128];
+    assert_int_equal(bw_device_create(&r.dev, "rbsm", &o, 0.0, err, sizeof err), 0);
+    bw_rbsm_parser_init(&r.parser);
+    r.variant = BW_RBSM_VARIANT_DEPLOYED;
+    loops_t l;
+    memset(&l, 0, sizeof l);
+    for (int i = 0; i < 40; i++) {
+        send(&r, BW_RBSM_MID_MEGA_COMMAND, 0);
+        send(&r, BW_RBSM_MID_BRAKE_COMMAND, 0);
+        advance_loops(&r, 0.05, &l);
+    }
+    assert_true(l.n > 101);
+    bw_device_line_t line;
+    bw_device_line(r.dev, &line);
+    assert_int_equal(line.baud, baud);
+    *overrun = line.out_overrun;
+    double every = (double)(l.ms[l.n - 1] - l.ms[l.n - 101]) / 100;
+    bw_device_destroy(r.dev);
+    return every;
+}
+
+static void test_deployed_paced(void **state)
+{
+    (void)state;
+    uint64_t overrun;
+    double at57600 = paced_loop(BW_RBSM_DEPLOYED_BAUD, &overrun);
+    print_message("deployed on a 57600 line: a loop every %.2f ms, %llu bytes dropped\n", at57600,
+                  (unsigned long long)overrun);
+    assert_true(fabs(at57600 - 12.5) < 0.05);
+    assert_int_equal(overrun, 0);
+    double at115200 = paced_loop(115200, &overrun);
+    print_message("deployed on a 115200 line: a loop every %.2f ms\n", at115200);
+    assert_true(fabs(at115200 - 10) < 0.05);
+    assert_int_equal(overrun, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_circle),   cmocka_unit_test(test_brake),
         cmocka_unit_test(test_watchdog), cmocka_unit_test(test_rc),
         cmocka_unit_test(test_encoder),  cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_deployed),
+        cmocka_unit_test(test_deployed), cmocka_unit_test(test_deployed_paced),
     };
     return cmocka_run_group_tests_name("the emulated RoboBuggy", tests, NULL, NULL);
 }

@@ -49,9 +49,8 @@
 #include "botwire/rbsm.h"
 
 #define LOOP (BW_RBSM_MEGA_LOOP_MS / 1000.0) /* s: the Mega's loop */
-/* The deployed Mega's UART: bytes a second at 57600 8N1, and its transmit
- * ring (Fleury's uart library: 128 bytes, one kept free). */
-#define DEPLOYED_BYTES_PER_S (BW_RBSM_DEPLOYED_BAUD / 10.0)
+/* The deployed Mega's UART transmit ring (Fleury's uart library: 128
+ * bytes, one kept free). */
 #define DEPLOYED_TX_RING 127.0
 #define STEER_RATE 120.0     /* degrees/s the steering servo turns at most */
 #define PUSH_ACCEL 2.0       /* m/s^2 while pushed */
@@ -224,6 +223,14 @@ static void physics(bw_device_t *d, double target, bool braked, double dt)
 static uint32_t enc_ticks(const rbsm_dev_t *r) { return (uint32_t)(r->enc_dist / BW_RBSM_M_PER_TICK); }
 
 /* What the Mega's pins read at the end of a loop, and its telemetry. */
+/* Bytes a second the deployed Mega's UART sends (8N1): at the line's rate
+ * when the device has a line, else at the firmware's 57600 (an unpaced
+ * device stands for a Mega at its own rate all the same). */
+static double uart_bytes_per_s(const bw_device_t *d)
+{
+    return (d->baud > 0 ? d->baud : BW_RBSM_DEPLOYED_BAUD) / 10.0;
+}
+
 static void telemetry(bw_device_t *d, double now)
 {
     rbsm_dev_t *r = R(d);
@@ -243,9 +250,10 @@ static void telemetry(bw_device_t *d, double now)
      * when the ring has taken the last byte, and the next starts no
      * earlier (the bytes still go out at once here; the line's pace is
      * the link's business). */
-    double held = fmax(0, r->tx_free - now) * DEPLOYED_BYTES_PER_S;
-    double wait = fmax(0, held + (double)n - DEPLOYED_TX_RING) / DEPLOYED_BYTES_PER_S;
-    r->tx_free = fmax(r->tx_free, now) + (double)n / DEPLOYED_BYTES_PER_S;
+    double rate = uart_bytes_per_s(d);
+    double held = fmax(0, r->tx_free - now) * rate;
+    double wait = fmax(0, held + (double)n - DEPLOYED_TX_RING) / rate;
+    r->tx_free = fmax(r->tx_free, now) + (double)n / rate;
     r->next_loop = fmax(r->next_loop, now + wait);
 }
 
