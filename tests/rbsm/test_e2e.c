@@ -280,6 +280,29 @@ static void test_deployed_noisy(void **state)
     }
 }
 
+/* The line's rate: the deployed firmware and its host run at 57600, the
+ * seed dialect at 76800; baud= still says (a regression test: the deployed
+ * model opened its line at 76800). */
+static int line_baud(const char *url)
+{
+    run_t r;
+    run_open(&r, url);
+    bw_device_line_t line;
+    bw_device_line(bw_base_device(r.b), &line);
+    bw_base_close(r.b, r.now);
+    return line.baud;
+}
+
+static void test_line_rate(void **state)
+{
+    (void)state;
+    assert_int_equal(line_baud("sim:rbsm"), 76800);
+    assert_int_equal(line_baud("sim:rbsm?model=seed"), 76800);
+    assert_int_equal(line_baud("sim:rbsm?model=deployed"), 57600);
+    assert_int_equal(line_baud("sim:rbsm?model=deployed&baud=115200"), 115200);
+    assert_int_equal(line_baud("sim:rbsm?baud=57600"), 57600);
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -749,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_flipped_flags),   cmocka_unit_test(test_bad_steering_feedback),
         cmocka_unit_test(test_lost_messages),   cmocka_unit_test(test_damaged_commands),
         cmocka_unit_test(test_encoder_reset),   cmocka_unit_test(test_deployed_noisy),
+        cmocka_unit_test(test_line_rate),
     };
     return cmocka_run_group_tests_name("rbsm driver and emulated buggy", tests, NULL, NULL);
 }
