@@ -234,6 +234,15 @@ static void test_every_family_at_its_rate(void **state)
         run_family(url, want[i], 10);
     }
     assert_int_equal(bw_device_family_baud("nonesuch"), BW_EUNKNOWN);
+    /* A model with a rate of its own (what `botwire sim F --model M` paces
+     * its pty at): the deployed RoboBuggy's 57600; the others the family's. */
+    assert_int_equal(bw_device_model_baud("rbsm", "deployed"), 57600);
+    assert_int_equal(bw_device_model_baud("rbsm", "seed"), 76800);
+    assert_int_equal(bw_device_model_baud("rbsm", NULL), 76800);
+    assert_int_equal(bw_device_model_baud("rflex", "atrvjr"), 115200);
+    assert_int_equal(bw_device_model_baud("p2os", "p2at"), 9600);
+    assert_int_equal(bw_device_model_baud("nonesuch", "deployed"), BW_EUNKNOWN);
+    run_family("sim:rbsm?model=deployed", 57600, 10);
 }
 
 /* ?baud= sets the line of a sim: URL. */

@@ -70,7 +70,7 @@ const char cli_url_help[] =
     "                             ?mode=safe drives in Safe mode (default Full)\n"
     "  rbsm:/dev/ttyACM0          a CMU RoboBuggy's Mega (76800 baud); steered, not\n"
     "                             driven: --v 0 brakes; ?model=deployed for the\n"
-    "                             deployed firmware's units and ids\n"
+    "                             deployed firmware's units and ids (57600 baud)\n"
     "  rflex:/dev/ttyS0           an RWI B21r (115200 baud; ?model=atrvjr for an\n"
     "                             ATRV-Jr)\n"
     "  FAMILY:/path/to/pty        an emulator's pty (botwire sim FAMILY --pty PATH)\n"

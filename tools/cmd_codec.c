@@ -357,6 +357,10 @@ int cmd_decode(int argc, char **argv)
     r.model_given = model != NULL;
     if (model && set_model(&r, model, err, sizeof err) < 0) {
         cli_error("decode", "%s", err);
+        free(r.state[0]);
+        free(r.state[1]);
+        if (fd != STDIN_FILENO)
+            close(fd);
         return 2;
     }
     bool from_robot = !from || strcmp(from, "robot") == 0;

@@ -593,12 +593,6 @@ int cmd_sim(int argc, char **argv)
         const char *f = family;
         if (from_world)
             f = world.robots[made].family;
-        /* A pty stands for the robot's serial line: paced at its rate. TCP
-         * stands for MobileSim, which gives ARIA hosts their bytes at once:
-         * paced only when asked (a serial robot behind a TCP bridge). */
-        ro.baud = baud > 0 ? (int)baud : use_tcp ? 0 : bw_device_family_baud(f);
-        if (ro.baud < 0)
-            ro.baud = 0; /* no such family: bw_device_create says so */
         if (from_world) {
             ro.model = *world.robots[made].model ? world.robots[made].model : NULL;
             ro.start = world.robots[made].pose;
@@ -613,6 +607,12 @@ int cmd_sim(int argc, char **argv)
             ro.start = (bw_pose_t){ st.x - k * sin(st.theta), st.y + k * cos(st.theta), st.theta };
             ro.has_start = true;
         }
+        /* A pty stands for the robot's serial line: paced at its rate. TCP
+         * stands for MobileSim, which gives ARIA hosts their bytes at once:
+         * paced only when asked (a serial robot behind a TCP bridge). */
+        ro.baud = baud > 0 ? (int)baud : use_tcp ? 0 : bw_device_model_baud(f, ro.model);
+        if (ro.baud < 0)
+            ro.baud = 0; /* no such family: bw_device_create says so */
         if (fleet)
             snprintf(r->name, sizeof r->name, "robot %zu", made + 1);
         if (bw_device_create(&r->dev, f, &ro, t, err, sizeof err) < 0) {

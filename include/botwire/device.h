@@ -99,6 +99,9 @@ double bw_device_next_deadline(const bw_device_t *dev);
  * driver's default: kobuki 115200, p2os 9600, lobot and create 57600, rbsm
  * 76800, rflex 115200); BW_EUNKNOWN for an unknown family. */
 int bw_device_family_baud(const char *family);
+/* The same for a model of the family (NULL or "": the family's; the
+ * deployed RoboBuggy runs at 57600). */
+int bw_device_model_baud(const char *family, const char *model);
 /* The device's serial line: its rate and what it holds. A robot that makes
  * more than its line carries queues up to a second of the line (at least
  * 256 bytes) and drops what comes beyond it, whole writes, counted. */

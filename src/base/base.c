@@ -966,10 +966,16 @@ bw_device_t *bw_base_device(bw_base_t *b) { return b->device; }
 
 /* Declared with the emulated robots (device.h): the rate is the robot's,
  * kept where its host driver has it. */
-int bw_device_family_baud(const char *family)
+int bw_device_family_baud(const char *family) { return bw_device_model_baud(family, NULL); }
+
+int bw_device_model_baud(const char *family, const char *model)
 {
-    for (size_t i = 0; family && i < sizeof drivers / sizeof drivers[0]; i++)
-        if (strcasecmp(drivers[i]->family, family) == 0)
-            return drivers[i]->baud;
+    for (size_t i = 0; family && i < sizeof drivers / sizeof drivers[0]; i++) {
+        const bw_driver_ops_t *d = drivers[i];
+        if (strcasecmp(d->family, family) != 0)
+            continue;
+        int own = model && *model && d->model_baud ? d->model_baud(model) : 0;
+        return own > 0 ? own : d->baud;
+    }
     return BW_EUNKNOWN;
 }

@@ -26,6 +26,9 @@ typedef struct {
      * frames inside them. */
     double line_gap;
     int baud;            /* default serial baud rate */
+    /* A model's default rate when it is not baud (0: baud; NULL: every
+     * model's is baud). */
+    int (*model_baud)(const char *model);
     /* Reads family-specific URL parameters; 0 or BW_EINVAL with err (NULL:
      * the family has none). */
     int (*init)(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen);

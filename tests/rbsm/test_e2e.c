@@ -215,6 +215,7 @@ static void test_deployed(void **state)
     assert_true(r.st->estimated_time > 0 && r.st->estimated_time < 0.05); /* the reset's loop */
     assert_int_equal(r.st->link.implausible, 0);
     assert_int_equal(r.st->link.skipped_bytes + r.st->link.length_errors + r.st->link.unknown, 0);
+    bw_base_close(r.b, r.now);
     /* Steered right: the word positive, the buggy turns clockwise. */
     run_open(&r, "sim:rbsm?model=deployed");
     hold_angle(&r, -8, 4);

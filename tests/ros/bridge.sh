@@ -147,7 +147,9 @@ node=$!
     fail "rosrun: never online: $(tail -n 5 "$tmp/rosrun.out")"
 rostopic pub -r 10 /cmd_vel geometry_msgs/Twist '{linear: {x: 0.2}}' >"$tmp/pub.out" 2>&1 &
 pub=$!
-"$check" watch 2 >"$tmp/watch"
+# rostopic is Python: on a loaded machine it takes seconds to start
+# publishing; 5 s leave room for that and still end well short of a wall.
+"$check" watch 5 >"$tmp/watch"
 kill -INT "$pub"
 wait "$pub"
 x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")

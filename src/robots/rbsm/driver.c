@@ -167,6 +167,12 @@ typedef struct {
 
 static rbsm_drv_t *D(const bw_base_t *b) { return b->drv; }
 
+/* The deployed firmware's and its host's rate (bw_device_model_baud). */
+static int model_baud(const char *model)
+{
+    return strcmp(model, "deployed") == 0 ? BW_RBSM_DEPLOYED_BAUD : 0;
+}
+
 static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
 {
     const char *model = bw_url_param(url, "model");
@@ -804,6 +810,7 @@ const bw_driver_ops_t bw_rbsm_driver_ops = {
     /* No line gap: no length byte can hold the receiver back, and the
      * footer rule finds the next message after any gap. */
     .baud = BW_RBSM_BAUD,
+    .model_baud = model_baud,
     .init = init,
     .on_open = on_open,
     .on_input = on_input,
