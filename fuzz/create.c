@@ -280,7 +280,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       (int)(size - 1 - nids));
             }
         }
-        bw_create_stream_frame_t f = { data, (uint8_t)(size > 255 ? 255 : size) };
+        bw_create_stream_frame_t f = { data, (uint8_t)(size > 255 ? 255 : size), BW_CREATE_MODEL_1 };
         rc = bw_create_decode_stream(&f, &s);
         CHECK(rc >= 0 || rc == BW_EUNKNOWN || rc == BW_ETRUNC);
     }

@@ -81,14 +81,17 @@ static void test_modes(void **state)
     assert_true(fabs(body(&r)->v) < 1e-6);
     assert_true(fabs(body(&r)->w + 0.1 / (0.258 / 2)) < 1e-3);
     /* Opcodes of other Roomba models are no Create 1 opcodes: counted by
-     * number (what `botwire sim` lists), the robot goes on. */
+     * number (what `botwire sim` lists), each once with its data bytes
+     * (issue 24: "abcd" were four more unknown opcodes), the robot goes on. */
     static const uint8_t other[] = { 173, 164, 'a', 'b', 'c', 'd', 173 };
     send(&r, other, sizeof other);
     advance(&r, 0.1);
     const bw_device_stats_t *st = bw_device_stats(r.dev);
     assert_int_equal(st->unknown_by_id[173], 2);
     assert_int_equal(st->unknown_by_id[164], 1);
-    assert_int_equal(st->link.unknown, sizeof other);
+    assert_int_equal(st->link.unknown, 3);
+    assert_int_equal(st->unknown_by_id['a'], 0);
+    assert_int_equal(st->link.skipped_bytes, sizeof other);
     assert_true(fabs(body(&r)->w + 0.1 / (0.258 / 2)) < 1e-3);
     bw_device_destroy(r.dev);
 }
