@@ -780,6 +780,16 @@ int bw_create_cmd_parse(bw_create_cmd_parser_t *p, const uint8_t **data, size_t 
  * 0, when the parser is empty. */
 int bw_create_cmd_parser_finish(bw_create_cmd_parser_t *p, bw_create_cmd_frame_t *cmd);
 
+/* ---- the emulated Create (the library's emulator; not in a firmware) ----- */
+
+struct bw_device;
+/* Requests for a packet the emulated robot's model does not have, by packet
+ * id (256 counts; such a request is not answered); NULL for a device that
+ * is no Create (a lobot's: its Create's). */
+const uint32_t *bw_create_device_unknown_packets(const struct bw_device *dev);
+/* "create" (a Create 1) or "create2", NULL for a device that is no Create. */
+const char *bw_create_device_model(const struct bw_device *dev);
+
 #ifdef __cplusplus
 }
 #endif
