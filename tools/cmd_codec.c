@@ -317,6 +317,8 @@ int cmd_decode(int argc, char **argv)
         }
         dec->init(r.state[dir], dir == 1, frames);
     }
+    if (dec->pair && !from)
+        dec->pair(r.state[0], r.state[1]);
     bool from_robot = !from || strcmp(from, "robot") == 0;
     r.use[0] = !from || !from_robot;
     r.use[1] = !from || from_robot;

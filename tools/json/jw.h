@@ -167,6 +167,10 @@ typedef struct {
     /* End of input: writes what the held bytes still give, counts what is
      * unfinished, reports the counters. Returns 0, or -1 as push. */
     int (*finish)(void *state, jw_t *w, bw_parse_stats_t *stats);
+    /* Gives the host direction's state the robot direction's, when one
+     * input holds both (a record): a reply the protocol does not frame is
+     * told by what the host asked (NULL: the protocol's frames say it all). */
+    void (*pair)(void *host_state, void *robot_state);
 } jw_decoder_t;
 
 /* The decoder of a protocol by its name (as cli_codec_t's), or NULL. */
