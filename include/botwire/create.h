@@ -570,12 +570,16 @@ typedef struct {
     uint16_t held;     /* bytes in buf: a frame candidate starting with 19 */
     uint16_t drop;     /* leading bytes of buf returned as a frame last call */
     uint8_t sum;       /* bw_create_sum_t */
-    uint8_t model;     /* bw_create_model_t: whose packets a body may hold */
+    uint8_t model;     /* bw_create_model_t whose packets a body may hold (2: either's) */
     uint8_t buf[BW_CREATE_HOLD(BW_CREATE_MAX_FRAME)];
 } bw_create_stream_parser_t;
 
-/* A Create 1's parser; bw_create_stream_parser_model makes it another
- * model's (before the first byte). */
+/* A parser of either model's packets, each frame's model (frame.model) the
+ * one its packets say: a Create 2's when one of them only a Create 2 has
+ * (what a host that does not know which robot is there, or a tool, needs);
+ * bw_create_stream_parser_model makes it one model's (before the first
+ * byte), whose packets only it then takes. (A BW_DEVICE_SIDE build's is a
+ * Create 1's.) */
 void bw_create_stream_parser_init(bw_create_stream_parser_t *p, bw_create_sum_t sum);
 void bw_create_stream_parser_model(bw_create_stream_parser_t *p, bw_create_model_t m);
 
@@ -587,9 +591,9 @@ void bw_create_stream_parser_model(bw_create_stream_parser_t *p, bw_create_model
  *
  * Returns 1 with *frame set; 0 when all input is consumed and more is needed;
  * BW_ECHECKSUM (bad checksum), BW_ELENGTH (N below 2, or a body whose packets
- * do not end at CHECK) or BW_EUNKNOWN (a packet id past 42, counted in
- * stats.unknown; past 42 for a Create 1, a packet the parser's model does not
- * have) for a candidate just rejected: call again. Bytes before a 19
+ * do not end at CHECK) or BW_EUNKNOWN (a packet the parser's model does not
+ * have: a Create 1's past 42, a Create 2's past 58 but its groups 100..107;
+ * counted in stats.unknown) for a candidate just rejected: call again. Bytes before a 19
  * are skipped. After a rejection the held bytes are rescanned from the
  * candidate's second byte, so a frame behind a false 19 is never lost; every
  * byte is in a frame, counted in stats.skipped_bytes, or held. The body

@@ -156,6 +156,9 @@ static void stream_feeder_init(stream_feeder_t *f, bw_create_sum_t sum)
 {
     memset(f, 0, sizeof *f);
     bw_create_stream_parser_init(&f->p, sum);
+    /* These are a Create 1's parser's tests (test_create2_packets has the
+     * other model's and the default's). */
+    bw_create_stream_parser_model(&f->p, BW_CREATE_MODEL_1);
 }
 
 static void stream_accounting(const stream_feeder_t *f, size_t unread)
@@ -1357,10 +1360,14 @@ static void test_create2_packets(void **state)
     assert_int_equal(bw_create_encode_stream(frame, sizeof frame, ids, sizeof ids, &s,
                                              BW_CREATE_SUM_WITH_HEADER),
                      BW_EUNKNOWN);
-    for (int m = 0; m < 2; m++) {
+    /* A Create 1's parser, a Create 2's, and the default one, which takes
+     * either's and says whose (what the base's sniffer, which does not know
+     * the robot's model, sees a Create 2 by). */
+    for (int m = 0; m < 3; m++) {
         bw_create_stream_parser_t p;
         bw_create_stream_parser_init(&p, BW_CREATE_SUM_WITH_HEADER);
-        bw_create_stream_parser_model(&p, (bw_create_model_t)m);
+        if (m < 2)
+            bw_create_stream_parser_model(&p, (bw_create_model_t)m);
         const uint8_t *d = frame;
         size_t n = (size_t)len;
         bw_create_stream_frame_t fr;
@@ -1368,6 +1375,7 @@ static void test_create2_packets(void **state)
         while ((rc = bw_create_stream_parse(&p, &d, &n, &fr)) != 0) {
             if (rc == 1) {
                 memset(&t, 0, sizeof t);
+                assert_int_equal(fr.model, BW_CREATE_MODEL_2);
                 assert_int_equal(bw_create_decode_stream(&fr, &t), (int)sizeof ids);
                 assert_int_equal(t.left_encoder_counts, 32767);
                 assert_int_equal(t.stasis, 3);
@@ -1376,8 +1384,21 @@ static void test_create2_packets(void **state)
                 unknown++;
             }
         }
-        assert_int_equal(good, m == 1);
+        assert_int_equal(good, m != 0);
         assert_int_equal(unknown > 0, m == 0);
+    }
+    /* The default parser gives a frame of a Create 1's packets a Create 1's
+     * model: its byte 15 is unused, not Dirt Detect. */
+    {
+        bw_create_stream_parser_t p;
+        bw_create_stream_parser_init(&p, BW_CREATE_SUM_WITH_HEADER);
+        static const uint8_t g6[] = { 6 };
+        len = bw_create_encode_stream(frame, sizeof frame, g6, 1, &s, BW_CREATE_SUM_WITH_HEADER);
+        const uint8_t *d = frame;
+        size_t n = (size_t)len;
+        bw_create_stream_frame_t fr;
+        assert_int_equal(bw_create_stream_parse(&p, &d, &n, &fr), 1);
+        assert_int_equal(fr.model, BW_CREATE_MODEL_1);
     }
 }
 

@@ -95,7 +95,19 @@ static const BW_ROM pkt_model_t pkt1 = { packet_sizes, BW_CREATE_LAST_PACKET,
 static const BW_ROM pkt_model_t pkt2 = { packet_sizes2, BW_CREATE2_LAST_PACKET,
                                          BW_CREATE_MODEL_2 PKT_VALUES(f_values2) };
 
-static const BW_ROM pkt_model_t *pkts(uint8_t model) { return MODEL2(model) ? &pkt2 : &pkt1; }
+/* A Stream parser not told its model: either model's packets (a Create
+ * 2's are the Create 1's and more, of the same sizes). */
+#define MODEL_ANY 2u
+#if BW_BOTH_SIDES
+#define STREAM_DEFAULT MODEL_ANY
+#else
+#define STREAM_DEFAULT BW_CREATE_MODEL_1 /* a firmware links a Create 1's tables only */
+#endif
+
+static const BW_ROM pkt_model_t *pkts(uint8_t model)
+{
+    return MODEL2(model) || model == MODEL_ANY ? &pkt2 : &pkt1;
+}
 
 /* Data bytes of a model's packet, or BW_EUNKNOWN. */
 static int size_in(const BW_ROM pkt_model_t *pm, uint8_t id)
@@ -892,12 +904,22 @@ void bw_create_stream_parser_init(bw_create_stream_parser_t *p, bw_create_sum_t 
     p->held = 0;
     p->drop = 0;
     p->sum = (uint8_t)sum;
-    p->model = BW_CREATE_MODEL_1;
+    p->model = STREAM_DEFAULT;
 }
 
 void bw_create_stream_parser_model(bw_create_stream_parser_t *p, bw_create_model_t m)
 {
     p->model = (uint8_t)m;
+}
+
+/* The model a frame's packets say: a Create 2's if one is only a Create 2's
+ * (the body has walked: every id is a packet). */
+static uint8_t frame_model(const uint8_t *body, size_t len)
+{
+    for (size_t off = 0; off < len; off += 1u + (size_t)size_in(&pkt2, body[off]))
+        if (size_in(&pkt1, body[off]) < 0)
+            return BW_CREATE_MODEL_2;
+    return BW_CREATE_MODEL_1;
 }
 
 static int body_of(int rc, const uint8_t *m, size_t size, uint8_t model,
@@ -906,7 +928,7 @@ static int body_of(int rc, const uint8_t *m, size_t size, uint8_t model,
     if (rc == 1) {
         frame->body = m + 2;
         frame->len = (uint8_t)(size - 3);
-        frame->model = model;
+        frame->model = model == MODEL_ANY ? frame_model(frame->body, frame->len) : model;
     }
     return rc;
 }
