@@ -937,6 +937,53 @@ static void test_noise_independent_of_step(void **state)
     assert_true(coarse / fine > 0.6 && coarse / fine < 1.6);
 }
 
+/* The bad cable (bw_line_*): bit errors at the rate asked, spread over the
+ * eight bits of a byte, lost and spurious bytes at theirs; what it counts is
+ * what it did. A rate off by a bit's gap (1/(1/p + 1) for p) is 5 % low at
+ * p = 0.05, well outside these bounds. */
+static void test_line_rates(void **state)
+{
+    (void)state;
+    enum { N = 200000 };
+    static uint8_t in[N], out[N + N / 2];
+    memset(in, 0, sizeof in);
+    bw_line_t l;
+    assert_int_equal(bw_line_init(&l, 0.05, 0, 0, 11), 0);
+    assert_int_equal(bw_line_pass(&l, in, N, out, sizeof out), N);
+    unsigned long ones = 0, at[8] = { 0 };
+    for (size_t i = 0; i < N; i++)
+        for (unsigned b = 0; b < 8; b++)
+            if (out[i] >> b & 1u) {
+                ones++;
+                at[b]++;
+            }
+    assert_int_equal(ones, l.flipped);
+    double expect = 0.05 * 8 * N; /* 80000, a standard deviation of 280 */
+    assert_true(fabs((double)ones - expect) < 0.015 * expect);
+    for (unsigned b = 0; b < 8; b++)
+        assert_true(fabs((double)at[b] - expect / 8) < 0.04 * expect / 8);
+
+    assert_int_equal(bw_line_init(&l, 0, 0.1, 0, 12), 0);
+    size_t k = bw_line_pass(&l, in, N, out, sizeof out);
+    assert_int_equal(k + l.dropped, N);
+    assert_true(fabs((double)l.dropped - 0.1 * N) < 0.03 * 0.1 * N);
+
+    assert_int_equal(bw_line_init(&l, 0, 0, 0.1, 13), 0);
+    k = bw_line_pass(&l, in, N, out, sizeof out);
+    assert_int_equal(k, N + l.inserted);
+    assert_true(fabs((double)l.inserted - 0.1 * N) < 0.03 * 0.1 * N);
+
+    /* A clean line is the identity; rates out of range are refused. */
+    for (size_t i = 0; i < 256; i++)
+        in[i] = (uint8_t)i;
+    assert_int_equal(bw_line_init(&l, 0, 0, 0, 14), 0);
+    assert_int_equal(bw_line_pass(&l, in, 256, out, sizeof out), 256);
+    assert_memory_equal(in, out, 256);
+    assert_int_equal(bw_line_init(&l, 0.2, 0, 0, 1), BW_EINVAL);
+    assert_int_equal(bw_line_init(&l, -1e-3, 0, 0, 1), BW_EINVAL);
+    assert_int_equal(bw_line_init(&l, 0, 0.6, 0, 1), BW_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -963,6 +1010,7 @@ int main(void)
         cmocka_unit_test(test_battery),
         cmocka_unit_test(test_noise),
         cmocka_unit_test(test_noise_independent_of_step),
+        cmocka_unit_test(test_line_rates),
     };
     return cmocka_run_group_tests_name("sim", tests, setup_worlds, NULL);
 }

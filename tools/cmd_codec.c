@@ -13,7 +13,8 @@
 static void decode_usage(FILE *f)
 {
     fprintf(f,
-            "usage: botwire decode --proto P [--from robot|host] [--hex] [--frames] [--strict] [FILE|-]\n"
+            "usage: botwire decode --proto P [--model M] [--from robot|host] [--hex] [--frames]\n"
+            "                      [--strict] [FILE|-]\n"
             "\n"
             "Reads protocol bytes (from FILE, or standard input) and writes JSON Lines:\n"
             "one object per message with \"type\" and its fields in wire units, then a final\n"
@@ -23,6 +24,9 @@ static void decode_usage(FILE *f)
             "first line), whose messages also get \"t\" (s) and \"from\" (robot or host).\n"
             "\n"
             "  --proto P        protocol: %s\n"
+            "  --model M        the robot model's dialect (rbsm: seed, the default, or\n"
+            "                   deployed; create: create, the default, or create2); a\n"
+            "                   record's url's model= unless given\n"
             "  --from SIDE      who sent the bytes: robot or host (raw input: robot by\n"
             "                   default; a record: both unless given)\n"
             "  --hex            the input is hex text (\"aa 55 ...\"; '#' comments)\n"
@@ -48,6 +52,7 @@ typedef struct {
     bool strict;
     uint8_t *bytes; /* a line's data */
     size_t cap;
+    bool model_given; /* --model: a record's url does not change it */
 } record_t;
 
 static int hexval(int c)
@@ -163,6 +168,37 @@ static int record_line_fast(record_t *r, const char *line, size_t n, double *t, 
     return 1;
 }
 
+/* Both decoders in a model's dialect. Returns 0, or -1 with err. */
+static int set_model(record_t *r, const char *model, char *err, size_t errlen)
+{
+    if (!r->dec->model) {
+        snprintf(err, errlen, "--proto %s has no models", r->dec->name);
+        return -1;
+    }
+    for (int dir = 0; dir < 2; dir++)
+        if (r->dec->model(r->state[dir], model, err, errlen) < 0)
+            return -1;
+    return 0;
+}
+
+/* The model= of a record header's url (the robot it was recorded from),
+ * unless --model was given. */
+static int record_model(record_t *r, const char *url, char *err, size_t errlen)
+{
+    bw_url_t u;
+    char why[8]; /* a url botwire cannot read names no model: not this line's fault */
+    const char *model;
+    if (r->model_given || !url || !r->dec->model || bw_url_parse(url, &u, why, sizeof why) < 0 ||
+        !(model = bw_url_param(&u, "model")))
+        return 0;
+    if (set_model(r, model, err, errlen) < 0) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, " (line 1's url)");
+        return -1;
+    }
+    return 0;
+}
+
 /* One line of a record file: {"t":..,"from":"robot"|"host","data":"hex"}.
  * Returns 0; -1 with a message in err for a bad line; -2 when the output
  * failed. */
@@ -193,7 +229,7 @@ static int record_line(record_t *r, const char *line, size_t n, char *err, size_
             snprintf(err, errlen, "line 1: not a version 1 botwire record");
             goto out;
         }
-        rc = 0;
+        rc = record_model(r, json_string_value(json_object_get(o, "url")), err, errlen);
         goto out;
     }
     if (!json_is_number(jt) || !json_is_string(from) || !json_is_string(data) ||
@@ -262,9 +298,9 @@ int cmd_decode(int argc, char **argv)
         { "proto", required_argument, NULL, 'p' }, { "from", required_argument, NULL, 'f' },
         { "hex", no_argument, NULL, 'x' },         { "frames", no_argument, NULL, 'F' },
         { "strict", no_argument, NULL, 's' },      { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "model", required_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
     };
-    const char *proto = NULL, *from = NULL;
+    const char *proto = NULL, *from = NULL, *model = NULL;
     bool hex = false, frames = false, strict = false;
     int c;
     optind = 0;
@@ -275,6 +311,7 @@ int cmd_decode(int argc, char **argv)
         case 'x': hex = true; break;
         case 'F': frames = true; break;
         case 's': strict = true; break;
+        case 'm': model = optarg; break;
         case 'h': decode_usage(stdout); return 0;
         default: return 2;
         }
@@ -319,6 +356,12 @@ int cmd_decode(int argc, char **argv)
     }
     if (dec->pair && !from)
         dec->pair(r.state[0], r.state[1]);
+    char err[CLI_ERRLEN];
+    r.model_given = model != NULL;
+    if (model && set_model(&r, model, err, sizeof err) < 0) {
+        cli_error("decode", "%s", err);
+        return 2;
+    }
     bool from_robot = !from || strcmp(from, "robot") == 0;
     r.use[0] = !from || !from_robot;
     r.use[1] = !from || from_robot;
@@ -329,7 +372,6 @@ int cmd_decode(int argc, char **argv)
     cli_hex_reader_t hr;
     cli_hex_init(&hr);
     cli_buf_t raw = { 0 }, pending = { 0 };
-    char err[CLI_ERRLEN];
     int status = 0;
     uint8_t chunk[65536];
     for (;;) {

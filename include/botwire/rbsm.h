@@ -279,27 +279,38 @@ int bw_rbsm_parser_finish(bw_rbsm_parser_t *p);
 
 /* The buggy, as CMU's RoboBuggy code has it: 1.13 m between the axles; the
  * drive encoder counts 7 ticks per turn of a wheel that rolls 0.61 m (one
- * tick per 87 mm). The deployed Mega runs its loop every 10 ms at 76800
- * baud and limits the steering to 15 degrees either way. */
+ * tick per 87 mm). The Mega runs its loop every 10 ms and limits the
+ * steering to 15 degrees either way (the deployed firmware's
+ * STEERING_LIMIT_LEFT -1500 and _RIGHT 1500 hundredths). The line: the
+ * deployed Mega firmware and its ROS host run at 57600 baud (the firmware's
+ * "#define BAUD 57600", the host's serial_baud); 76800 is the rate of the
+ * older history, which the seed dialect and firmware/rbsm-mega keep. */
 #define BW_RBSM_WHEELBASE_M 1.13
 #define BW_RBSM_M_PER_TICK (0.61 / 7.0)
-#define BW_RBSM_BAUD 76800
+#define BW_RBSM_BAUD 76800          /* the seed dialect's */
+#define BW_RBSM_DEPLOYED_BAUD 57600 /* the deployed firmware's */
 #define BW_RBSM_STEER_LIMIT_DEG 15.0
 
 /*
  * Where the deployed RoboBuggy code departs from the seed. The zero value is
  * the seed's meaning, the default everywhere.
- *   steering: the seed says thousandths of a degree; the deployed firmware
- *             sends hundredths.
+ *   steering: the seed says thousandths of a degree and not which way is
+ *             positive (botwire takes it as left, counter-clockwise, as
+ *             every other angle here); the deployed firmware sends
+ *             hundredths, negative to the left (STEERING_LIMIT_LEFT -1500,
+ *             "values > 0 drive to the right"): its unit is hundredths to
+ *             the right, which bw_rbsm_steer_left_rad and
+ *             bw_rbsm_steer_left_to_wire turn into botwire's left.
  *   brake:    the seed says 0 = engaged, !0 = released; the deployed firmware
  *             sends 1 = engaged (and reads !0 as engaged).
  * The deployed firmware also reads id 19 as a signed steering word
- * (MEGA_STEER_COMMAND, value here) and takes the brake from id 18: to talk to
- * it, send those two with bw_rbsm_encode.
+ * (MEGA_STEER_COMMAND, value here; the Mega keeps its low 16 bits, an AVR
+ * int) and takes the brake from id 18: to talk to it, send those two with
+ * bw_rbsm_encode.
  */
 typedef enum {
-    BW_RBSM_STEER_MILLIDEG = 0, /* seed */
-    BW_RBSM_STEER_CENTIDEG = 1, /* deployed */
+    BW_RBSM_STEER_MILLIDEG = 0, /* seed: thousandths, positive left */
+    BW_RBSM_STEER_CENTIDEG = 1, /* deployed: hundredths, positive right */
 } bw_rbsm_steer_unit_t;
 
 typedef enum {
@@ -317,20 +328,30 @@ typedef struct {
 #define BW_RBSM_VARIANT_DEPLOYED \
     ((bw_rbsm_variant_t){ BW_RBSM_STEER_CENTIDEG, BW_RBSM_BRAKE_ONE_ENGAGED })
 
-/* Wire steering units per degree: 1000 or 100. The seed does not say which
- * way is positive; the sign is passed through as it is. */
+/* Wire steering units per degree: 1000 or 100. */
 int32_t bw_rbsm_steer_per_degree(bw_rbsm_variant_t v);
 
-/* A steering angle (mega_steer_angle, mega_steer_feedback) in radians. */
+/* A steering angle (mega_steer_angle, mega_steer_feedback) in radians, in
+ * the wire's own sense (the seed's, taken as left; the deployed unit's,
+ * right): the size of the unit only. bw_rbsm_steer_left_rad gives the
+ * direction. */
 double bw_rbsm_steer_to_rad(bw_rbsm_variant_t v, int32_t wire);
 
-/* The nearest wire value of an angle in radians (halves away from zero).
- * Returns 0, or BW_ERANGE for NaN (*wire = 0) or an angle beyond int32
- * (*wire saturated). */
+/* The nearest wire value of an angle in radians, in the wire's own sense
+ * (halves away from zero). Returns 0, or BW_ERANGE for NaN (*wire = 0) or
+ * an angle beyond int32 (*wire saturated). */
 int bw_rbsm_steer_from_rad(bw_rbsm_variant_t v, double rad, int32_t *wire);
 
+/* The same with the direction: radians to the left (counter-clockwise),
+ * as every angle of botwire's state, whatever the variant. The deployed
+ * firmware's 1500 (13 00 00 05 dc 0a on id 19) is 15 degrees to the right,
+ * -0.2618 rad here; the seed's 15000, 15 degrees to the left. */
+double bw_rbsm_steer_left_rad(bw_rbsm_variant_t v, int32_t wire);
+int bw_rbsm_steer_left_to_wire(bw_rbsm_variant_t v, double rad, int32_t *wire);
+
 /* The same for mega_command's 16-bit angle (+-32.767 degrees in the seed's
- * unit): BW_ERANGE beyond int16, *angle saturated. */
+ * unit; the wire's sense: mega_command is the seed's layout): BW_ERANGE
+ * beyond int16, *angle saturated. */
 int bw_rbsm_command_angle_from_rad(bw_rbsm_variant_t v, double rad, int16_t *angle);
 
 /* A brake flag on the wire: the seed writes engaged as 0 and released as 1,
@@ -352,14 +373,13 @@ int bw_rbsm_command_from(bw_rbsm_variant_t v, double rad, bool engaged, bw_rbsm_
  * allocation, no floating point, no clock of its own. The emulator runs it
  * over a simulated buggy; firmware/rbsm-mega runs it over the real pins.
  *
- * Commands, one received message at a time (bw_rbsm_mega_command): the
- * steering (mega_command, mega_steer_angle; the deployed dialect reads
- * mega_command as a steering word), clamped to BW_RBSM_STEER_LIMIT_DEG; the
- * brake (the seed's mega_command, brake_command, mega_brake_state); an
- * encoder reset request, answered with a confirm. Other ids of the protocol
- * are not for the Mega (ignored); unknown ids set the invalid-id error bit,
- * a receive error the lost-stream bit (bw_rbsm_mega_stream_error), and a
- * good command clears both.
+ * The seed dialect. Commands, one received message at a time
+ * (bw_rbsm_mega_command): the steering (mega_command, mega_steer_angle),
+ * clamped to BW_RBSM_STEER_LIMIT_DEG; the brake (mega_command,
+ * brake_command, mega_brake_state); an encoder reset request, answered with
+ * a confirm. Other ids of the protocol are not for the Mega (ignored);
+ * unknown ids set the invalid-id error bit, a receive error the lost-stream
+ * bit (bw_rbsm_mega_stream_error), and a good command clears both.
  *
  * Each 10 ms loop: bw_rbsm_mega_watch reads the RC switch and runs the
  * watchdog (in autonomous mode, a second without a steering or a brake
@@ -369,16 +389,35 @@ int bw_rbsm_command_from(bw_rbsm_variant_t v, double rad, bool engaged, bw_rbsm_
  * bw_rbsm_mega_report writes the loop's telemetry: device_id mega,
  * mega_steer_angle (commanded), mega_steer_feedback (measured),
  * mega_brake_state, mega_auton_state, every tenth loop (or when the error
- * word changed) mega_battery_level and error, every tenth loop of the
- * deployed dialect its teleop brake, brake command, firmware hash and
- * timestamp; then device_id drive_encoder, enc_ticks_last, enc_ticks_reset,
- * enc_timestamp. With the RC switch on, the operator drives: commands are
- * read and not obeyed, the steering centres, the brake is the operator's.
+ * word changed) mega_battery_level and error; then device_id drive_encoder,
+ * enc_ticks_last, enc_ticks_reset, enc_timestamp. With the RC switch on, the
+ * operator drives: commands are read and not obeyed, the steering centres,
+ * the brake is the operator's.
+ *
+ * The deployed dialect, as the RoboBuggy repository's Mega firmware
+ * (radio_buggy_mega/main.cpp) is. It obeys three ids: 19 (the steering
+ * word, hundredths to the right; the Mega keeps it as a 16-bit int and
+ * clamps the servo's target to +-1500, but reports it unclamped), 18 (the
+ * brake, !0 engaged) and 5 (encoder reset, confirmed). Every complete
+ * message clears the two receive-error bits; every other id, the
+ * protocol's own telemetry ids included, then sets the invalid-id bit. The
+ * brake is down while the operator's brake (the RC) is, or in autonomous
+ * mode while the host's is, or while the Mega needs a reset: from power-up,
+ * and again whenever, in autonomous mode, the steering or the brake
+ * command has not come for a second (the auton-lost bit set meanwhile);
+ * only the operator's brake, pressed while the commands come, re-arms it.
+ * Each loop it sends mega_steer_angle, mega_brake_state, device_id mega,
+ * mega_teleop_brake_command (the operator's brake), brake_command (the
+ * host's), mega_auton_state, mega_battery_level, mega_steer_feedback,
+ * enc_ticks_reset, mega_timestamp, mega_firmware_hash and error, in that
+ * order, and never enc_ticks_last, enc_timestamp or device_id
+ * drive_encoder.
  */
 #define BW_RBSM_MEGA_LOOP_MS 10
 #define BW_RBSM_MEGA_WATCHDOG_MS 1000
 #define BW_RBSM_MEGA_FIRMWARE_HASH 0x0b07e00du
-/* Bytes bw_rbsm_mega_report writes at most: 16 messages. */
+/* Bytes bw_rbsm_mega_report writes at most: 16 messages (the seed's 13, the
+ * deployed 12). */
 #define BW_RBSM_MEGA_REPORT_MAX (16 * BW_RBSM_MSG_LEN)
 
 typedef struct {
@@ -390,9 +429,9 @@ typedef struct {
 typedef struct {
     bw_rbsm_variant_t variant;
     bool deployed;               /* the deployed dialect (its variant, ids, telemetry) */
-    int32_t steer_cmd;           /* wire units, clamped */
+    int32_t steer_cmd;           /* wire units: seed clamped, deployed as received (int16) */
     bool brake_cmd;              /* the host wants the brake down */
-    bool needs_reset;            /* the watchdog dropped the brake */
+    bool needs_reset;            /* the watchdog dropped the brake (deployed: or power-up) */
     bool rc, rc_brake;           /* the RC switch and the operator's brake, last read */
     uint32_t last_steer, last_brake; /* ms: when those commands last came */
     uint32_t loops;
@@ -402,13 +441,15 @@ typedef struct {
     bool enc_reset;              /* a reset asked for: taken at the next report */
 } bw_rbsm_mega_t;
 
-/* Standing braked, steering centred, at now_ms. */
+/* Standing braked, steering centred, at now_ms (the deployed Mega also
+ * needing a reset: the operator's brake). */
 void bw_rbsm_mega_init(bw_rbsm_mega_t *m, bool deployed, uint32_t now_ms);
 
 /* Obeys one message from the host. An answer (the encoder reset confirm)
  * goes to tx (up to cap bytes; its length in *ntx, 0 for none). Returns 1
- * for a command obeyed (or read under RC), 0 for an id not for the Mega,
- * BW_EUNKNOWN for an id the protocol does not define. */
+ * for a command obeyed (or read under RC), 0 for an id not for the Mega
+ * (the deployed Mega sets the invalid-id bit for it), BW_EUNKNOWN for an id
+ * the protocol does not define. */
 int bw_rbsm_mega_command(bw_rbsm_mega_t *m, const bw_rbsm_frame_t *f, uint32_t now_ms,
                          uint8_t *tx, size_t cap, size_t *ntx);
 /* The receiver lost a message (bw_rbsm_parse returned an error). */
@@ -417,7 +458,8 @@ void bw_rbsm_mega_stream_error(bw_rbsm_mega_t *m);
  * operator's brake, and the watchdog. Returns true when the watchdog has
  * just dropped the brake. */
 bool bw_rbsm_mega_watch(bw_rbsm_mega_t *m, uint32_t now_ms, bool rc, bool rc_brake);
-/* Where the servo should be (wire units): the command, or centre under RC. */
+/* Where the servo should be (wire units): the command (deployed: clamped
+ * here), or centre under RC. */
 int32_t bw_rbsm_mega_steer_target(const bw_rbsm_mega_t *m);
 bool bw_rbsm_mega_brake_down(const bw_rbsm_mega_t *m);
 /* End of a loop: the telemetry, into tx (BW_RBSM_MEGA_REPORT_MAX bytes

@@ -418,24 +418,57 @@ int bw_rflex_ir_range(const bw_rflex_ir_report_t *r, unsigned bank, unsigned j);
 #define BW_RFLEX_B21R_BODY_SONARS_PER_BANK 4u
 #define BW_RFLEX_B21R_BASE_SONAR_BANKS 8u
 #define BW_RFLEX_B21R_BASE_SONARS_PER_BANK 3u
-/* Where botwire puts the body ring's sonars (no public source gives the
- * B21r's own order): sonar i (0..23) looks out at i x 15 degrees,
- * counter-clockwise from ahead, from 0.25 m off the centre, and has the id
- * of bank i / 4, transducer i % 4. */
+/* Where the sonars look, as Player's stock B21r configuration has them
+ * (config/b21r_rflex_lms200.cfg, mrad_sonar_poses; docs/rflex.md says why
+ * that one): sonar i (0..23) of the body ring is transducer i % 4 of bank
+ * i / 4 and looks out at 172.5 - 15 i degrees (counter-clockwise from
+ * ahead: sonar 0 just left of straight back, then clockwise round the ring,
+ * sonars 11 and 12 either side of straight ahead), from 0.25 m off the
+ * centre along that bearing. The base ring (24 + j: bank 6 + j / 3,
+ * transducer j % 3) looks out at 240 - 15 j degrees from 0.26 m. */
 #define BW_RFLEX_B21R_SONAR_RADIUS_M 0.25
+#define BW_RFLEX_B21R_BASE_SONAR_RADIUS_M 0.26
+#define BW_RFLEX_B21R_SONAR_START_DEG 172.5
+#define BW_RFLEX_B21R_BASE_SONAR_START_DEG 240.0
 static inline uint8_t bw_rflex_b21r_sonar_id(unsigned i)
 {
     return (uint8_t)((i / BW_RFLEX_B21R_BODY_SONARS_PER_BANK) * BW_RFLEX_SONAR_IDS_PER_BANK +
                      i % BW_RFLEX_B21R_BODY_SONARS_PER_BANK);
+}
+/* The bearing of body sonar i, degrees counter-clockwise from ahead, in
+ * (-180, 180]. */
+static inline double bw_rflex_b21r_sonar_deg(unsigned i)
+{
+    double a = BW_RFLEX_B21R_SONAR_START_DEG - BW_RFLEX_B21R_SONAR_SPACING_DEG * (double)i;
+    return a <= -180.0 ? a + 360.0 : a;
 }
 /* The drivers' echo delay when turning the sonar on. */
 #define BW_RFLEX_SONAR_ECHO_DELAY 30000u
 
 /* DIO: B21r bump panels report at addresses 0x40..0x4D (14 panels), the
  * low 4 bits of the value giving which corners are pressed; the heading
- * home switch reports at 0x31. */
+ * home switch reports at 0x31. Where the panels are, as Player's stock
+ * B21r configuration has them (bumper_def): 0x40..0x45 the body's six, 60
+ * degrees wide, centred from 150 degrees clockwise (150, 90, 30, -30, -90,
+ * -150) at 0.25 m; 0x46..0x4D the base's eight, 45 degrees wide, from 157.5
+ * degrees clockwise (157.5, 112.5, ..., -157.5) at 0.26 m. */
 #define BW_RFLEX_B21R_BUMPER_ADDRESS 0x40u
 #define BW_RFLEX_B21R_BUMPER_COUNT 14u
+#define BW_RFLEX_B21R_BODY_PANELS 6u
+#define BW_RFLEX_B21R_BASE_PANELS 8u
+/* The bearing of panel p (address 0x40 + p), degrees counter-clockwise from
+ * ahead, in (-180, 180], and its width. */
+static inline double bw_rflex_b21r_panel_deg(unsigned p)
+{
+    double a = p < BW_RFLEX_B21R_BODY_PANELS
+                   ? 150.0 - 60.0 * (double)p
+                   : 157.5 - 45.0 * (double)(p - BW_RFLEX_B21R_BODY_PANELS);
+    return a <= -180.0 ? a + 360.0 : a;
+}
+static inline double bw_rflex_b21r_panel_width_deg(unsigned p)
+{
+    return p < BW_RFLEX_B21R_BODY_PANELS ? 60.0 : 45.0;
+}
 #define BW_RFLEX_HEADING_HOME_ADDRESS 0x31u
 
 /* Battery: volts = voltage / 100 + offset (ROS rflex: 1.2 V on the B21r). */

@@ -138,6 +138,20 @@ else
     fail "create2 record: $(tail -n 1 "$tmp/c2.out")"
 fi
 
+# decode --model create2 (and a record of a ?model=create2 robot): a Create
+# 2's commands by their names, and back; a Create 1's decoder skips them
+# whole (the digits of 164 are no opcodes).
+printf '80 84 a4 35 30 37 31 ad 07 94 02 2b 65 92 00 64 ff 9c 98 02 89 00\n' >"$tmp/c2cmds.hex"
+got=$("$bw" decode --proto create --model create2 --from host --hex "$tmp/c2cmds.hex" | tr '\n' ' ')
+want='{"type":"start"} {"type":"full"} {"type":"digit_leds_ascii","digits":[53,48,55,49]} {"type":"stop"} {"type":"reset"} {"type":"stream","ids":[43,101]} {"type":"drive_pwm","right_pwm":100,"left_pwm":-100} {"type":"stats","frames":7,"checksum_errors":0,"length_errors":0,"skipped_bytes":4,"unknown":1} '
+[ "$got" = "$want" ] && pass "decode --model create2: its commands by name, a Create 1's Script skipped whole" ||
+    fail "create2 commands: $got"
+got=$("$bw" decode --proto create --model create2 --from host --hex "$tmp/c2cmds.hex" | "$bw" encode --proto create | od -An -tx1 | tr -d ' \n')
+[ "$got" = "8084a435303731ad0794022b65920064ff9c" ] && pass "Create 2 commands encode back" || fail "create2 encode: $got"
+got=$("$bw" decode --proto create --from host --hex "$tmp/c2cmds.hex" | tail -n 1)
+[ "$got" = '{"type":"stats","frames":4,"checksum_errors":0,"length_errors":0,"skipped_bytes":12,"unknown":4}' ] &&
+    pass "a Create 1's decoder: four Create 2 commands, each skipped whole" || fail "create1 of create2 commands: $got"
+
 # 4. Bad input: exactly one line naming the problem, exit 1, nothing written.
 bad() {
     printf '%s\n' "$3" >"$tmp/bad"
@@ -149,7 +163,7 @@ bad() {
         fail "$1: exit $st: $(cat "$tmp/err")"
     fi
 }
-bad "unknown type" 'unknown create message type "power"' '{"type":"power"}'
+bad "unknown type" 'unknown create message type "warp"' '{"type":"warp"}'
 bad "type in upper case" 'unknown create message type "DRIVE"' '{"type":"DRIVE","velocity":1,"radius":0}'
 bad "missing type" 'missing string field "type"' '{"velocity":1}'
 bad "unknown field" 'unknown field "speed"' '{"type":"drive","speed":100,"radius":0}'

@@ -232,6 +232,59 @@ cat "$data/rbsm_messages.jsonl" "$tmp/bad" >"$tmp/mixed"
 "$bw" encode --proto rbsm -o "$tmp/never" "$tmp/mixed" 2>/dev/null
 [ $? = 1 ] && [ ! -e "$tmp/never" ] && pass "nothing half-written with -o" || fail "-o after error"
 
+# 8. The deployed dialect (--model deployed, or a record's url with
+# model=deployed): the deployed Mega reads id 19 as one signed word, the
+# steering in hundredths to the right (a regression test: the host's
+# +15.00 degrees, 13 00 00 05 dc 0a, decoded as angle 0, brake 5).
+dep() { echo "$2" | "$bw" decode --proto rbsm --model "$1" --hex | sed -n 1p; }
+[ "$(dep deployed "13 00 00 05 dc 0a")" = '{"type":"message","id":19,"name":"mega_steer_command","data":1500,"value":1500}' ] &&
+    pass "--model deployed: the host's +15.00 degrees is 1500" || fail "deployed +1500: $(dep deployed "13 00 00 05 dc 0a")"
+[ "$(dep deployed "13 ff ff fa 24 0a")" = '{"type":"message","id":19,"name":"mega_steer_command","data":4294965796,"value":-1500}' ] &&
+    pass "--model deployed: -15.00 degrees is -1500, signed" || fail "deployed -1500: $(dep deployed "13 ff ff fa 24 0a")"
+[ "$(dep seed "13 00 00 05 dc 0a")" = '{"type":"message","id":19,"name":"mega_command","data":1500,"value":1500,"angle":0,"brake":5,"spare":220}' ] &&
+    pass "--model seed: id 19 is the seed's mega_command" || fail "seed 19: $(dep seed "13 00 00 05 dc 0a")"
+"$bw" decode --proto rbsm --hex "$tmp/golden.hex" >"$tmp/default.out"
+"$bw" decode --proto rbsm --model seed --hex "$tmp/golden.hex" >"$tmp/seed.out"
+cmp -s "$tmp/default.out" "$tmp/seed.out" && pass "--model seed is the default, byte for byte" ||
+    fail "--model seed: $(diff "$tmp/default.out" "$tmp/seed.out" | head -n 4)"
+"$bw" decode --proto rbsm --model deployed --hex "$tmp/golden.hex" >"$tmp/deployed.out"
+n19=$(grep -c '"id":19,' "$tmp/default.out")
+[ "$n19" -gt 2 ] && [ "$(diff "$tmp/default.out" "$tmp/deployed.out" | grep -c '^[<>]')" = $((2 * n19)) ] &&
+    pass "--model deployed changes id 19 only ($n19 messages)" || fail "deployed golden: $(diff "$tmp/default.out" "$tmp/deployed.out")"
+"$bw" encode --proto rbsm --hex "$tmp/deployed.out" >"$tmp/deployed.again"
+cmp -s "$tmp/golden.hex" "$tmp/deployed.again" && pass "--model deployed: decode | encode is byte-exact" ||
+    fail "deployed decode | encode: $(diff "$tmp/golden.hex" "$tmp/deployed.again" | head -n 4)"
+encodes_to "the steering word by its deployed name, signed" '{"type":"message","name":"mega_steer_command","value":-1500}' "13 ff ff fa 24 0a"
+encodes_to "the steering word as RBSM_MID_MEGA_STEER_COMMAND" '{"type":"message","name":"RBSM_MID_MEGA_STEER_COMMAND","data":1500,"value":1500}' "13 00 00 05 dc 0a"
+expect_error "an unknown model" 2 '^botwire decode: rbsm has no model "nixie" (models: seed, deployed)$' \
+    "$bw" decode --proto rbsm --model nixie /dev/null
+expect_error "a model for a protocol without models" 2 '^botwire decode: --proto kobuki has no models$' \
+    "$bw" decode --proto kobuki --model deployed /dev/null
+# A record names its robot's model in its url: honoured unless --model.
+printf '%s\n' '{"botwire_record":1,"url":"rbsm:/dev/ttyACM0?model=deployed","family":"rbsm","start":"2026-11-22T04:50:00Z"}' \
+    '{"t":0.01,"from":"host","data":"13000005dc0a"}' >"$tmp/dep.jsonl"
+got=$("$bw" decode --proto rbsm "$tmp/dep.jsonl" | sed -n 1p)
+[ "$got" = '{"type":"message","id":19,"name":"mega_steer_command","data":1500,"value":1500,"t":0.01,"from":"host"}' ] &&
+    pass "a record from a deployed buggy decodes in its dialect" || fail "deployed record: $got"
+got=$("$bw" decode --proto rbsm --model seed "$tmp/dep.jsonl" | sed -n 1p)
+[ "$got" = '{"type":"message","id":19,"name":"mega_command","data":1500,"value":1500,"angle":0,"brake":5,"spare":220,"t":0.01,"from":"host"}' ] &&
+    pass "--model overrides the record's url" || fail "--model seed on a deployed record: $got"
+sed 's/model=deployed/model=nixie/' "$tmp/dep.jsonl" >"$tmp/nixie.jsonl"
+# (a header line like any other: said, passed over, counted; fatal with --strict)
+expect_failure "a record whose url names no rbsm model" 0 'rbsm has no model "nixie" (models: seed, deployed) (line 1.s url) (line passed over)$' \
+    "$bw" decode --proto rbsm "$tmp/nixie.jsonl"
+expect_error "the same, --strict" 1 'rbsm has no model "nixie" (models: seed, deployed) (line 1.s url)$' \
+    "$bw" decode --proto rbsm --strict "$tmp/nixie.jsonl"
+# A record of the emulated deployed buggy: the host's 19 and 18, the Mega's
+# twelve ids, none of 0, 2 or device id 1.
+"$bw" record "sim:rbsm?model=deployed" -o "$tmp/sim.jsonl" --for 0.3 --v 2 --w 0.2 >/dev/null 2>&1
+"$bw" decode --proto rbsm "$tmp/sim.jsonl" >"$tmp/sim.out"
+host=$(grep '"from":"host"' "$tmp/sim.out" | sed 's/.*"name":"\([a-z_]*\)".*/\1/' | sort -u | tr '\n' ' ')
+robot=$(grep '"from":"robot"' "$tmp/sim.out" | sed 's/.*"id":\([0-9]*\),.*/\1/' | sort -n -u | tr '\n' ' ')
+[ "$host" = "brake_command mega_steer_command " ] && [ "$robot" = "1 17 18 20 21 22 23 24 30 253 254 255 " ] &&
+    ! grep -q '"from":"robot".*"id":255,.*"data":1,' "$tmp/sim.out" &&
+    pass "a record of sim:rbsm?model=deployed: host $host; robot $robot" || fail "deployed sim record: host $host; robot $robot"
+
 "$bw" decode --help | grep -q rbsm && pass "decode --help lists rbsm" || fail "decode --help"
 "$bw" encode --help | grep -q rbsm && pass "encode --help lists rbsm" || fail "encode --help"
 

@@ -229,22 +229,115 @@ static void test_bad_input(void **state)
     bw_device_destroy(r.dev);
 }
 
-/* The deployed dialect: hundredths, id 19 a steering word, the brake on id
- * 18 with 1 = engaged, and the deployed telemetry. */
+/* Collects the stamps (id 253) and the ids of every loop a run sends. */
+typedef struct {
+    uint32_t ms[512];
+    size_t n;
+    unsigned ids[256];
+} loops_t;
+
+static void advance_loops(rig_t *r, double s, loops_t *l)
+{
+    for (double end = r->now + s; r->now < end - 1e-9;) {
+        r->now = fmin(end, r->now + 0.005);
+        bw_device_step(r->dev, r->now);
+        uint8_t buf[8192];
+        size_t n;
+        while ((n = bw_device_output(r->dev, buf, sizeof buf)) > 0) {
+            const uint8_t *d = buf;
+            bw_rbsm_frame_t f;
+            while (bw_rbsm_parse(&r->parser, &d, &n, &f) > 0) {
+                r->last[f.id] = f.word;
+                r->count[f.id]++;
+                l->ids[f.id]++;
+                if (f.id == BW_RBSM_MID_DEVICE_ID && f.word != BW_RBSM_DID_MEGA)
+                    fail_msg("device id %lu", (unsigned long)f.word);
+                if (f.id == BW_RBSM_MID_MEGA_TIMESTAMP && l->n < 512)
+                    l->ms[l->n++] = f.word;
+            }
+        }
+    }
+}
+
+/* The deployed dialect, as the RoboBuggy repository's Mega firmware is (a
+ * regression test: the emulator sent the seed's encoder messages, 0, 2 and
+ * device id 1, its own ids every tenth loop, steered left for a positive
+ * word, and looped every 10 ms whatever its line could carry). */
 static void test_deployed(void **state)
 {
     (void)state;
     rig_t r;
     open_rig(&r, "deployed");
+    loops_t l;
+    memset(&l, 0, sizeof l);
     for (int i = 0; i < 60; i++) {
-        send(&r, BW_RBSM_MID_MEGA_COMMAND, (uint32_t)-800); /* -8 degrees */
+        send(&r, BW_RBSM_MID_MEGA_COMMAND, 1500); /* 13 00 00 05 dc 0a: 15 degrees right */
         send(&r, BW_RBSM_MID_BRAKE_COMMAND, 0);
-        advance(&r, 0.05);
+        advance_loops(&r, 0.05, &l);
     }
-    assert_int_equal((int32_t)r.last[BW_RBSM_MID_MEGA_STEER_FEEDBACK], -800);
+    assert_int_equal((int32_t)r.last[BW_RBSM_MID_MEGA_STEER_FEEDBACK], 1500);
     assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 0); /* released */
     assert_true(body(&r)->v > 1);
-    assert_true(r.count[BW_RBSM_MID_MEGA_TIMESTAMP] > 0 && r.count[BW_RBSM_MID_MEGA_FIRMWARE_HASH] > 0);
+    print_message("deployed, 19 = +1500: w %.3f rad/s\n", body(&r)->w);
+    assert_true(body(&r)->w < -0.3); /* to the right: clockwise */
+    /* The ids of every loop, and none other: 20, 21, 255 (0), 17, 18, 22,
+     * 23, 24, 1, 253, 30, 254; never 0 or 2. */
+    static const uint8_t every[] = { 20, 21, 255, 17, 18, 22, 23, 24, 1, 253, 30, 254 };
+    for (unsigned id = 0; id < 256; id++) {
+        bool want = memchr(every, (int)id, sizeof every) != NULL;
+        if (want)
+            assert_true(l.ids[id] + 1 >= l.n && l.ids[id] <= l.n + 1);
+        else if (id != BW_RBSM_MID_ENC_RESET_CONFIRM)
+            assert_int_equal(l.ids[id], 0);
+    }
+    /* The loop at the line's pace: 72 bytes at 57600 baud, 12.5 ms, once
+     * the 128-byte ring has filled (the first loops every 10 ms). */
+    assert_true(l.n > 200);
+    double late = (double)(l.ms[l.n - 1] - l.ms[l.n - 101]) / 100;
+    print_message("deployed loop: %u %u %u ... last 100 every %.2f ms\n", l.ms[0], l.ms[1],
+                  l.ms[2], late);
+    assert_int_equal(l.ms[1] - l.ms[0], 10);
+    assert_true(fabs(late - 12.5) < 0.05);
+    /* The host's steering angle and brake state ids are invalid ones for
+     * it: not obeyed, the invalid-id bit set until the next good command. */
+    send(&r, BW_RBSM_MID_MEGA_BRAKE_STATE, 1);
+    advance_loops(&r, 0.02, &l);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 0);
+    assert_true(r.last[BW_RBSM_MID_ERROR] & BW_RBSM_ERR_INVALID_MID);
+    send(&r, BW_RBSM_MID_BRAKE_COMMAND, 0);
+    send(&r, BW_RBSM_MID_MEGA_COMMAND, 1500);
+    advance_loops(&r, 0.02, &l);
+    assert_false(r.last[BW_RBSM_MID_ERROR] & BW_RBSM_ERR_INVALID_MID);
+    /* A host gone a second: the brake drops, auton-lost; back, the emulated
+     * operator re-arms the brake and the host's release holds again. */
+    advance_loops(&r, 1.2, &l);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 1);
+    assert_true(r.last[BW_RBSM_MID_ERROR] & BW_RBSM_ERR_AUTON_LOST);
+    for (int i = 0; i < 4; i++) {
+        send(&r, BW_RBSM_MID_MEGA_COMMAND, 0);
+        send(&r, BW_RBSM_MID_BRAKE_COMMAND, 0);
+        advance_loops(&r, 0.05, &l);
+    }
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 0);
+    assert_int_equal(r.last[BW_RBSM_MID_ERROR], 0);
+    /* With the RC taken over by a caller, nobody re-arms it. */
+    bw_rbsm_device_rc(r.dev, false, false);
+    advance_loops(&r, 1.2, &l);
+    for (int i = 0; i < 10; i++) {
+        send(&r, BW_RBSM_MID_MEGA_COMMAND, 0);
+        send(&r, BW_RBSM_MID_BRAKE_COMMAND, 0);
+        advance_loops(&r, 0.05, &l);
+    }
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 1);
+    bw_rbsm_device_rc(r.dev, false, true); /* the operator's brake, down... */
+    send(&r, BW_RBSM_MID_MEGA_COMMAND, 0);
+    send(&r, BW_RBSM_MID_BRAKE_COMMAND, 0);
+    advance_loops(&r, 0.03, &l);
+    bw_rbsm_device_rc(r.dev, false, false); /* ...and up */
+    send(&r, BW_RBSM_MID_MEGA_COMMAND, 0);
+    send(&r, BW_RBSM_MID_BRAKE_COMMAND, 0);
+    advance_loops(&r, 0.03, &l);
+    assert_int_equal(r.last[BW_RBSM_MID_MEGA_BRAKE_STATE], 0);
     bw_device_destroy(r.dev);
     bw_device_t *d;
     bw_device_options_t o;
@@ -255,13 +348,61 @@ static void test_deployed(void **state)
     assert_non_null(strstr(err, "seed, deployed"));
 }
 
+/* The deployed Mega on a paced line: its putc waits for the line, so its
+ * loop is the line's pace at 57600 (12.5 ms, nothing dropped) and its own
+ * 10 ms where the line carries more (a regression test: the loop was paced
+ * at 57600 whatever rate the line ran at). */
+static double paced_loop(int baud, uint64_t *overrun)
+{
+    rig_t r;
+    memset(&r, 0, sizeof r);
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.model = "deployed";
+    o.baud = baud;
+    char err[128];
+    assert_int_equal(bw_device_create(&r.dev, "rbsm", &o, 0.0, err, sizeof err), 0);
+    bw_rbsm_parser_init(&r.parser);
+    r.variant = BW_RBSM_VARIANT_DEPLOYED;
+    loops_t l;
+    memset(&l, 0, sizeof l);
+    for (int i = 0; i < 40; i++) {
+        send(&r, BW_RBSM_MID_MEGA_COMMAND, 0);
+        send(&r, BW_RBSM_MID_BRAKE_COMMAND, 0);
+        advance_loops(&r, 0.05, &l);
+    }
+    assert_true(l.n > 101);
+    bw_device_line_t line;
+    bw_device_line(r.dev, &line);
+    assert_int_equal(line.baud, baud);
+    *overrun = line.out_overrun;
+    double every = (double)(l.ms[l.n - 1] - l.ms[l.n - 101]) / 100;
+    bw_device_destroy(r.dev);
+    return every;
+}
+
+static void test_deployed_paced(void **state)
+{
+    (void)state;
+    uint64_t overrun;
+    double at57600 = paced_loop(BW_RBSM_DEPLOYED_BAUD, &overrun);
+    print_message("deployed on a 57600 line: a loop every %.2f ms, %llu bytes dropped\n", at57600,
+                  (unsigned long long)overrun);
+    assert_true(fabs(at57600 - 12.5) < 0.05);
+    assert_int_equal(overrun, 0);
+    double at115200 = paced_loop(115200, &overrun);
+    print_message("deployed on a 115200 line: a loop every %.2f ms\n", at115200);
+    assert_true(fabs(at115200 - 10) < 0.05);
+    assert_int_equal(overrun, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_circle),   cmocka_unit_test(test_brake),
         cmocka_unit_test(test_watchdog), cmocka_unit_test(test_rc),
         cmocka_unit_test(test_encoder),  cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_deployed),
+        cmocka_unit_test(test_deployed), cmocka_unit_test(test_deployed_paced),
     };
     return cmocka_run_group_tests_name("the emulated RoboBuggy", tests, NULL, NULL);
 }

@@ -171,21 +171,136 @@ static void test_silent_host(void **state)
     bw_device_destroy(dev);
 }
 
-/* The deployed firmware's dialect end to end. */
+/* How far the odometry ends from the buggy's true pose: m, and degrees. */
+static void run_error(const run_t *r, double *m, double *deg)
+{
+    bw_pose_t o = run_odo_world(r);
+    *m = hypot(o.x - r->sim->body.pose.x, o.y - r->sim->body.pose.y);
+    *deg = fabs(run_heading_error(r)) * 180 / BW_PI;
+}
+
+/* The deployed firmware's dialect end to end (a regression test: the
+ * driver timed its readings by enc_timestamp, id 2, which the deployed Mega
+ * never sends; it now times enc_ticks_reset by mega_timestamp, 253). Pushed
+ * off, steered left (the word negative), an encoder reset on the way,
+ * braked: the odometry ends within centimetres of the truth, nothing set
+ * aside. */
 static void test_deployed(void **state)
 {
     (void)state;
     run_t r;
     run_open(&r, "sim:rbsm?model=deployed");
-    hold_angle(&r, -8, 4);
+    run_for(&r, 0.1);
+    assert_true(r.st->brake);
+    run_drive(&r, 1, 0.25, 3);
     assert_true(r.st->v > 2);
-    assert_true(r.st->w < -0.3);
-    assert_true(r.sim->body.w < -0.3);
+    assert_true(r.st->w > 0.1 && r.sim->body.w > 0.1); /* left: the word negative */
+    uint8_t req[BW_RBSM_MSG_LEN];
+    assert_int_equal(bw_rbsm_encode(req, sizeof req, BW_RBSM_MID_ENC_RESET_REQUEST, 1), 6);
+    bw_device_input(bw_base_device(r.b), req, sizeof req, r.now);
+    run_drive(&r, 1, 0.25, 3);
     run_drive(&r, 0, 0, 2);
     assert_true(r.sim->body.v < 1e-9);
     assert_true(r.st->brake);
+    double m, deg;
+    run_error(&r, &m, &deg);
+    printf("rbsm deployed: rolled %.2f m; odometry %.4f m %.2f deg from the truth; %llu "
+           "implausible, %.3f s estimated\n",
+           r.sim->travelled, m, deg, (unsigned long long)r.st->link.implausible,
+           r.st->estimated_time);
     assert_string_equal(r.st->firmware, "0b07e00d");
+    assert_string_equal(r.st->mode, "auton");
+    assert_true(r.sim->travelled > 10);
+    assert_true(m < 0.05 && deg < 2); /* as the seed's test_brake_and_odometry */
+    assert_true(r.st->estimated_time > 0 && r.st->estimated_time < 0.05); /* the reset's loop */
+    assert_int_equal(r.st->link.implausible, 0);
+    assert_int_equal(r.st->link.skipped_bytes + r.st->link.length_errors + r.st->link.unknown, 0);
+    /* Steered right: the word positive, the buggy turns clockwise. */
+    run_open(&r, "sim:rbsm?model=deployed");
+    hold_angle(&r, -8, 4);
+    assert_true(r.st->w < -0.3 && r.sim->body.w < -0.3);
     bw_base_close(r.b, r.now);
+}
+
+/* The deployed dialect on a bad cable, as test_noisy runs the seed's:
+ * pushed off at 2 m/s, steered at 0.2 rad/s for 6 s, braked; at a bit
+ * error rate of 1e-4, three seeds, the odometry within 3 cm and 3 degrees
+ * of the truth and the events of the clean run, no other. */
+static void deployed_run(double ber, int seed, double *m, double *deg, bw_event_t *ev, size_t *nev)
+{
+    char url[128];
+    if (ber > 0)
+        snprintf(url, sizeof url, "sim:rbsm?model=deployed&push=2&ber=%g&seed=%d", ber, seed);
+    else
+        snprintf(url, sizeof url, "sim:rbsm?model=deployed&push=2");
+    run_t r;
+    run_open(&r, url);
+    run_drive(&r, 2, 0.2, 6);
+    bw_base_stop(r.b, r.now);
+    run_for(&r, 2);
+    run_error(&r, m, deg);
+    memcpy(ev, r.events, r.nevents * sizeof *ev);
+    *nev = r.nevents;
+    printf("rbsm deployed ber %g seed %d: odometry %.4f m %.2f deg from the truth; %llu "
+           "rejected, %llu implausible, %zu events\n",
+           ber, seed, *m, *deg,
+           (unsigned long long)(r.st->link.length_errors + r.st->link.skipped_bytes),
+           (unsigned long long)r.st->link.implausible, r.nevents);
+    bw_base_close(r.b, r.now);
+}
+
+static size_t count_like(const bw_event_t *ev, size_t n, const bw_event_t *e)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += ev[i].type == e->type && ev[i].on == e->on && ev[i].mask == e->mask;
+    return k;
+}
+
+static void test_deployed_noisy(void **state)
+{
+    (void)state;
+    static bw_event_t clean[RUN_EVENTS], noisy[RUN_EVENTS];
+    size_t nclean, nnoisy;
+    double m, deg;
+    deployed_run(0, 0, &m, &deg, clean, &nclean);
+    assert_true(m < 0.03 && deg < 3);
+    for (int seed = 1; seed <= 3; seed++) {
+        deployed_run(1e-4, seed, &m, &deg, noisy, &nnoisy);
+        assert_true(m < 0.03 && deg < 3);
+        for (size_t i = 0; i < nnoisy; i++)
+            if (count_like(noisy, nnoisy, &noisy[i]) != count_like(clean, nclean, &noisy[i]))
+                fail_msg("seed %d: %s %s mask 0x%x at %.2f s, not as in the clean run", seed,
+                         bw_event_name(noisy[i].type), noisy[i].on ? "on" : "off",
+                         (unsigned)noisy[i].mask, noisy[i].t);
+        for (size_t i = 0; i < nclean; i++)
+            if (count_like(noisy, nnoisy, &clean[i]) == 0)
+                fail_msg("seed %d: %s %s missing", seed, bw_event_name(clean[i].type),
+                         clean[i].on ? "on" : "off");
+    }
+}
+
+/* The line's rate: the deployed firmware and its host run at 57600, the
+ * seed dialect at 76800; baud= still says (a regression test: the deployed
+ * model opened its line at 76800). */
+static int line_baud(const char *url)
+{
+    run_t r;
+    run_open(&r, url);
+    bw_device_line_t line;
+    bw_device_line(bw_base_device(r.b), &line);
+    bw_base_close(r.b, r.now);
+    return line.baud;
+}
+
+static void test_line_rate(void **state)
+{
+    (void)state;
+    assert_int_equal(line_baud("sim:rbsm"), 76800);
+    assert_int_equal(line_baud("sim:rbsm?model=seed"), 76800);
+    assert_int_equal(line_baud("sim:rbsm?model=deployed"), 57600);
+    assert_int_equal(line_baud("sim:rbsm?model=deployed&baud=115200"), 115200);
+    assert_int_equal(line_baud("sim:rbsm?baud=57600"), 57600);
 }
 
 static void test_bad_params(void **state)
@@ -656,7 +771,8 @@ int main(void)
         cmocka_unit_test(test_bad_params),      cmocka_unit_test(test_bad_encoder_words),
         cmocka_unit_test(test_flipped_flags),   cmocka_unit_test(test_bad_steering_feedback),
         cmocka_unit_test(test_lost_messages),   cmocka_unit_test(test_damaged_commands),
-        cmocka_unit_test(test_encoder_reset),
+        cmocka_unit_test(test_encoder_reset),   cmocka_unit_test(test_deployed_noisy),
+        cmocka_unit_test(test_line_rate),
     };
     return cmocka_run_group_tests_name("rbsm driver and emulated buggy", tests, NULL, NULL);
 }

@@ -95,30 +95,110 @@ static void test_commands_and_clamp(void **state)
     assert_int_equal(m.errors & (BW_RBSM_ERR_INVALID_MID | BW_RBSM_ERR_LOST_STREAM), 0);
 }
 
+/* The deployed firmware's dialect, as radio_buggy_mega/main.cpp is (a
+ * regression test: the program read the seed's ids in the deployed
+ * dialect, sent 0, 2 and device id 1, sent its own ids only every tenth
+ * loop, and let the host re-arm the brake). */
 static void test_deployed_dialect(void **state)
 {
     (void)state;
     bw_rbsm_mega_t m;
     bw_rbsm_mega_init(&m, true, 0);
-    /* id 19 is a steering word in hundredths; 1 = brake engaged */
-    cmd(&m, BW_RBSM_MID_MEGA_COMMAND, (uint32_t)-700, 10, NULL);
-    assert_int_equal(bw_rbsm_mega_steer_target(&m), -700);
-    assert_true(bw_rbsm_mega_brake_down(&m)); /* id 19 leaves the brake alone */
-    cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 0, 10, NULL);
+    /* Power-up: the brake needs the operator's re-arming, whatever the
+     * host says. */
+    assert_int_equal(cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 0, 5, NULL), 1);
+    assert_false(bw_rbsm_mega_watch(&m, 10, false, false));
+    assert_true(bw_rbsm_mega_brake_down(&m));
+    bw_rbsm_mega_watch(&m, 20, false, true); /* the operator's brake: armed... */
+    assert_true(bw_rbsm_mega_brake_down(&m)); /* ...and down while held */
+    bw_rbsm_mega_watch(&m, 30, false, false);
     assert_false(bw_rbsm_mega_brake_down(&m));
-    cmd(&m, BW_RBSM_MID_MEGA_STEER_ANGLE, 100000, 10, NULL);
+    /* id 19: a steering word in hundredths to the right, kept as an AVR
+     * int (16 bits), clamped to +-1500 at the servo only. */
+    assert_int_equal(cmd(&m, BW_RBSM_MID_MEGA_COMMAND, (uint32_t)-700, 30, NULL), 1);
+    assert_int_equal(bw_rbsm_mega_steer_target(&m), -700);
+    assert_false(bw_rbsm_mega_brake_down(&m)); /* id 19 leaves the brake alone */
+    cmd(&m, BW_RBSM_MID_MEGA_COMMAND, 0x00010000u + 1800u, 30, NULL);
+    assert_int_equal(m.steer_cmd, 1800);
     assert_int_equal(bw_rbsm_mega_steer_target(&m), 1500);
-    /* every tenth loop: the deployed telemetry, with the hash */
-    bw_rbsm_mega_inputs_t in = { 0, 12000, 0 };
-    report_t r;
-    for (uint32_t k = 1; k < 10; k++) {
-        r = report(&m, k * 10, &in);
-        assert_false(has(&r, BW_RBSM_MID_MEGA_FIRMWARE_HASH));
+    /* 18: !0 engaged. */
+    cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 7, 30, NULL);
+    assert_true(bw_rbsm_mega_brake_down(&m));
+    cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 0, 30, NULL);
+    assert_false(bw_rbsm_mega_brake_down(&m));
+    /* Every other id is an invalid one for it, the seed's commands too;
+     * the next complete message clears the bit first. */
+    assert_int_equal(cmd(&m, BW_RBSM_MID_MEGA_STEER_ANGLE, 100, 30, NULL), 0);
+    assert_true(m.errors & BW_RBSM_ERR_INVALID_MID);
+    assert_int_equal(bw_rbsm_mega_steer_target(&m), 1500); /* not obeyed */
+    assert_int_equal(cmd(&m, BW_RBSM_MID_MEGA_BRAKE_STATE, 1, 30, NULL), 0);
+    assert_false(bw_rbsm_mega_brake_down(&m));
+    assert_int_equal(cmd(&m, 99, 0, 30, NULL), BW_EUNKNOWN);
+    bw_rbsm_mega_stream_error(&m);
+    cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 0, 30, NULL);
+    assert_int_equal(m.errors & (BW_RBSM_ERR_INVALID_MID | BW_RBSM_ERR_LOST_STREAM), 0);
+    /* Every loop: the twelve, in the firmware's order. */
+    static const uint8_t order[12] = { 20, 21, 255, 17, 18, 22, 23, 24, 1, 253, 30, 254 };
+    bw_rbsm_mega_inputs_t in = { -250, 12000, 40 };
+    for (uint32_t k = 4; k < 30; k++) {
+        bw_rbsm_mega_watch(&m, k * 10, false, false);
+        report_t r = report(&m, k * 10, &in);
+        assert_int_equal(r.n, 12);
+        assert_memory_equal(r.id, order, 12);
+        assert_int_equal(word_of(&r, BW_RBSM_MID_DEVICE_ID, 0), BW_RBSM_DID_MEGA);
+        assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_TIMESTAMP, 0), k * 10);
+        assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_FIRMWARE_HASH, 0), BW_RBSM_MEGA_FIRMWARE_HASH);
+        assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_BRAKE_STATE, 0), 0); /* released: 0 */
+        assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_STEER_ANGLE, 0), 1800); /* unclamped */
+        assert_int_equal((int32_t)word_of(&r, BW_RBSM_MID_MEGA_STEER_FEEDBACK, 0), -250);
+        assert_int_equal(word_of(&r, BW_RBSM_MID_ENC_TICKS_RESET, 0), 40);
+        assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_AUTON_STATE, 0), 1);
+        assert_int_equal(word_of(&r, BW_RBSM_MID_ERROR, 0), 0);
     }
-    r = report(&m, 100, &in);
-    assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_FIRMWARE_HASH, 0), BW_RBSM_MEGA_FIRMWARE_HASH);
-    assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_TIMESTAMP, 0), 100);
-    assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_BRAKE_STATE, 0), 0); /* released: 0 */
+    /* The encoder reset: confirmed at once, the count from 0 at the next
+     * loop. */
+    size_t n;
+    assert_int_equal(cmd(&m, BW_RBSM_MID_ENC_RESET_REQUEST, 1, 300, &n), 1);
+    assert_int_equal(n, BW_RBSM_MSG_LEN);
+    in.enc_ticks = 45;
+    report_t r = report(&m, 300, &in);
+    assert_int_equal(word_of(&r, BW_RBSM_MID_ENC_TICKS_RESET, 0), 0);
+    /* The watchdog: a second without the steering word (the brake
+     * command still coming) drops the brake and sets auton-lost; commands
+     * again clear the bit but not the brake; the operator's brake re-arms. */
+    for (uint32_t t = 300; t <= 1030; t += 10)
+        cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 0, t, NULL);
+    assert_false(bw_rbsm_mega_watch(&m, 1030, false, false)); /* 19 at 30: 1000 ms exactly */
+    cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 0, 1031, NULL);
+    assert_true(bw_rbsm_mega_watch(&m, 1031, false, false));
+    assert_true(bw_rbsm_mega_brake_down(&m));
+    assert_true(m.errors & BW_RBSM_ERR_AUTON_LOST);
+    for (uint32_t t = 1040; t <= 1300; t += 10)
+        cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 0, t, NULL);
+    assert_false(bw_rbsm_mega_watch(&m, 1040, false, true)); /* the operator, too early */
+    cmd(&m, BW_RBSM_MID_MEGA_COMMAND, 0, 1300, NULL);
+    bw_rbsm_mega_watch(&m, 1310, false, false);
+    assert_false(m.errors & BW_RBSM_ERR_AUTON_LOST);
+    assert_true(bw_rbsm_mega_brake_down(&m)); /* still needs the operator */
+    bw_rbsm_mega_watch(&m, 1320, false, true);
+    bw_rbsm_mega_watch(&m, 1330, false, false);
+    assert_false(bw_rbsm_mega_brake_down(&m));
+    /* RC: the host's brake no longer counts, the operator's does; no
+     * watchdog; the steering centred, reported 0, mode 0. */
+    cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 1, 1330, NULL);
+    bw_rbsm_mega_watch(&m, 5000, true, false);
+    assert_false(bw_rbsm_mega_brake_down(&m));
+    assert_int_equal(bw_rbsm_mega_steer_target(&m), 0);
+    r = report(&m, 5000, &in);
+    assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_STEER_ANGLE, 0), 0);
+    assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_AUTON_STATE, 0), 0);
+    assert_int_equal(word_of(&r, BW_RBSM_MID_MEGA_TELEOP_BRAKE_COMMAND, 0), 0);
+    assert_int_equal(word_of(&r, BW_RBSM_MID_BRAKE_COMMAND, 0), 1);
+    /* The operator's brake holds in autonomous mode too. */
+    cmd(&m, BW_RBSM_MID_BRAKE_COMMAND, 0, 5000, NULL);
+    cmd(&m, BW_RBSM_MID_MEGA_COMMAND, 0, 5000, NULL);
+    bw_rbsm_mega_watch(&m, 5010, false, true);
+    assert_true(bw_rbsm_mega_brake_down(&m));
 }
 
 static void test_watchdog(void **state)

@@ -1,4 +1,5 @@
 /* RBSM codec: golden vectors, catalogue, round trips, receiver abuse, units. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -999,6 +1000,18 @@ static void test_steering_units(void **state)
     assert_int_equal(w, -5730);
     assert_int_equal(bw_rbsm_steer_from_rad(dep, 0.1, &w), 0);
     assert_int_equal(w, 573);
+    /* With the direction: the deployed unit points right
+     * (STEERING_LIMIT_LEFT -1500): 0.1 rad to the left is -573 hundredths,
+     * and the host's 13 00 00 05 dc 0a (+1500) is 15 degrees to the right
+     * (a regression test: it read as 15 to the left). The seed's is left. */
+    assert_int_equal(bw_rbsm_steer_left_to_wire(dep, 0.1, &w), 0);
+    assert_int_equal(w, -573);
+    assert_int_equal(bw_rbsm_steer_left_to_wire(seed, 0.1, &w), 0);
+    assert_int_equal(w, 5730);
+    const double deg15 = 15 * 3.14159265358979323846 / 180;
+    assert_true(fabs(bw_rbsm_steer_left_rad(dep, 1500) + deg15) < 1e-12);
+    assert_true(fabs(bw_rbsm_steer_left_rad(seed, 15000) - deg15) < 1e-12);
+    assert_true(bw_rbsm_steer_left_rad(dep, 0) == 0.0 && !signbit(bw_rbsm_steer_left_rad(dep, 0)));
     assert_int_equal(bw_rbsm_steer_from_rad(seed, 0.0, &w), 0);
     assert_int_equal(w, 0);
     /* 30 degrees */
@@ -1072,7 +1085,8 @@ static void test_command_from(void **state)
     assert_int_equal(bw_rbsm_decode(&f, &d), 0);
     assert_msg_equal(&d, &m);
 
-    /* Deployed units and polarity: 573 = 0x023D, engaged = 1. */
+    /* Deployed units and polarity (the seed's layout, the wire's sense):
+     * -573 = 0xFDC3, engaged = 1. */
     assert_int_equal(bw_rbsm_command_from(BW_RBSM_VARIANT_DEPLOYED, -0.1, true, &m), 0);
     static const uint8_t dep_engaged[6] = { 0x13, 0xFD, 0xC3, 0x01, 0x00, 0x0A };
     assert_int_equal(bw_rbsm_encode_msg(buf, sizeof buf, &m), 6);

@@ -27,6 +27,7 @@ typedef struct {
     bw_rflex_msg_t dir[2];
     bool have_dir[2];
     double last_dir;
+    unsigned pressed; /* panels a DIO report said pressed (bit: address - 0x40) */
 } rig_t;
 
 static void open_rig(rig_t *r, const char *model)
@@ -81,6 +82,9 @@ static void collect(rig_t *r)
             r->last[m.type] = m;
             if (m.type == BW_RFLEX_MOT_SYSTEM_REPORT)
                 r->axis[m.u.mot_system_report.axis & 1] = m.u.mot_system_report;
+            if (m.type == BW_RFLEX_DIO_REPORT && m.u.dio_report.value &&
+                m.u.dio_report.address >= BW_RFLEX_B21R_BUMPER_ADDRESS)
+                r->pressed |= 1u << (m.u.dio_report.address - BW_RFLEX_B21R_BUMPER_ADDRESS);
             if (m.type == BW_RFLEX_SONAR_REPORT) {
                 r->sonar_t[r->nsonar++ % 8] = r->now;
                 for (unsigned k = 0; k < m.u.sonar_report.count; k++)
@@ -188,14 +192,22 @@ static void test_sonar(void **state)
     advance(&r, 1.0);
     assert_true(r.count[BW_RFLEX_SONAR_REPORT] >= 32 && r.count[BW_RFLEX_SONAR_REPORT] <= 34);
     assert_int_equal(r.last[BW_RFLEX_SONAR_REPORT].u.sonar_report.count, 6);
-    /* At (1, 1) facing +x in the room: the box 1.75 m ahead of sonar 0, the
-     * walls 0.75 m behind (12) and to the right (18), 2.75 m left (6). */
-    const double want[][2] = { { 0, 1.75 }, { 6, 2.75 }, { 12, 0.75 }, { 18, 0.75 } };
-    for (size_t i = 0; i < 4; i++) {
+    /* At (1, 1) facing +x in the room: the walls 1 m behind (sonars 0 and
+     * 23, at +-172.5 degrees) and to the right (17, 18: -82.5, -97.5), 3 m
+     * to the left (5, 6); the box 2 m ahead lies between the rays of the two
+     * front sonars (11, 12 at +-7.5 degrees), which pass it to the far wall
+     * 4 m off. All 7.5 degrees off square: the range is (d - 0.25 cos 7.5) /
+     * cos 7.5 for a wall d from the centre. */
+    const double k = 1 / cos(7.5 * BW_PI / 180), in = 0.25 * cos(7.5 * BW_PI / 180);
+    const double want[][2] = { { 0, (1 - in) * k },  { 23, (1 - in) * k },
+                               { 17, (1 - in) * k }, { 18, (1 - in) * k },
+                               { 5, (3 - in) * k },  { 6, (3 - in) * k },
+                               { 11, (4 - in) * k },    { 12, (4 - in) * k } };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         double got = r.ranges[bw_rflex_b21r_sonar_id((unsigned)want[i][0])] /
                      BW_RFLEX_SONAR_COUNTS_PER_M;
-        print_message("sonar %g reads %.3f m (want %.2f)\n", want[i][0], got, want[i][1]);
-        assert_true(fabs(got - want[i][1]) < 0.03);
+        print_message("sonar %g reads %.3f m (want %.3f)\n", want[i][0], got, want[i][1]);
+        assert_true(fabs(got - want[i][1]) < 0.01);
     }
     /* Slower timing: 100 ms echo, a 200 ms set delay: 4 reports per 0.6 s. */
     m.u.sonar_run = (bw_rflex_sonar_run_t){ 100000, 0, 200000, BW_RFLEX_RUN_ON };
@@ -208,6 +220,167 @@ static void test_sonar(void **state)
     before = r.count[BW_RFLEX_SONAR_REPORT];
     advance(&r, 0.5);
     assert_int_equal(r.count[BW_RFLEX_SONAR_REPORT], before);
+    bw_device_destroy(r.dev);
+}
+
+/* The B21r's body ring as Player's stock configuration has it
+ * (config/b21r_rflex_lms200.cfg, mrad_sonar_poses: theta (rad), x, y (m),
+ * sonar i of the list being transducer i % 4 of bank i / 4, as its
+ * num_sonars_in_bank reads the ids). */
+static const double player_b21r_body[24][3] = {
+    { 3.01069, -0.24786122, 0.03263155 },  { 2.74889, -0.23096988, 0.09567086 },
+    { 2.48709, -0.19833834, 0.15219036 },  { 2.22529, -0.15219036, 0.19833834 },
+    { 1.96350, -0.09567086, 0.23096988 },  { 1.70170, -0.03263155, 0.24786122 },
+    { 1.43990, 0.03263155, 0.24786122 },   { 1.17810, 0.09567086, 0.23096988 },
+    { 0.91630, 0.15219036, 0.19833834 },   { 0.65450, 0.19833834, 0.15219036 },
+    { 0.39270, 0.23096988, 0.09567086 },   { 0.13090, 0.24786122, 0.03263155 },
+    { -0.13090, 0.24786122, -0.03263155 }, { -0.39270, 0.23096988, -0.09567086 },
+    { -0.65450, 0.19833834, -0.15219036 }, { -0.91630, 0.15219036, -0.19833834 },
+    { -1.17810, 0.09567086, -0.23096988 }, { -1.43990, 0.03263155, -0.24786122 },
+    { -1.70170, -0.03263155, -0.24786122 }, { -1.96350, -0.09567086, -0.23096988 },
+    { -2.22529, -0.15219036, -0.19833834 }, { -2.48709, -0.19833834, -0.15219036 },
+    { -2.74889, -0.23096988, -0.09567086 }, { -3.01069, -0.24786122, -0.03263155 },
+};
+
+/* How far a ray from (x, y) at angle a goes before it meets the walls of
+ * the room [0, 5] x [0, 4] or the box [3, 3.5] x [0.75, 1.25] in it. */
+static double to_wall(double x, double y, double a)
+{
+    double c = cos(a), s = sin(a), t = INFINITY;
+    if (c > 1e-12)
+        t = fmin(t, (5 - x) / c);
+    if (c < -1e-12)
+        t = fmin(t, -x / c);
+    if (s > 1e-12)
+        t = fmin(t, (4 - y) / s);
+    if (s < -1e-12)
+        t = fmin(t, -y / s);
+    /* The box: where the ray is inside both of its slabs. */
+    double lo = 0, hi = INFINITY;
+    const double box[2][2] = { { 3, 3.5 }, { 0.75, 1.25 } }, o[2] = { x, y }, d[2] = { c, s };
+    for (int k = 0; k < 2; k++) {
+        if (fabs(d[k]) < 1e-12) {
+            if (o[k] < box[k][0] || o[k] > box[k][1])
+                hi = -1;
+            continue;
+        }
+        double t0 = (box[k][0] - o[k]) / d[k], t1 = (box[k][1] - o[k]) / d[k];
+        lo = fmax(lo, fmin(t0, t1));
+        hi = fmin(hi, fmax(t0, t1));
+    }
+    return lo <= hi ? fmin(t, lo) : t;
+}
+
+/* A regression test: the ring put sonar i at +15 i degrees, so with
+ * Player's (or rwi_ros's) poses every reading landed in the wrong
+ * direction. The B21r 1.25 m from a wall, facing it (at 3.75, 2.5 in the
+ * room, the box behind it to the right): each sonar reads what its
+ * configured pose faces, the two facing ahead the wall ~1 m off, the two
+ * facing back the far wall 3.75 m off. */
+static void test_sonar_faces_as_configured(void **state)
+{
+    (void)state;
+    rig_t r;
+    memset(&r, 0, sizeof r);
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.has_start = true;
+    o.start = (bw_pose_t){ 3.75, 2.5, 0 };
+    char err[128];
+    assert_int_equal(bw_device_create(&r.dev, "rflex", &o, 0.0, err, sizeof err), 0);
+    bw_rflex_parser_init(&r.parser);
+    bw_rflex_msg_t m;
+    bw_rflex_msg_init(&m, BW_RFLEX_SONAR_RUN);
+    m.u.sonar_run = (bw_rflex_sonar_run_t){ BW_RFLEX_SONAR_ECHO_DELAY, 0, 0, BW_RFLEX_RUN_ON };
+    send(&r, &m);
+    advance(&r, 0.5);
+    unsigned ahead = 0, back = 0;
+    for (unsigned i = 0; i < 24; i++) {
+        const double *p = player_b21r_body[i];
+        double want = to_wall(3.75 + p[1], 2.5 + p[2], p[0]);
+        uint8_t id = (uint8_t)(i / 4 * 16 + i % 4);
+        double got = r.ranges[id] / BW_RFLEX_SONAR_COUNTS_PER_M;
+        print_message("sonar %2u (id 0x%02x) at %6.1f deg reads %.3f m (want %.3f)\n", i, id,
+                      p[0] * 180 / BW_PI, got, want);
+        assert_true(fabs(got - want) < 0.01);
+        if (fabs(p[0]) < 10 * BW_PI / 180) {
+            assert_true(fabs(got - 1.01) < 0.02);
+            ahead++;
+        }
+        if (fabs(p[0]) > 170 * BW_PI / 180) {
+            assert_true(fabs(got - 3.53) < 0.02);
+            back++;
+        }
+    }
+    assert_int_equal(ahead, 2);
+    assert_int_equal(back, 2);
+    bw_device_destroy(r.dev);
+}
+
+/* Player's bumper_def, the bearing of each panel's centre (degrees) from its
+ * x, y: body 0x40..0x45, base 0x46..0x4D. */
+static const double player_b21r_panels[14][2] = {
+    { -0.216506, 0.125000 }, { 0.000000, 0.250000 },  { 0.216506, 0.125000 },
+    { 0.216506, -0.125000 }, { 0.000000, -0.250000 }, { -0.216506, -0.125000 },
+    { -0.240209, 0.099498 }, { -0.099498, 0.240209 }, { 0.099498, 0.240209 },
+    { 0.240209, 0.099498 },  { 0.240209, -0.099498 }, { 0.099498, -0.240209 },
+    { -0.099498, -0.240209 }, { -0.240209, -0.099498 },
+};
+
+/* The panels the DIO reports of a run say pressed. */
+static unsigned dio_pressed(rig_t *r, double seconds)
+{
+    r->pressed = 0;
+    advance(r, seconds);
+    return r->pressed;
+}
+
+/* A regression test: the panels were eight round the base at 0x40..0x47
+ * from straight ahead counter-clockwise. Driven head-on into the box, the
+ * base's front pair presses (0x49 at +22.5 degrees and 0x4A at -22.5 in
+ * Player's configuration, the wall on their seam); backed into the wall,
+ * the rear pair (0x46 at 157.5, 0x4D at -157.5). Nothing else. */
+static void test_bump_panels_as_configured(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL);
+    r.resend = true;
+    bw_rflex_msg_t m;
+    bw_rflex_msg_init(&m, BW_RFLEX_DIO_REPORTS_REQ);
+    m.u.dio_reports_req.period = BW_RFLEX_REPORT_PERIOD;
+    send(&r, &m);
+    send_type(&r, BW_RFLEX_MOT_BRAKE_RELEASE);
+    set_dir(&r, 0, 41200, 51500, BW_RFLEX_STD_TRANS_TORQUE); /* 0.4 m/s into the box */
+    unsigned front = dio_pressed(&r, 6.0);
+    print_message("into the box: panels 0x%04x\n", front);
+    assert_int_equal(front, 1u << 9 | 1u << 10);
+    for (unsigned p = 0; p < 14; p++)
+        if (front >> p & 1)
+            assert_true(fabs(atan2(player_b21r_panels[p][1], player_b21r_panels[p][0])) <
+                        25 * BW_PI / 180);
+    /* Back off, turn round, and back into the box. */
+    set_dir(&r, 0, -20600, 51500, BW_RFLEX_STD_TRANS_TORQUE);
+    assert_int_equal(dio_pressed(&r, 1.0), 0);
+    set_dir(&r, 0, 0, 51500, BW_RFLEX_STD_TRANS_TORQUE);
+    set_dir(&r, 1, (int32_t)(0.5 * BW_RFLEX_B21R_COUNTS_PER_RAD), BW_RFLEX_STD_ROT_ACC,
+            BW_RFLEX_STD_ROT_TORQUE);
+    advance(&r, 0.3);
+    while (bw_angle_diff(body(&r)->pose.theta, BW_PI) < -0.02 ||
+           bw_angle_diff(body(&r)->pose.theta, BW_PI) > 0.3)
+        advance(&r, 0.01);
+    set_dir(&r, 1, 0, BW_RFLEX_STD_ROT_ACC, BW_RFLEX_STD_ROT_TORQUE);
+    advance(&r, 0.5);
+    double heading = body(&r)->pose.theta;
+    print_message("turned to %.1f deg\n", heading * 180 / BW_PI);
+    set_dir(&r, 0, -41200, 51500, BW_RFLEX_STD_TRANS_TORQUE);
+    unsigned rear = dio_pressed(&r, 6.0);
+    print_message("backed into the box: panels 0x%04x\n", rear);
+    assert_int_equal(rear, 1u << 6 | 1u << 13);
+    for (unsigned p = 0; p < 14; p++)
+        if (rear >> p & 1)
+            assert_true(fabs(atan2(player_b21r_panels[p][1], player_b21r_panels[p][0])) >
+                        155 * BW_PI / 180);
     bw_device_destroy(r.dev);
 }
 
@@ -225,7 +398,8 @@ static void test_bump_panel(void **state)
     set_dir(&r, 0, 41200, 51500, BW_RFLEX_STD_TRANS_TORQUE); /* 0.4 m/s */
     advance(&r, 6.0);
     assert_true(r.count[BW_RFLEX_DIO_REPORT] >= 1);
-    assert_int_equal(r.last[BW_RFLEX_DIO_REPORT].u.dio_report.address, BW_RFLEX_B21R_BUMPER_ADDRESS);
+    assert_int_equal(r.last[BW_RFLEX_DIO_REPORT].u.dio_report.address,
+                     BW_RFLEX_B21R_BUMPER_ADDRESS + 10); /* the second of the front pair */
     assert_int_equal(r.last[BW_RFLEX_DIO_REPORT].u.dio_report.value, 3);
     set_dir(&r, 0, -20600, 51500, BW_RFLEX_STD_TRANS_TORQUE);
     advance(&r, 1.0);
@@ -311,6 +485,8 @@ int main(void)
         cmocka_unit_test(test_brake_and_drive), cmocka_unit_test(test_coast),
         cmocka_unit_test(test_sonar),           cmocka_unit_test(test_bump_panel),
         cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_failsafe),
+        cmocka_unit_test(test_sonar_faces_as_configured),
+        cmocka_unit_test(test_bump_panels_as_configured),
     };
     return cmocka_run_group_tests_name("the emulated B21r", tests, NULL, NULL);
 }

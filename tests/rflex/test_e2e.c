@@ -51,21 +51,80 @@ static void test_square(void **state)
     bw_base_close(r.b, r.now);
 }
 
-/* The sonar facing the box (1.75 m ahead) and the walls: within 3 cm, each
- * reading with the odometry pose it was taken at. */
+/* Player's stock B21r configuration (config/b21r_rflex_lms200.cfg,
+ * mrad_sonar_poses): the body ring's theta (rad), x, y (m), in the order of
+ * the ids (bank i / 4, transducer i % 4). */
+static const double player_b21r_body[24][3] = {
+    { 3.01069, -0.24786122, 0.03263155 },  { 2.74889, -0.23096988, 0.09567086 },
+    { 2.48709, -0.19833834, 0.15219036 },  { 2.22529, -0.15219036, 0.19833834 },
+    { 1.96350, -0.09567086, 0.23096988 },  { 1.70170, -0.03263155, 0.24786122 },
+    { 1.43990, 0.03263155, 0.24786122 },   { 1.17810, 0.09567086, 0.23096988 },
+    { 0.91630, 0.15219036, 0.19833834 },   { 0.65450, 0.19833834, 0.15219036 },
+    { 0.39270, 0.23096988, 0.09567086 },   { 0.13090, 0.24786122, 0.03263155 },
+    { -0.13090, 0.24786122, -0.03263155 }, { -0.39270, 0.23096988, -0.09567086 },
+    { -0.65450, 0.19833834, -0.15219036 }, { -0.91630, 0.15219036, -0.19833834 },
+    { -1.17810, 0.09567086, -0.23096988 }, { -1.43990, 0.03263155, -0.24786122 },
+    { -1.70170, -0.03263155, -0.24786122 }, { -1.96350, -0.09567086, -0.23096988 },
+    { -2.22529, -0.15219036, -0.19833834 }, { -2.48709, -0.19833834, -0.15219036 },
+    { -2.74889, -0.23096988, -0.09567086 }, { -3.01069, -0.24786122, -0.03263155 },
+};
+
+/* How far a ray from (x, y) at angle a goes in the built-in room (walls
+ * [0, 5] x [0, 4], the box [3, 3.5] x [0.75, 1.25]). */
+static double to_wall(double x, double y, double a)
+{
+    double c = cos(a), s = sin(a), t = INFINITY;
+    if (c > 1e-12)
+        t = fmin(t, (5 - x) / c);
+    if (c < -1e-12)
+        t = fmin(t, -x / c);
+    if (s > 1e-12)
+        t = fmin(t, (4 - y) / s);
+    if (s < -1e-12)
+        t = fmin(t, -y / s);
+    double lo = 0, hi = INFINITY;
+    const double box[2][2] = { { 3, 3.5 }, { 0.75, 1.25 } }, o[2] = { x, y }, d[2] = { c, s };
+    for (int k = 0; k < 2; k++) {
+        if (fabs(d[k]) < 1e-12) {
+            if (o[k] < box[k][0] || o[k] > box[k][1])
+                hi = -1;
+            continue;
+        }
+        double t0 = (box[k][0] - o[k]) / d[k], t1 = (box[k][1] - o[k]) / d[k];
+        lo = fmax(lo, fmin(t0, t1));
+        hi = fmin(hi, fmax(t0, t1));
+    }
+    return lo <= hi ? fmin(t, lo) : t;
+}
+
+/* The ring as the state has it: the mounts are Player's poses (a
+ * regression test: they were i x 15 degrees counter-clockwise from ahead,
+ * so with Player's or rwi_ros's configuration every reading was drawn in
+ * the wrong direction), and each reads what its mount faces: facing a wall
+ * 1.25 m ahead, the two sonars that face ahead read ~1 m, the two that face
+ * back the far wall 3.75 m off. Each reading carries the odometry pose it
+ * was taken at. */
 static void test_sonar_reads_the_room(void **state)
 {
     (void)state;
     run_t r;
-    run_open(&r, "sim:rflex");
+    run_open(&r, "sim:rflex?start=3.75,2.5,0");
     run_for(&r, 1.0);
-    const double want[][2] = { { 0, 1.75 }, { 6, 2.75 }, { 12, 0.75 }, { 18, 0.75 } };
-    for (size_t i = 0; i < 4; i++) {
-        const bw_range_t *rg = &r.st->ranges[(unsigned)want[i][0]];
-        printf("rflex sonar %g at %.0f deg reads %.3f m (want %.2f)\n", want[i][0],
-               rg->mount.theta * 180 / BW_PI, rg->range, want[i][1]);
-        assert_true(fabs(rg->range - want[i][1]) < 0.03);
+    assert_int_equal(r.st->nranges, 24);
+    for (unsigned i = 0; i < 24; i++) {
+        const bw_range_t *rg = &r.st->ranges[i];
+        const double *p = player_b21r_body[i];
+        assert_true(fabs(bw_angle_diff(rg->mount.theta, p[0])) < 1e-4);
+        assert_true(fabs(rg->mount.x - p[1]) < 1e-4 && fabs(rg->mount.y - p[2]) < 1e-4);
+        double want = to_wall(3.75 + p[1], 2.5 + p[2], p[0]);
+        printf("rflex sonar %2u at %6.1f deg reads %.3f m (want %.3f)\n", i,
+               rg->mount.theta * 180 / BW_PI, rg->range, want);
+        assert_true(fabs(rg->range - want) < 0.01);
         assert_true(rg->t > 0);
+        if (fabs(p[0]) < 10 * BW_PI / 180)
+            assert_true(fabs(rg->range - 1.01) < 0.02);
+        if (fabs(p[0]) > 170 * BW_PI / 180)
+            assert_true(fabs(rg->range - 3.53) < 0.02);
     }
     /* Slower timing through the API: a full ring now takes 4 x 0.1 s + 0.2 s,
      * so sonar 0 reads every 0.6 s. */
@@ -238,6 +297,94 @@ static void test_noisy_square_in_virtual_time(void **state)
     }
 }
 
+/* Writes a DIO report from the base: panel address, value. */
+static void dio(bw_port_t *far, uint8_t address, uint16_t value)
+{
+    bw_rflex_msg_t m;
+    bw_rflex_msg_init(&m, BW_RFLEX_DIO_REPORT);
+    m.u.dio_report = (bw_rflex_dio_report_t){ 0, address, value };
+    uint8_t f[BW_RFLEX_MAX_FRAME];
+    int n = bw_rflex_encode_frame(f, sizeof f, &m);
+    assert_true(n > 0);
+    assert_int_equal(bw_port_write(far, f, (size_t)n), n);
+}
+
+/* A regression test: the driver took 0x40..0x47 as eight panels round the
+ * base from straight ahead counter-clockwise. By Player's configuration
+ * each of the 14 panels is the side it faces: the body's six, 60 degrees
+ * wide from 150 degrees clockwise, span two sides each; the base's eight,
+ * 45 degrees from 157.5, one each. The heading-home switch and addresses
+ * past 0x4D are no panel. */
+static void test_panel_sides(void **state)
+{
+    (void)state;
+    const uint32_t FL = BW_BUMP_FRONT_LEFT, F = BW_BUMP_FRONT, FR = BW_BUMP_FRONT_RIGHT,
+                   RL = BW_BUMP_REAR_LEFT, R = BW_BUMP_REAR, RR = BW_BUMP_REAR_RIGHT;
+    const uint32_t want[16] = {
+        RL | R, FL | RL, F | FL, F | FR, FR | RR, RR | R, /* body: 150, 90, 30, -30, -90, -150 */
+        R, RL, FL, F, F, FR, RR, R,                       /* base: 157.5, 112.5, ..., -157.5 */
+        0, 0,                                             /* 0x4E, 0x4F: no panel */
+    };
+    char err[256];
+    bw_port_t *near, *far;
+    assert_int_equal(bw_port_pair(&near, &far, 1 << 16), 0);
+    bw_base_t *b;
+    assert_int_equal(bw_base_open_port(&b, "rflex", near, NULL, 0, err, sizeof err), 0);
+    const bw_base_state_t *st = bw_base_state(b);
+    double now = 0;
+    uint8_t sink[4096];
+    for (unsigned p = 0; p < 16; p++) {
+        /* Pressed, then a second frame (a panel nobody pressed, let go):
+         * two frames agree, and the state shows it. */
+        dio(far, (uint8_t)(0x40 + p), 3);
+        dio(far, BW_RFLEX_HEADING_HOME_ADDRESS, 1);
+        dio(far, (uint8_t)(0x40 + (p + 1) % 14), 0);
+        bw_base_poll(b, now += 0.01);
+        print_message("panel 0x%02x: bumpers 0x%02x (want 0x%02x)\n", 0x40 + p, st->bumpers,
+                      want[p]);
+        assert_int_equal(st->bumpers, want[p]);
+        dio(far, (uint8_t)(0x40 + p), 0);
+        dio(far, (uint8_t)(0x40 + (p + 1) % 14), 0);
+        bw_base_poll(b, now += 0.01);
+        assert_int_equal(st->bumpers, 0);
+        while (bw_port_read(far, sink, sizeof sink) > 0)
+            ;
+    }
+    bw_base_close(b, now);
+    bw_port_close(far);
+}
+
+/* Backed into the wall, the driver says rear (the base's rear pair); driven
+ * into the box, front (test_link's test_bumps_and_brake). */
+static void test_backed_into_a_wall(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:rflex?start=1,2,0");
+    double hit = -1;
+    for (double end = r.now + 6; r.now < end && hit < 0;) {
+        bw_base_drive(r.b, -0.3, 0, r.now);
+        run_step(&r);
+        if (r.sim->body.contact)
+            hit = r.now;
+    }
+    assert_true(hit > 0);
+    run_drive(&r, -0.3, 0, 0.3);
+    bw_base_stop(r.b, r.now);
+    run_for(&r, 0.3);
+    unsigned n = 0;
+    for (size_t i = 0; i < r.nevents; i++)
+        if (r.events[i].type == BW_EV_BUMP && r.events[i].on) {
+            print_message("bump at %.2f s (contact %.2f s): 0x%02x\n", r.events[i].t, hit,
+                          r.events[i].mask);
+            assert_int_equal(r.events[i].mask, BW_BUMP_REAR);
+            assert_true(r.events[i].t - hit < 0.1);
+            n++;
+        }
+    assert_int_equal(n, 1);
+    bw_base_close(r.b, r.now);
+}
+
 static void test_bad_model(void **state)
 {
     (void)state;
@@ -257,6 +404,8 @@ int main(void)
         cmocka_unit_test(test_brake_on_close_and_silence),
         cmocka_unit_test(test_noisy_square_in_virtual_time),
         cmocka_unit_test(test_bad_model),
+        cmocka_unit_test(test_panel_sides),
+        cmocka_unit_test(test_backed_into_a_wall),
     };
     return cmocka_run_group_tests_name("rflex driver and emulated B21r", tests, NULL, NULL);
 }

@@ -55,6 +55,7 @@ struct create_state {
     uint8_t reply[BW_CREATE2_MAX_PACKETS * BW_CREATE_GROUP100_SIZE];
     size_t got;
     bool model2; /* a Create 2 is on the line */
+    bool model_given; /* --model: the stream parser's model stays */
     uint64_t replies, cut;
 };
 
@@ -66,6 +67,25 @@ static void c_init(void *state, bool from_robot, bool frames)
     bw_create_cmd_parser_tally(&s->cmds, s->foreign);
     bw_create_stream_parser_init(&s->stream, BW_CREATE_SUM_WITH_HEADER);
     s->from_robot = from_robot;
+}
+
+/* --model create2 (or a record of a ?model=create2 robot): both directions
+ * a Create 2's, its commands by their names; create (or create1) a Create
+ * 1's. */
+static int c_model(void *state, const char *model, char *err, size_t errlen)
+{
+    create_state_t *s = state;
+    bool two = strcmp(model, "create2") == 0;
+    if (!two && strcmp(model, "create") != 0 && strcmp(model, "create1") != 0) {
+        snprintf(err, errlen, "create has no model \"%s\" (models: create, create2)", model);
+        return -1;
+    }
+    bw_create_model_t m = two ? BW_CREATE_MODEL_2 : BW_CREATE_MODEL_1;
+    bw_create_cmd_parser_model(&s->cmds, m);
+    bw_create_stream_parser_model(&s->stream, m);
+    s->model2 = two;
+    s->model_given = true;
+    return 0;
 }
 
 static void c_pair(void *host, void *robot)
@@ -87,7 +107,7 @@ static bool saw_create2_op(const create_state_t *s)
 static void set_model2(create_state_t *r)
 {
     r->model2 = true;
-    if (r->stream.held == r->stream.drop)
+    if (!r->model_given && r->stream.held == r->stream.drop)
         bw_create_stream_parser_model(&r->stream, BW_CREATE_MODEL_2);
 }
 
@@ -131,7 +151,8 @@ static void host_saw(create_state_t *s, const bw_create_cmd_t *c)
 
 static void put_cmd(jw_t *w, const bw_create_cmd_t *c)
 {
-    jw_msg_begin(w, bw_create_op_name(c->opcode));
+    bw_create_model_t m = (bw_create_model_t)c->model;
+    jw_msg_begin(w, bw_create_model_op_name(m, c->opcode));
     switch (c->opcode) {
     case BW_CREATE_OP_SONG:
         jw_key_int(w, "song", c->u.song.number);
@@ -154,7 +175,7 @@ static void put_cmd(jw_t *w, const bw_create_cmd_t *c)
         jw_close(w, ']');
         break;
     case BW_CREATE_OP_SCRIPT: jw_key_hex(w, "data", c->u.script.bytes, c->u.script.length); break;
-    default: jw_desc(w, bw_create_cmd_desc(c->opcode), c); break;
+    default: jw_desc(w, bw_create_model_cmd_desc(m, c->opcode), c); break;
     }
     jw_msg_end(w);
 }
@@ -239,7 +260,7 @@ static int emit_one(create_state_t *s, int rc, const bw_create_cmd_frame_t *cmd,
         put_frame(w, frame);
     } else {
         bw_create_cmd_t c;
-        bw_create_decode_cmd(cmd->bytes, cmd->len, &c);
+        bw_create_model_decode_cmd((bw_create_model_t)s->cmds.model, cmd->bytes, cmd->len, &c);
         put_cmd(w, &c);
         host_saw(s, &c);
     }
@@ -323,6 +344,7 @@ const jw_decoder_t jw_decoder_create = {
     .init = c_init,
     .push = c_push,
     .finish = c_finish,
+    .model = c_model,
     .pair = c_pair,
 };
 
@@ -379,7 +401,10 @@ static int get_ids(json_t *o, bw_create_cmd_t *c, char *err, size_t errlen)
     static const char *const keys[] = { "ids", NULL };
     if (jm_check_keys(o, NULL, keys, err, errlen) < 0)
         return -1;
-    json_t *ids = get_array(o, "ids", 0, BW_CREATE_MAX_PACKETS, "packet ids", err, errlen);
+    json_t *ids = get_array(o, "ids", 0,
+                            c->model == BW_CREATE_MODEL_2 ? BW_CREATE2_MAX_PACKETS
+                                                          : BW_CREATE_MAX_PACKETS,
+                            "packet ids", err, errlen);
     if (!ids)
         return -1;
     c->u.packets.n = (uint8_t)json_array_size(ids);
@@ -407,10 +432,11 @@ static int get_script(json_t *o, bw_create_cmd_t *c, char *err, size_t errlen)
     return 0;
 }
 
-static int encode_cmd(json_t *o, uint8_t op, cli_buf_t *out, char *err, size_t errlen)
+static int encode_cmd(json_t *o, bw_create_model_t m, uint8_t op, cli_buf_t *out, char *err,
+                      size_t errlen)
 {
     bw_create_cmd_t c;
-    bw_create_cmd_init(&c, op);
+    bw_create_model_cmd_init(&c, m, op);
     int rc;
     switch (op) {
     case BW_CREATE_OP_SONG: rc = get_song(o, &c, err, errlen); break;
@@ -418,7 +444,7 @@ static int encode_cmd(json_t *o, uint8_t op, cli_buf_t *out, char *err, size_t e
     case BW_CREATE_OP_QUERY_LIST: rc = get_ids(o, &c, err, errlen); break;
     case BW_CREATE_OP_SCRIPT: rc = get_script(o, &c, err, errlen); break;
     default: {
-        const bw_msgdesc_t *d = bw_create_cmd_desc(op);
+        const bw_msgdesc_t *d = bw_create_model_cmd_desc(m, op);
         rc = jm_check_keys(o, d, NULL, err, errlen) < 0 ? -1 : jm_get_fields(o, d, &c, err, errlen);
         break;
     }
@@ -428,7 +454,7 @@ static int encode_cmd(json_t *o, uint8_t op, cli_buf_t *out, char *err, size_t e
     uint8_t buf[BW_CREATE_MAX_CMD];
     int n = bw_create_encode_cmd(buf, sizeof buf, &c);
     if (n < 0) {
-        snprintf(err, errlen, "cannot encode %s: %s", bw_create_op_name(op), bw_strerror(n));
+        snprintf(err, errlen, "cannot encode %s: %s", bw_create_model_op_name(m, op), bw_strerror(n));
         return -1;
     }
     return cli_buf_append(out, buf, (size_t)n) < 0 ? (snprintf(err, errlen, "out of memory"), -1) : 0;
@@ -626,10 +652,19 @@ static int c_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
         return 1;
     if (strcmp(name, "reply") == 0)
         return encode_reply(line, out, err, errlen);
+    /* A Create 1's command, else a Create 2's (its own names: "stop",
+     * "digit_leds_ascii", "clean"...; a shared name is the Create 1's, the
+     * same bytes). */
     int op = -1;
-    for (unsigned i = 0; op < 0 && bw_create_op_at(i) >= 0; i++)
-        if (strcmp(bw_create_op_name((uint8_t)bw_create_op_at(i)), name) == 0)
-            op = bw_create_op_at(i);
+    bw_create_model_t m = BW_CREATE_MODEL_1;
+    for (int k = 0; op < 0 && k < 2; k++) {
+        m = (bw_create_model_t)k;
+        for (unsigned i = 0; op < 0 && bw_create_model_op_at(m, i) >= 0; i++) {
+            int o = bw_create_model_op_at(m, i);
+            if (strcmp(bw_create_model_op_name(m, (uint8_t)o), name) == 0)
+                op = o;
+        }
+    }
     if (op < 0) {
         snprintf(err, errlen, "unknown create message type \"%s\"", name);
         return -1;
@@ -642,7 +677,7 @@ static int c_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
         }
         return encode_stream_frame(line, out, err, errlen);
     }
-    return encode_cmd(line, (uint8_t)op, out, err, errlen);
+    return encode_cmd(line, m, (uint8_t)op, out, err, errlen);
 }
 
 const cli_codec_t cli_codec_create = {

@@ -167,6 +167,10 @@ typedef struct {
     /* End of input: writes what the held bytes still give, counts what is
      * unfinished, reports the counters. Returns 0, or -1 as push. */
     int (*finish)(void *state, jw_t *w, bw_parse_stats_t *stats);
+    /* Optional (NULL: one dialect): after init, the dialect of a model
+     * (`decode --model`, or the model= of a record's url). Returns 0, or -1
+     * with a message in err for a model the protocol does not have. */
+    int (*model)(void *state, const char *model, char *err, size_t errlen);
     /* Gives the host direction's state the robot direction's, when one
      * input holds both (a record): a reply the protocol does not frame is
      * told by what the host asked (NULL: the protocol's frames say it all). */

@@ -18,6 +18,11 @@
  * shown. The reserved id 252 (the old footer) shows as "reserved" and ids
  * nobody defined as "unknown"; both are counted in "unknown".
  *
+ * With --model deployed (or a record whose url says model=deployed) id 19
+ * is the deployed firmware's steering word: named "mega_steer_command",
+ * its "value" signed (hundredths of a degree, positive to the right), no
+ * angle or brake. encode reads a "value" given under that name as signed.
+ *
  * encode takes "id", "name" or both (they must agree), then the word as
  * "data", as "value", or for mega_command as "angle" and "brake" (with
  * "spare", 0 unless given); any of them given together must give the same
@@ -40,7 +45,11 @@
  * zero. `encode` takes a message by `id` or by `name`, in any case
  * (`MEGA_COMMAND`, `rbsm_mid_mega_command`, or the deployed code's names
  * such as `mega_steer_command`), with `data`, `value`, or for mega_command
- * `angle` and `brake`; fields given together must agree.
+ * `angle` and `brake`; fields given together must agree. `decode --model
+ * deployed` (and a record of a `?model=deployed` buggy) reads id 19 as the
+ * deployed firmware does: `mega_steer_command`, `value` the signed steering
+ * word (hundredths of a degree, positive to the right), which `encode`
+ * takes back by that name.
  */
 #include <stddef.h>
 #include <string.h>
@@ -53,7 +62,12 @@
 typedef struct {
     bw_rbsm_parser_t parser;
     uint64_t unknown; /* messages whose id is no message */
+    bool deployed;    /* --model deployed: id 19 is the steering word */
 } rbsm_state_t;
+
+/* The deployed firmware's name for id 19, whose word there is the steering
+ * alone (signed hundredths of a degree, positive to the right). */
+#define STEER_WORD_NAME "mega_steer_command"
 
 /* mega_command's fields by name, as offsets into bw_rbsm_msg_t. */
 #define CMD_FIELD(name, type) { #name, type, 1, (uint16_t)offsetof(bw_rbsm_msg_t, name) }
@@ -74,6 +88,18 @@ static void r_init(void *state, bool from_robot, bool frames)
     rbsm_state_t *s = state;
     bw_rbsm_parser_init(&s->parser);
     s->unknown = 0;
+    s->deployed = false;
+}
+
+static int r_model(void *state, const char *model, char *err, size_t errlen)
+{
+    rbsm_state_t *s = state;
+    if (strcmp(model, "seed") != 0 && strcmp(model, "deployed") != 0) {
+        snprintf(err, errlen, "rbsm has no model \"%s\" (models: seed, deployed)", model);
+        return -1;
+    }
+    s->deployed = strcmp(model, "deployed") == 0;
+    return 0;
 }
 
 /* The word as the seed reads it. */
@@ -101,15 +127,17 @@ static void put_msg(rbsm_state_t *s, const bw_rbsm_frame_t *f, jw_t *w)
     bw_rbsm_msg_t m;
     if (bw_rbsm_decode(f, &m) == BW_EUNKNOWN)
         s->unknown++;
+    /* The deployed Mega reads id 19 as one signed word: the steering. */
+    bool steer_word = s->deployed && f->id == BW_RBSM_MID_MEGA_COMMAND;
     jw_msg_begin(w, "message");
     jw_key_int(w, "id", f->id);
-    size_t len;
-    const char *name = name_of(f->id, &len);
+    size_t len = sizeof STEER_WORD_NAME - 1;
+    const char *name = steer_word ? STEER_WORD_NAME : name_of(f->id, &len);
     jw_key(w, "name");
     jw_str(w, name, len);
     jw_key_int(w, "data", (int64_t)f->word);
-    jw_key_int(w, "value", value_of(f->id, f->word));
-    if (m.layout == BW_RBSM_COMMAND)
+    jw_key_int(w, "value", steer_word ? (int64_t)(int32_t)f->word : value_of(f->id, f->word));
+    if (m.layout == BW_RBSM_COMMAND && !steer_word)
         jw_desc(w, m.spare ? &cmd_desc : &cmd_shown, &m);
     jw_msg_end(w);
     jw_line_end(w);
@@ -148,6 +176,7 @@ const jw_decoder_t jw_decoder_rbsm = {
     .init = r_init,
     .push = r_push,
     .finish = r_finish,
+    .model = r_model,
 };
 
 /* ---- JSON to messages ---------------------------------------------------------- */
@@ -226,8 +255,23 @@ static int get_command_word(json_t *o, uint32_t *word, char *err, size_t errlen)
 
 /* The data word of a message: from "data", "value" and mega_command's
  * fields, whichever are given, which must agree. */
+/* Whether a message is named as the deployed firmware names id 19
+ * (mega_steer_command, rbsm_mid_ or not, any case): its steering word. */
+static bool named_steer_word(json_t *o)
+{
+    const char *name = json_string_value(json_object_get(o, "name"));
+    if (!name)
+        return false;
+    if (strncasecmp(name, "rbsm_mid_", 9) == 0)
+        name += 9;
+    return strcasecmp(name, STEER_WORD_NAME) == 0;
+}
+
 static int get_word(json_t *o, uint8_t id, uint32_t *word, char *err, size_t errlen)
 {
+    /* Named as the deployed firmware names it, id 19's "value" is its
+     * steering word, signed (as `decode --model deployed` writes it). */
+    bool steer_word = named_steer_word(o);
     bool command = bw_rbsm_layout(id) == BW_RBSM_COMMAND;
     bool fields = json_object_get(o, "angle") || json_object_get(o, "brake");
     bool has_data = json_object_get(o, "data") != NULL;
@@ -256,7 +300,7 @@ static int get_word(json_t *o, uint8_t id, uint32_t *word, char *err, size_t err
     if (has_data && jm_get_int(o, "data", 0, (int64_t)UINT32_MAX, &data, err, errlen) < 0)
         return -1;
     if (has_value) {
-        bool is_signed = bw_rbsm_layout(id) == BW_RBSM_SIGNED;
+        bool is_signed = bw_rbsm_layout(id) == BW_RBSM_SIGNED || steer_word;
         if (jm_get_int(o, "value", is_signed ? (int64_t)INT32_MIN : 0,
                        is_signed ? (int64_t)INT32_MAX : (int64_t)UINT32_MAX, &value, err,
                        errlen) < 0)

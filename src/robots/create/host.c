@@ -46,6 +46,19 @@ static double within(double asked, int16_t count)
     return asked < lo ? lo : asked > hi ? hi : asked;
 }
 
+/* The motion modelled, with what earlier counts' units cut off it, kept
+ * within this count's unit; what this one cuts off is carried on, at most
+ * a read's worth (or a unit) either way: a read is late or early by less
+ * than a read's time, and more is a model that is wrong (a wheel held),
+ * not a late read. */
+static double carried(double *carry, double modelled, int16_t count)
+{
+    double asked = modelled + *carry, got = within(asked, count);
+    double most = fmax(1, fabs(modelled));
+    *carry = fmax(-most, fmin(most, asked - got));
+    return got;
+}
+
 /* How far (mm) a wheel at speed *at goes in dt on its way to `to`, at
  * BW_CREATE_ACCEL; *at becomes its speed at the end. */
 static double ramp(double *at, double to, double dt)
@@ -73,9 +86,12 @@ void bw_create_odometry(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double
     if (exact && !isnan(spin_deg)) {
         angle = within(spin_deg, s->angle);
     } else if (!exact) {
-        dist = within((l_mm + r_mm) / 2, s->distance);
-        angle = within((r_mm - l_mm) / (BW_CREATE_WHEELBASE_M * 1000) * 180 / BW_PI, s->angle);
+        dist = carried(&odo->carry_mm, (l_mm + r_mm) / 2, s->distance);
+        angle = carried(&odo->carry_deg,
+                        (r_mm - l_mm) / (BW_CREATE_WHEELBASE_M * 1000) * 180 / BW_PI, s->angle);
     }
+    if (exact)
+        odo->carry_mm = odo->carry_deg = 0;
     double ds = dist / 1000, dth = angle * BW_PI / 180;
     double mid = pose->theta + dth / 2;
     pose->x += ds * cos(mid);
@@ -176,6 +192,7 @@ int bw_create_motion_check(const bw_create_odo_t *odo, const bw_create_sensors_t
 void bw_create_estimate(bw_create_odo_t *odo, bw_pose_t *pose, double *v, double *w,
                         const bw_create_sensors_t *req, double t, double step)
 {
+    odo->carry_mm = odo->carry_deg = 0;
     double left, right;
     requested(req, &left, &right);
     while (t > 1e-9) {

@@ -17,9 +17,12 @@
 #define BW_CREATE_ACCEL 1000.0
 
 /* What odometry keeps between reads: the wheel speeds (mm/s) the robot is
- * taken to have reached on its way to the requested ones. */
+ * taken to have reached on its way to the requested ones, and what the
+ * counts' bounds kept out of the motion modelled so far (mm, degrees; see
+ * bw_create_odometry). */
 typedef struct {
     double left, right;
+    double carry_mm, carry_deg;
 } bw_create_odo_t;
 
 /*
@@ -29,7 +32,13 @@ typedef struct {
  * often (every 15 ms in a stream), a slow turn reads as no turn at all. The
  * motion the robot was asked for over the same dt (the requested speeds the
  * same packet carries, reached at BW_CREATE_ACCEL) is taken instead, kept
- * within the whole unit the truncated count allows. exact (lobot's spin flag: the counts include the
+ * within the whole unit the truncated count allows. The host's dt is the
+ * time between two arrivals, off the time between the robot's two counts by
+ * the line's and the host's varying latency; a read that arrived late models
+ * too much and one early too little, and what the count's unit cut off the
+ * one is owed to the next: up to a read's worth is carried to the reads
+ * after (reset by exact reads and estimates), so the sum follows the sum
+ * of the times, which the latency does not change. exact (lobot's spin flag: the counts include the
  * program's own measurements of its moves) takes the counts as they are,
  * but for spin_deg, when not NAN: the turn a SPIN asked for, which the
  * robot made to within a degree or so; that is taken instead, kept within

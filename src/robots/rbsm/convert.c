@@ -49,6 +49,20 @@ int bw_rbsm_command_angle_from_rad(bw_rbsm_variant_t v, double rad, int16_t *ang
     return rc;
 }
 
+/* The deployed unit points right (STEERING_LIMIT_LEFT -1500). */
+static bool points_right(bw_rbsm_variant_t v) { return v.steer_unit == BW_RBSM_STEER_CENTIDEG; }
+
+double bw_rbsm_steer_left_rad(bw_rbsm_variant_t v, int32_t wire)
+{
+    double a = bw_rbsm_steer_to_rad(v, wire);
+    return points_right(v) && wire != 0 ? -a : a; /* not -0 */
+}
+
+int bw_rbsm_steer_left_to_wire(bw_rbsm_variant_t v, double rad, int32_t *wire)
+{
+    return bw_rbsm_steer_from_rad(v, points_right(v) ? -rad : rad, wire);
+}
+
 uint32_t bw_rbsm_brake_to_wire(bw_rbsm_variant_t v, bool engaged)
 {
     bool one = v.brake_polarity == BW_RBSM_BRAKE_ONE_ENGAGED;

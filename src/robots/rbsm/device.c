@@ -8,10 +8,19 @@
  *   tenth loop also mega_battery_level (mV) and error (the error word);
  *   device_id drive_encoder, enc_ticks_last, enc_ticks_reset, enc_timestamp.
  *
- * The deployed variant (--model deployed) speaks the deployed firmware's
- * dialect: hundredths of a degree, 1 = brake engaged, id 19 a steering word
- * and id 18 the brake, and every tenth loop its extra telemetry (17, 18, 30,
- * 253).
+ * The deployed variant (--model deployed) is the RoboBuggy repository's
+ * Mega firmware (radio_buggy_mega/main.cpp; rbsm.h says what it obeys):
+ * hundredths of a degree to the right, 1 = brake engaged, id 19 the
+ * steering word and id 18 the brake, and each loop 20, 21, 255 (device id
+ * 0), 17, 18, 22, 23, 24, 1, 253, 30, 254, never 0, 2 or device id 1. Its
+ * 72 bytes a loop take 12.5 ms at its 57600 baud, more than its 10 ms loop:
+ * its putc waits for room in the UART's 128-byte ring, so the loop runs at
+ * the line's pace, as here (every 12.5 ms once the ring has filled, the
+ * 253 stamps saying so). Its brake needs re-arming from power-up and after
+ * each auton timeout, which only the RC operator's brake does; the
+ * emulated operator does that (puts the brake down for one loop) whenever
+ * the Mega needs it and the host's commands are coming, until a caller
+ * takes the RC over with bw_rbsm_device_rc.
  *
  * The buggy has no motor. It stands braked until the host releases the
  * brake; then a pusher runs it up to the push speed and lets go, and it
@@ -40,6 +49,9 @@
 #include "botwire/rbsm.h"
 
 #define LOOP (BW_RBSM_MEGA_LOOP_MS / 1000.0) /* s: the Mega's loop */
+/* The deployed Mega's UART transmit ring (Fleury's uart library: 128
+ * bytes, one kept free). */
+#define DEPLOYED_TX_RING 127.0
 #define STEER_RATE 120.0     /* degrees/s the steering servo turns at most */
 #define PUSH_ACCEL 2.0       /* m/s^2 while pushed */
 #define DEFAULT_PUSH 3.0     /* m/s the pusher lets go at */
@@ -58,6 +70,10 @@ typedef struct {
     bool ext_brake;
     double t0;
     unsigned long loops;
+    double last_loop;        /* s: when the last one started */
+    double next_loop;        /* s: when the next loop starts */
+    double tx_free;          /* s: when the deployed Mega's UART has sent all it holds */
+    bool operator_auto;      /* the emulated operator re-arms the deployed brake */
     /* The buggy. */
     bool rc;                 /* the operator drives */
     bool rc_brake;           /* ...holding the brake down */
@@ -86,7 +102,6 @@ static void default_world(bw_world_t *w)
     (void)bw_world_add_label(w, (bw_vec2_t){ 40.5, 32.6 }, "cone");
 }
 
-static double time_of(const rbsm_dev_t *r, unsigned long loop) { return r->t0 + (double)loop * LOOP; }
 
 static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *err,
                 size_t errlen)
@@ -106,6 +121,7 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     }
     r->alone = o->model && strcmp(o->model, "buggy") == 0;
     bw_rbsm_mega_init(&r->mega, o->model && strcmp(o->model, "deployed") == 0, 0);
+    r->operator_auto = r->mega.deployed;
     r->ext_brake = r->braked = true; /* standing braked */
     r->push = o->push > 0 ? o->push : DEFAULT_PUSH;
     r->slope = o->slope * BW_PI / 180;
@@ -128,6 +144,9 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     r->pot_noise = 0.1 * BW_PI / 180 * o->noise;
     r->rng = bw_rng_seed(b->seed ^ 0x5255u);
     r->t0 = t0;
+    r->last_loop = t0;
+    r->next_loop = t0 + LOOP;
+    r->tx_free = t0;
     r->last_odo = (d->sim.body.odo_left + d->sim.body.odo_right) / 2;
     return 0;
 }
@@ -169,13 +188,13 @@ static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
     bw_device_link_stats(d, &r->parser.stats);
 }
 
-/* One loop of the buggy: the servo toward its target, the push, the coast,
- * the brake. */
-static void physics(bw_device_t *d, double target, bool braked)
+/* One loop of the buggy, dt s long: the servo toward its target, the push,
+ * the coast, the brake. */
+static void physics(bw_device_t *d, double target, bool braked, double dt)
 {
     rbsm_dev_t *r = R(d);
     bw_body_t *b = &d->sim.body;
-    double step = STEER_RATE * BW_PI / 180 * LOOP;
+    double step = STEER_RATE * BW_PI / 180 * dt;
     r->steer += fmax(-step, fmin(step, target - r->steer));
     r->braked = braked;
     if (b->blocked)
@@ -196,7 +215,7 @@ static void physics(bw_device_t *d, double target, bool braked)
         if (braked)
             a -= BRAKE_DECEL;
     }
-    r->v = fmax(0, r->v + a * LOOP);
+    r->v = fmax(0, r->v + a * dt);
     double curvature = tan(r->steer) / BW_RBSM_WHEELBASE_M;
     bw_sim_set_twist(&d->sim, r->v, r->v * curvature);
 }
@@ -204,6 +223,14 @@ static void physics(bw_device_t *d, double target, bool braked)
 static uint32_t enc_ticks(const rbsm_dev_t *r) { return (uint32_t)(r->enc_dist / BW_RBSM_M_PER_TICK); }
 
 /* What the Mega's pins read at the end of a loop, and its telemetry. */
+/* Bytes a second the deployed Mega's UART sends (8N1): at the line's rate
+ * when the device has a line, else at the firmware's 57600 (an unpaced
+ * device stands for a Mega at its own rate all the same). */
+static double uart_bytes_per_s(const bw_device_t *d)
+{
+    return (d->baud > 0 ? d->baud : BW_RBSM_DEPLOYED_BAUD) / 10.0;
+}
+
 static void telemetry(bw_device_t *d, double now)
 {
     rbsm_dev_t *r = R(d);
@@ -213,41 +240,69 @@ static void telemetry(bw_device_t *d, double now)
         feedback += r->pot_noise * sqrt(-2 * log(u1)) * cos(2 * BW_PI * u2);
     }
     bw_rbsm_mega_inputs_t in = { 0, (uint32_t)lround(d->sim.body.battery * 1000), enc_ticks(r) };
-    (void)bw_rbsm_steer_from_rad(r->mega.variant, feedback, &in.steer_feedback);
+    (void)bw_rbsm_steer_left_to_wire(r->mega.variant, feedback, &in.steer_feedback);
     uint8_t out[BW_RBSM_MEGA_REPORT_MAX];
     size_t n = bw_rbsm_mega_report(&r->mega, ms_of(r, now), &in, out, sizeof out);
     bw_device_emit(d, out, n);
+    if (!r->mega.deployed)
+        return;
+    /* The deployed Mega's putc waits while its ring is full: the loop ends
+     * when the ring has taken the last byte, and the next starts no
+     * earlier (the bytes still go out at once here; the line's pace is
+     * the link's business). */
+    double rate = uart_bytes_per_s(d);
+    double held = fmax(0, r->tx_free - now) * rate;
+    double wait = fmax(0, held + (double)n - DEPLOYED_TX_RING) / rate;
+    r->tx_free = fmax(r->tx_free, now) + (double)n / rate;
+    r->next_loop = fmax(r->next_loop, now + wait);
+}
+
+/* The emulated RC operator of a deployed buggy: the brake switch down for
+ * a loop when the Mega needs re-arming and the host's commands come. */
+static bool operator_brake(bw_device_t *d, uint32_t ms)
+{
+    rbsm_dev_t *r = R(d);
+    const bw_rbsm_mega_t *m = &r->mega;
+    if (!r->operator_auto)
+        return r->rc_brake;
+    bool fresh = ms - m->last_steer <= BW_RBSM_MEGA_WATCHDOG_MS &&
+                 ms - m->last_brake <= BW_RBSM_MEGA_WATCHDOG_MS;
+    if (!m->needs_reset || !fresh)
+        return false;
+    bw_device_notice(d, "the RC operator puts the brake down and up: the Mega's brake is armed");
+    return true;
 }
 
 static void step(bw_device_t *d, double now)
 {
     rbsm_dev_t *r = R(d);
-    for (double t; (t = time_of(r, r->loops + 1)) <= now + 1e-9;) {
+    for (double t; (t = r->next_loop) <= now + 1e-9;) {
         r->loops++;
+        double dt = t - r->last_loop;
+        r->last_loop = t;
+        r->next_loop = t + LOOP;
         bw_sim_step_to(&d->sim, t);
         const bw_body_t *b = &d->sim.body;
         double odo = (b->odo_left + b->odo_right) / 2;
         r->enc_dist += fabs(odo - r->last_odo);
         r->last_odo = odo;
         if (r->alone) {
-            physics(d, r->ext_steer, r->ext_brake);
+            physics(d, r->ext_steer, r->ext_brake, dt);
             continue;
         }
-        if (bw_rbsm_mega_watch(&r->mega, ms_of(r, t), r->rc, r->rc_brake))
+        uint32_t ms = ms_of(r, t);
+        bool rc_brake = r->mega.deployed ? operator_brake(d, ms) : r->rc_brake;
+        if (bw_rbsm_mega_watch(&r->mega, ms, r->rc, rc_brake))
             bw_device_notice(d, "no steering or brake command for %.0f s: brake dropped",
                              BW_RBSM_MEGA_WATCHDOG_MS / 1000.0);
-        physics(d, bw_rbsm_steer_to_rad(r->mega.variant, bw_rbsm_mega_steer_target(&r->mega)),
-                bw_rbsm_mega_brake_down(&r->mega));
+        physics(d, bw_rbsm_steer_left_rad(r->mega.variant, bw_rbsm_mega_steer_target(&r->mega)),
+                bw_rbsm_mega_brake_down(&r->mega), dt);
         telemetry(d, t);
     }
     bw_sim_step_to(&d->sim, now);
 }
 
-static double next_deadline(const bw_device_t *d)
-{
-    const rbsm_dev_t *r = R(d);
-    return time_of(r, r->loops + 1);
-}
+static double next_deadline(const bw_device_t *d) { return R(d)->next_loop; }
 
 static void reset_line(bw_device_t *d)
 {
@@ -267,6 +322,7 @@ int bw_rbsm_device_rc(bw_device_t *d, bool rc, bool brake_engaged)
         return BW_EINVAL;
     R(d)->rc = rc;
     R(d)->rc_brake = brake_engaged;
+    R(d)->operator_auto = false; /* the caller is the operator now */
     return 0;
 }
 

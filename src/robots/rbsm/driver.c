@@ -15,6 +15,15 @@
  * inside the interval the count allows. The heading follows the bicycle
  * model with the steering angle the Mega measures: dtheta = ds tan(angle) / L.
  *
+ * The deployed dialect (?model=deployed, the RoboBuggy repository's Mega
+ * firmware and ROS host): 57600 baud unless baud= says otherwise; the
+ * steering word on id 19 (hundredths, to the right) and the brake on id 18;
+ * the Mega's loop sends neither enc_ticks_last nor enc_timestamp, so its
+ * loop is closed by mega_timestamp (253, the Mega's millis()) and the
+ * encoder's readings are enc_ticks_reset timed by it. Its loop runs at the
+ * line's pace (12.5 ms at 57600), not 10 ms: the readings are timed by the
+ * stamps, not counted.
+ *
  * A bad cable. RBSM has no checksum: a flipped bit in a data byte goes
  * through, and one in an id makes a message another's. What the driver
  * believes, it has from two sources that agree:
@@ -72,6 +81,11 @@
 #define TRANSIENT_BITS (BW_RBSM_ERR_LOST_STREAM | BW_RBSM_ERR_INVALID_MID)
 #define TRANSIENT_HOLD 0.15
 #define BATTERY_AGREE_MV 300u
+/* The deployed Mega's loops, by its stamps: 10 ms asked, 12.5 ms at the
+ * line's pace at 57600, longer when the line backs up. Readings further
+ * apart are not linked (one between was lost). */
+#define DEPLOYED_LOOP_MIN_MS (LOOP_MS / 2)
+#define DEPLOYED_LOOP_MAX_MS (3 * LOOP_MS)
 
 /* One encoder reading: the count and the time of one Mega loop. */
 typedef struct {
@@ -162,6 +176,8 @@ static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
     }
     D(b)->deployed = model && strcmp(model, "deployed") == 0;
     D(b)->variant = D(b)->deployed ? BW_RBSM_VARIANT_DEPLOYED : BW_RBSM_VARIANT_SEED;
+    if (D(b)->deployed && !bw_url_param(url, "baud"))
+        b->baud = BW_RBSM_DEPLOYED_BAUD; /* the deployed firmware's and its host's */
     if (url->kind != BW_URL_SIM && (bw_url_param(url, "push") || bw_url_param(url, "slope"))) {
         snprintf(err, errlen, "push= and slope= set the emulated buggy's course (sim:rbsm only)");
         return BW_EINVAL;
@@ -211,7 +227,7 @@ static size_t command_bytes(const rbsm_drv_t *r, double steer, bool brake, uint8
 {
     if (r->deployed) {
         int32_t w;
-        (void)bw_rbsm_steer_from_rad(r->variant, steer, &w);
+        (void)bw_rbsm_steer_left_to_wire(r->variant, steer, &w);
         (void)bw_rbsm_encode(buf, 6, BW_RBSM_MID_MEGA_COMMAND, (uint32_t)w);
         (void)bw_rbsm_encode(buf + 6, 6, BW_RBSM_MID_BRAKE_COMMAND,
                              bw_rbsm_brake_to_wire(r->variant, brake));
@@ -463,12 +479,24 @@ static bool commit(bw_base_t *b, reading_t *x)
     return true;
 }
 
-/* Whether y is the reading of the loop right after x's and both hold. */
-static bool linked(const reading_t *x, const reading_t *y)
+/* Whether y is the reading of the loop right after x's and both hold.
+ * Seed: one loop apart on the encoder's clock, and the count's difference
+ * is y's enc_ticks_last. Deployed (no enc_ticks_last): one loop apart on
+ * the Mega's clock, and the count went forward no further than the buggy
+ * can roll in that time. A flipped bit in the count's low bits or in the
+ * stamp's can pass that on one side; linked on both sides it must also
+ * fit the next reading, so at most a few ticks early, which the next
+ * readings (counts since reset, not differences) make good. */
+static bool linked(const rbsm_drv_t *r, const reading_t *x, const reading_t *y)
 {
     uint32_t dms = y->ms - x->ms;
-    return x->valid && y->valid && y->have_last && dms >= LOOP_MS / 2 &&
-           dms <= LOOP_MS + LOOP_MS / 2 && y->ticks - x->ticks == y->last;
+    if (!x->valid || !y->valid)
+        return false;
+    if (r->deployed)
+        return dms >= DEPLOYED_LOOP_MIN_MS && dms <= DEPLOYED_LOOP_MAX_MS &&
+               y->ticks - x->ticks <= max_ticks(dms);
+    return y->have_last && dms >= LOOP_MS / 2 && dms <= LOOP_MS + LOOP_MS / 2 &&
+           y->ticks - x->ticks == y->last;
 }
 
 /* An encoder reading has come (its enc_timestamp closed a loop). Returns
@@ -490,7 +518,7 @@ static bool on_reading(bw_base_t *b, reading_t *x)
     reading_t *p = &r->prev;
     bool bad = x->valid && r->have_ticks && !reachable(r, x, false) &&
                !(r->reset_confirmed && reachable(r, x, true));
-    x->linked_back = linked(p, x);
+    x->linked_back = linked(r, p, x);
     if (x->linked_back) {
         bool from = p->applied;
         if (!p->committed && p->linked_back)
@@ -515,7 +543,7 @@ static bool on_reading(bw_base_t *b, reading_t *x)
  * value was set aside. */
 static bool on_steer(rbsm_drv_t *r, int32_t wire)
 {
-    double v = bw_rbsm_steer_to_rad(r->variant, wire);
+    double v = bw_rbsm_steer_left_rad(r->variant, wire);
     double step = (SERVO_RATE * LOOP_MS / 1000.0) * BW_PI / 180;
     double slack = POT_SLACK * BW_PI / 180;
     double lim = 2 * BW_RBSM_STEER_LIMIT_DEG * BW_PI / 180; /* the linkage's stops */
@@ -575,7 +603,7 @@ static void on_error_word(rbsm_drv_t *r, uint32_t v, double now)
  * encoder's three), no other more than once, nothing lost or unknown among
  * them. A message whose id a flipped bit turned into another's leaves its
  * own id missing and the other doubled or out of place. */
-static bool whole(const cycle_t *c)
+static bool whole(const rbsm_drv_t *r, const cycle_t *c)
 {
     static const uint8_t every[] = { BW_RBSM_MID_MEGA_STEER_ANGLE,
                                      BW_RBSM_MID_MEGA_STEER_FEEDBACK,
@@ -584,10 +612,22 @@ static bool whole(const cycle_t *c)
                                      BW_RBSM_MID_ENC_TICKS_LAST,
                                      BW_RBSM_MID_ENC_TICKS_RESET,
                                      BW_RBSM_MID_ENC_TIMESTAMP };
-    if (c->broken || c->dev[0] != 1 || c->dev[1] != 1)
+    /* The deployed Mega's, every loop (closed by 253, so 30 and 254 are
+     * the loop before's). */
+    static const uint8_t every_deployed[] = {
+        BW_RBSM_MID_MEGA_STEER_ANGLE,    BW_RBSM_MID_MEGA_BRAKE_STATE,
+        BW_RBSM_MID_MEGA_TELEOP_BRAKE_COMMAND, BW_RBSM_MID_BRAKE_COMMAND,
+        BW_RBSM_MID_MEGA_AUTON_STATE,    BW_RBSM_MID_MEGA_BATTERY_LEVEL,
+        BW_RBSM_MID_MEGA_STEER_FEEDBACK, BW_RBSM_MID_ENC_TICKS_RESET,
+        BW_RBSM_MID_MEGA_TIMESTAMP,      BW_RBSM_MID_MEGA_FIRMWARE_HASH,
+        BW_RBSM_MID_ERROR,
+    };
+    const uint8_t *ids = r->deployed ? every_deployed : every;
+    size_t nids = r->deployed ? sizeof every_deployed : sizeof every;
+    if (c->broken || c->dev[0] != 1 || c->dev[1] != (r->deployed ? 0 : 1))
         return false;
-    for (size_t i = 0; i < sizeof every; i++)
-        if (c->n[every[i]] != 1)
+    for (size_t i = 0; i < nids; i++)
+        if (c->n[ids[i]] != 1)
             return false;
     for (unsigned id = 0; id < 255; id++)
         if (c->n[id] > 1)
@@ -600,7 +640,7 @@ static void on_cycle(bw_base_t *b, uint32_t ms, double now)
 {
     rbsm_drv_t *r = D(b);
     cycle_t *c = &r->cyc;
-    bool ok = whole(c);
+    bool ok = whole(r, c);
     bool bad = false;
     /* The steering first: the encoder's reading of the loop turns by it. */
     if (c->n[BW_RBSM_MID_MEGA_STEER_FEEDBACK] == 1)
@@ -609,7 +649,10 @@ static void on_cycle(bw_base_t *b, uint32_t ms, double now)
         r->fb_age++;
     if (ok && c->n[BW_RBSM_MID_ENC_RESET_CONFIRM] == 1)
         r->reset_confirmed = true;
-    reading_t x = { .valid = c->n[BW_RBSM_MID_ENC_TICKS_RESET] >= 1,
+    /* Deployed: the count and the stamp of one loop, so one count (two
+     * would be a loop's closing stamp lost, and the count of which?). */
+    reading_t x = { .valid = r->deployed ? c->n[BW_RBSM_MID_ENC_TICKS_RESET] == 1
+                                         : c->n[BW_RBSM_MID_ENC_TICKS_RESET] >= 1,
                     .have_last = c->n[BW_RBSM_MID_ENC_TICKS_LAST] >= 1,
                     .last = c->last,
                     .ticks = c->ticks,
@@ -658,9 +701,27 @@ static void on_cycle(bw_base_t *b, uint32_t ms, double now)
 }
 
 /* Whether the Mega sends messages of this id: not the host's commands, the
- * lighting system's, the reserved id, or an id nobody defined. */
-static bool from_mega(uint8_t id)
+ * lighting system's, the reserved id, or an id nobody defined; the
+ * deployed Mega only its twelve and the reset confirm. */
+static bool from_mega(const rbsm_drv_t *r, uint8_t id)
 {
+    if (r->deployed)
+        switch (id) {
+        case BW_RBSM_MID_MEGA_STEER_ANGLE:
+        case BW_RBSM_MID_MEGA_BRAKE_STATE:
+        case BW_RBSM_MID_DEVICE_ID:
+        case BW_RBSM_MID_MEGA_TELEOP_BRAKE_COMMAND:
+        case BW_RBSM_MID_BRAKE_COMMAND:
+        case BW_RBSM_MID_MEGA_AUTON_STATE:
+        case BW_RBSM_MID_MEGA_BATTERY_LEVEL:
+        case BW_RBSM_MID_MEGA_STEER_FEEDBACK:
+        case BW_RBSM_MID_ENC_TICKS_RESET:
+        case BW_RBSM_MID_MEGA_TIMESTAMP:
+        case BW_RBSM_MID_MEGA_FIRMWARE_HASH:
+        case BW_RBSM_MID_ERROR:
+        case BW_RBSM_MID_ENC_RESET_CONFIRM: return true;
+        default: return false;
+        }
     return bw_rbsm_known(id) && id != BW_RBSM_MID_ENC_RESET_REQUEST &&
            id != BW_RBSM_MID_MEGA_COMMAND && id != BW_RBSM_MID_LIGHTING;
 }
@@ -675,7 +736,7 @@ static void on_message(bw_base_t *b, const bw_rbsm_frame_t *f, double now)
     if (lost != r->lost_seen)
         c->broken = true;
     r->lost_seen = lost;
-    if (!from_mega(f->id)) {
+    if (!from_mega(r, f->id)) {
         if (!bw_rbsm_known(f->id))
             r->sub_stats.unknown++;
         c->broken = true;
@@ -685,14 +746,21 @@ static void on_message(bw_base_t *b, const bw_rbsm_frame_t *f, double now)
         c->n[f->id]++;
     switch (f->id) {
     case BW_RBSM_MID_DEVICE_ID:
-        if (f->word <= BW_RBSM_DID_DRIVE_ENCODER)
+        if (f->word <= (r->deployed ? BW_RBSM_DID_MEGA : BW_RBSM_DID_DRIVE_ENCODER))
             c->dev[f->word]++;
         else
             c->broken = true;
         break;
     case BW_RBSM_MID_ENC_TICKS_LAST: c->last = f->word; break;
     case BW_RBSM_MID_ENC_TICKS_RESET: c->ticks = f->word; break;
-    case BW_RBSM_MID_ENC_TIMESTAMP: on_cycle(b, f->word, now); break;
+    case BW_RBSM_MID_ENC_TIMESTAMP:
+        if (!r->deployed)
+            on_cycle(b, f->word, now);
+        break;
+    case BW_RBSM_MID_MEGA_TIMESTAMP:
+        if (r->deployed) /* the deployed loop's stamp */
+            on_cycle(b, f->word, now);
+        break;
     case BW_RBSM_MID_MEGA_STEER_FEEDBACK: c->steer = (int32_t)f->word; break;
     case BW_RBSM_MID_MEGA_BRAKE_STATE: c->brake = f->word; break;
     case BW_RBSM_MID_MEGA_AUTON_STATE: c->auton = f->word; break;

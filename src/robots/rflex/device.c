@@ -12,10 +12,15 @@
  * microseconds (the drivers ask for 100000); sonar reports while the sonar
  * runs: each echo delay (microseconds) every bank of the B21r's body ring
  * fires its next transducer, ray-cast in the world, six readings a report;
- * after the four transducers of a bank, the set delay. DIO reports when a
- * bump panel is pressed or let go (eight panels round the base, addresses
- * 0x40..0x47, value 3: both lower corners); SYS status on request. The
- * ATRV-Jr's sonars are not emulated.
+ * after the four transducers of a bank, the set delay. The sonars look where
+ * Player's stock B21r configuration has them (rflex.h: sonar i at 172.5 -
+ * 15 i degrees). DIO reports when a bump panel is pressed or let go (value
+ * 3: two corners), at the addresses of that configuration: a wall the base
+ * touches presses the base panel (0x46..0x4D, 45 degrees each, from 157.5
+ * degrees clockwise) it touches, and both of a seam's. The body's panels
+ * (0x40..0x45) stand 1 cm inside the base's, where no wall of a flat world
+ * reaches: they never press here. SYS status on request. The base ring of
+ * sonars and the ATRV-Jr's sonars are not emulated.
  *
  * The failsafe: a base that hears no set-direction for FAILSAFE seconds
  * while an axis is asked to move stops both axes (each at its last
@@ -41,8 +46,12 @@
 #define BRAKE_ROT 6.0           /* rad/s^2 */
 #define FRICTION_TRANS 0.3      /* m/s^2 a coasting axis slows at */
 #define FRICTION_ROT 1.0        /* rad/s^2 */
-#define PANELS 8                /* bump panels round the base */
-#define BUMP_VALUE 0x3u         /* a pressed panel: its two lower corners */
+#define PANELS BW_RFLEX_B21R_BUMPER_COUNT /* body and base */
+#define BUMP_VALUE 0x3u         /* a pressed panel: two of its corners */
+/* A contact this close to a panel's edge presses it too: a flat wall on the
+ * seam of two panels presses both (1 mm of a panel's travel is 5 degrees of
+ * the base's 0.26 m round). */
+#define SEAM_DEG 5.0
 #define FAILSAFE 1.0            /* s without a set-direction before the base stops itself */
 
 typedef struct {
@@ -284,7 +293,7 @@ static void ping(bw_device_t *d, double now)
     r->timestamp = ms_of(x, now);
     for (unsigned bank = 0; bank < BW_RFLEX_B21R_BODY_SONAR_BANKS; bank++) {
         unsigned i = bank * BW_RFLEX_B21R_BODY_SONARS_PER_BANK + x->sonar_k;
-        double ang = i * BW_RFLEX_B21R_SONAR_SPACING_DEG * BW_PI / 180;
+        double ang = bw_rflex_b21r_sonar_deg(i) * BW_PI / 180;
         bw_pose_t mount = { BW_RFLEX_B21R_SONAR_RADIUS_M * cos(ang),
                             BW_RFLEX_B21R_SONAR_RADIUS_M * sin(ang), ang };
         double range = bw_sim_range(&d->sim, mount, SONAR_MAX_M);
@@ -298,17 +307,22 @@ static void ping(bw_device_t *d, double now)
     x->next_ping = now + x->echo + x->ping + (x->sonar_k == 0 ? x->set : 0);
 }
 
+/* Whether a contact at bearing a (rad) presses panel p: base panels only
+ * (see the top), within SEAM_DEG of its arc. */
+static bool pressed(unsigned p, double a)
+{
+    if (p < BW_RFLEX_B21R_BODY_PANELS)
+        return false;
+    double off = fabs(bw_angle_diff(a, bw_rflex_b21r_panel_deg(p) * BW_PI / 180)) * 180 / BW_PI;
+    return off <= bw_rflex_b21r_panel_width_deg(p) / 2 + SEAM_DEG;
+}
+
 static void bumps(bw_device_t *d, double now)
 {
     rflex_dev_t *x = X(d);
     const bw_body_t *b = &d->sim.body;
-    int hit = -1;
-    if (b->contact) {
-        double a = fmod(b->contact_angle + BW_PI / PANELS + 2 * BW_PI, 2 * BW_PI);
-        hit = (int)(a / (2 * BW_PI / PANELS)) % PANELS;
-    }
-    for (int p = 0; p < PANELS; p++) {
-        uint16_t v = p == hit ? BUMP_VALUE : 0;
+    for (unsigned p = 0; p < PANELS; p++) {
+        uint16_t v = b->contact && pressed(p, b->contact_angle) ? BUMP_VALUE : 0;
         if (v == x->panel[p])
             continue;
         x->panel[p] = v;
@@ -317,7 +331,7 @@ static void bumps(bw_device_t *d, double now)
         bw_rflex_msg_t m;
         bw_rflex_msg_init(&m, BW_RFLEX_DIO_REPORT);
         m.u.dio_report.timestamp = ms_of(x, now);
-        m.u.dio_report.address = (uint8_t)(BW_RFLEX_B21R_BUMPER_ADDRESS + (unsigned)p);
+        m.u.dio_report.address = (uint8_t)(BW_RFLEX_B21R_BUMPER_ADDRESS + p);
         m.u.dio_report.value = v;
         send(d, &m);
     }

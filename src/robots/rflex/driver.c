@@ -60,8 +60,9 @@
  * The pose comes from the system reports' positions (distance and bearing
  * in counts), their velocities, accelerations and torques go to
  * state.trans and state.rot; the 24 sonars of the body ring are range
- * sensors with the odometry pose of each reading; the bump panels are
- * bumpers by where they face.
+ * sensors with the odometry pose of each reading, mounted where Player's
+ * stock B21r configuration puts them (rflex.h); the 14 bump panels of that
+ * configuration are bumpers by where they face (panel_bits).
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,7 +78,7 @@
 #define RELEASE_TRIES 3     /* releases again, a status apart, before a brake is shown */
 #define TRANS_ACCEL 0.7     /* m/s^2: the public drivers' usual translational acceleration */
 #define SONAR_MAX_M 5.0
-#define PANELS 8
+#define PANELS BW_RFLEX_B21R_BUMPER_COUNT
 #define REPORT_S (BW_RFLEX_REPORT_PERIOD / 1e6) /* s between system reports */
 #define REREQUEST (3 * REPORT_S) /* s without a report of an axis before asking again */
 #define STALE (5 * REPORT_S)     /* s without a report of an axis: blind */
@@ -181,7 +182,7 @@ static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
         b->caps |= BW_CAP_SONAR | BW_CAP_SONAR_TIMING;
         st->nranges = BW_RFLEX_B21R_SONARS_PER_RING;
         for (unsigned i = 0; i < st->nranges; i++) {
-            double a = i * BW_RFLEX_B21R_SONAR_SPACING_DEG * BW_PI / 180;
+            double a = bw_rflex_b21r_sonar_deg(i) * BW_PI / 180;
             st->ranges[i].mount = (bw_pose_t){ BW_RFLEX_B21R_SONAR_RADIUS_M * cos(a),
                                                BW_RFLEX_B21R_SONAR_RADIUS_M * sin(a), a };
             st->ranges[i].max_range = SONAR_MAX_M;
@@ -551,18 +552,38 @@ static bool fits(const bw_base_t *b, unsigned a, const sample_t *from, const sam
 
 /* ---- frames -------------------------------------------------------------------- */
 
+/* The bumper bits of panel p, from where it faces: the six sides are 60
+ * degrees each round ahead (front), 60 (front left), 120 (rear left), 180
+ * (rear), -120, -60; a panel is the side its centre lies in, and both sides
+ * when it lies on their border (the body's panels, 60 degrees wide, centred
+ * at 30, 90 and 150 degrees, span two sides each). So the base's front
+ * pair (0x49, 0x4A, at +-22.5) is the front, its rear pair (0x46, 0x4D,
+ * at +-157.5) the rear. */
+static uint32_t panel_bits(unsigned p)
+{
+    static const struct {
+        double deg;
+        uint32_t bit;
+    } sides[] = { { 0, BW_BUMP_FRONT },         { 60, BW_BUMP_FRONT_LEFT },
+                  { 120, BW_BUMP_REAR_LEFT },   { 180, BW_BUMP_REAR },
+                  { -120, BW_BUMP_REAR_RIGHT }, { -60, BW_BUMP_FRONT_RIGHT } };
+    double a = bw_rflex_b21r_panel_deg(p) * BW_PI / 180;
+    uint32_t bits = 0;
+    for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++)
+        if (fabs(bw_angle_diff(a, sides[i].deg * BW_PI / 180)) <= BW_PI / 6 + 1e-9)
+            bits |= sides[i].bit;
+    return bits;
+}
+
 /* The fields that come in their own messages, as the driver holds them,
  * handed to the state before every frame_ok, so each frame carries them. */
 static void frame_ok(bw_base_t *b, double now)
 {
     rflex_drv_t *r = D(b);
-    static const uint32_t by[PANELS] = { BW_BUMP_FRONT,      BW_BUMP_FRONT_LEFT, BW_BUMP_FRONT_LEFT,
-                                         BW_BUMP_REAR_LEFT,  BW_BUMP_REAR,       BW_BUMP_REAR_RIGHT,
-                                         BW_BUMP_FRONT_RIGHT, BW_BUMP_FRONT_RIGHT };
     uint32_t bits = 0;
     for (unsigned i = 0; i < PANELS; i++)
         if (r->panel[i])
-            bits |= by[i];
+            bits |= panel_bits(i);
     b->st.bumpers = bits;
     b->st.brake = r->brake;
     bw_base_frame_ok(b, now);
