@@ -312,19 +312,25 @@ static bool reads_odometry(const uint8_t *ids, size_t n)
 static bool packets_known(bw_device_t *d, uint8_t op, const uint8_t *ids, size_t n)
 {
     create_dev_t *c = C(d);
-    bool ok = true;
+    char list[BW_DEVICE_NOTICE_LEN];
+    size_t len = 0, bad = 0;
+    bool news = false; /* a packet not asked for before: said, in one line */
     for (size_t i = 0; i < n; i++) {
         if (bw_create_model_packet_size((bw_create_model_t)c->model, ids[i]) >= 0)
             continue;
-        if (c->unknown_packets[ids[i]]++ == 0)
-            bw_device_notice(d, "%s asks for packet %u, which a %s does not have: not answered",
-                             bw_create_op_name(op), ids[i],
-                             c->model == BW_CREATE_MODEL_2 ? "Create 2" : "Create 1");
-        ok = false;
+        news |= c->unknown_packets[ids[i]]++ == 0;
+        if (len < sizeof list - 8)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%u", bad ? ", " : "", ids[i]);
+        bad++;
     }
-    if (!ok)
-        bw_device_ignored(d, op);
-    return ok;
+    if (!bad)
+        return true;
+    bw_device_ignored(d, op);
+    if (news)
+        bw_device_notice(d, "%s asks for packet%s %s, which a %s does not have: not answered",
+                         bw_create_op_name(op), bad > 1 ? "s" : "", list,
+                         c->model == BW_CREATE_MODEL_2 ? "Create 2" : "Create 1");
+    return false;
 }
 
 static void reply(bw_device_t *d, const uint8_t *ids, size_t n)
