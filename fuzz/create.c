@@ -49,15 +49,18 @@ static bool inside(const uint8_t *p, size_t n, const uint8_t *base, size_t len)
 
 /* ---- commands ------------------------------------------------------------------- */
 
+/* Whose commands the parsers take this run (the first byte's bit 1). */
+static bw_create_model_t model;
+
 static void check_cmd(const uint8_t *b, size_t n)
 {
-    CHECK(n >= 1 && n <= BW_CREATE_MAX_CMD && bw_create_op_name(b[0]));
+    CHECK(n >= 1 && n <= BW_CREATE_MAX_CMD && bw_create_model_op_name(model, b[0]));
     bw_create_cmd_t c, again;
-    CHECK(bw_create_decode_cmd(b, n, &c) == 0);
+    CHECK(bw_create_model_decode_cmd(model, b, n, &c) == 0);
     uint8_t w[BW_CREATE_MAX_CMD];
     CHECK(bw_create_encode_cmd(w, sizeof w, &c) == (int)n);
     CHECK(memcmp(w, b, n) == 0);
-    CHECK(bw_create_decode_cmd(w, n, &again) == 0);
+    CHECK(bw_create_model_decode_cmd(model, w, n, &again) == 0);
     CHECK(memcmp(&c, &again, sizeof c) == 0);
     if (b[0] == BW_CREATE_OP_DRIVE) {
         CHECK(bw_create_encode_drive(w, sizeof w, c.u.drive.velocity, c.u.drive.radius) == 5);
@@ -82,6 +85,7 @@ static void cmd_stream(uint32_t cut, const uint8_t *data, size_t size)
 {
     bw_create_cmd_parser_t p;
     bw_create_cmd_parser_init(&p);
+    bw_create_cmd_parser_model(&p, model);
     static uint32_t tally[256];
     memset(tally, 0, sizeof tally);
     bw_create_cmd_parser_tally(&p, tally);
@@ -118,12 +122,13 @@ static void cmd_stream(uint32_t cut, const uint8_t *data, size_t size)
     uint64_t tallied = 0; /* every unknown byte tallied by its value, none an opcode */
     for (unsigned b = 0; b < 256; b++) {
         tallied += tally[b];
-        CHECK(!tally[b] || !bw_create_op_name((uint8_t)b));
+        CHECK(!tally[b] || !bw_create_model_op_name(model, (uint8_t)b));
     }
     CHECK(tallied == p.stats.unknown);
 
     bw_create_cmd_parser_t w;
     bw_create_cmd_parser_init(&w);
+    bw_create_cmd_parser_model(&w, model);
     uint64_t whole = 14695981039346656037u;
     const uint8_t *d = data;
     size_t n = size;
@@ -147,7 +152,8 @@ static size_t body_ids(const bw_create_stream_frame_t *f, uint8_t *ids)
     const uint8_t *pd;
     int rc;
     while ((rc = bw_create_stream_next(f, &off, &id, &pd)) == 1) {
-        CHECK(inside(pd, (size_t)bw_create_packet_size(id), f->body, f->len));
+        CHECK(inside(pd, (size_t)bw_create_model_packet_size((bw_create_model_t)f->model, id),
+                     f->body, f->len));
         ids[n++] = id;
     }
     CHECK(rc == 0 && off == f->len);
@@ -169,19 +175,24 @@ static void check_frame(const bw_create_stream_frame_t *f, bw_create_sum_t sum)
     bw_create_sensors_t s, s2;
     memset(&s, 0, sizeof s);
     CHECK(bw_create_decode_stream(f, &s) == (int)n);
-    int len = bw_create_encode_stream(w, sizeof w, ids, n, &s, sum);
+    /* A frame is the model its packets say (the parser takes either's). */
+    bw_create_model_t m = (bw_create_model_t)f->model;
+    CHECK(m == BW_CREATE_MODEL_1 || m == BW_CREATE_MODEL_2);
+    CHECK((m == BW_CREATE_MODEL_2) == (bw_create_encode_stream(w, sizeof w, ids, n, &s, sum) < 0));
+    int len = bw_create_model_encode_stream(m, w, sizeof w, ids, n, &s, sum);
     CHECK(len == f->len + 3);
     bw_create_stream_parser_t p;
     bw_create_stream_parser_init(&p, sum);
     const uint8_t *d = w;
     size_t left = (size_t)len;
     bw_create_stream_frame_t g;
-    CHECK(bw_create_stream_parse(&p, &d, &left, &g) == 1 && left == 0 && g.len == f->len);
+    CHECK(bw_create_stream_parse(&p, &d, &left, &g) == 1 && left == 0 && g.len == f->len &&
+          g.model == f->model);
     memset(&s2, 0, sizeof s2);
     CHECK(bw_create_decode_stream(&g, &s2) == (int)n);
     CHECK(memcmp(&s, &s2, sizeof s) == 0);
     uint8_t w2[BW_CREATE_MAX_FRAME];
-    CHECK(bw_create_encode_stream(w2, sizeof w2, ids, n, &s2, sum) == len);
+    CHECK(bw_create_model_encode_stream(m, w2, sizeof w2, ids, n, &s2, sum) == len);
     CHECK(memcmp(w, w2, (size_t)len) == 0);
 }
 
@@ -252,6 +263,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * bit the checksum rule. */
     uint32_t cut = data[0] * 2654435761u + 1;
     bw_create_sum_t sum = (data[0] & 1) ? BW_CREATE_SUM_AFTER_HEADER : BW_CREATE_SUM_WITH_HEADER;
+    model = (data[0] & 2) ? BW_CREATE_MODEL_2 : BW_CREATE_MODEL_1;
     data++;
     size--;
     cmd_stream(cut, data, size);
@@ -259,7 +271,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* The decoders on their own. */
     bw_create_cmd_t c;
-    int rc = bw_create_decode_cmd(data, size, &c);
+    int rc = bw_create_model_decode_cmd(model, data, size, &c);
     CHECK(rc == 0 || rc == BW_EUNKNOWN || rc == BW_ELENGTH);
     if (rc == 0)
         check_cmd(data, size);
@@ -280,7 +292,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       (int)(size - 1 - nids));
             }
         }
-        bw_create_stream_frame_t f = { data, (uint8_t)(size > 255 ? 255 : size) };
+        bw_create_stream_frame_t f = { data, (uint8_t)(size > 255 ? 255 : size), BW_CREATE_MODEL_1 };
         rc = bw_create_decode_stream(&f, &s);
         CHECK(rc >= 0 || rc == BW_EUNKNOWN || rc == BW_ETRUNC);
     }

@@ -239,10 +239,12 @@ static void test_every_family_at_its_rate(void **state)
     assert_int_equal(bw_device_model_baud("rbsm", "deployed"), 57600);
     assert_int_equal(bw_device_model_baud("rbsm", "seed"), 76800);
     assert_int_equal(bw_device_model_baud("rbsm", NULL), 76800);
+    assert_int_equal(bw_device_model_baud("create", "create2"), 115200);
     assert_int_equal(bw_device_model_baud("rflex", "atrvjr"), 115200);
     assert_int_equal(bw_device_model_baud("p2os", "p2at"), 9600);
     assert_int_equal(bw_device_model_baud("nonesuch", "deployed"), BW_EUNKNOWN);
     run_family("sim:rbsm?model=deployed", 57600, 10);
+    run_family("sim:create?model=create2", 115200, 10);
 }
 
 /* ?baud= sets the line of a sim: URL. */

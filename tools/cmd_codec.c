@@ -25,7 +25,8 @@ static void decode_usage(FILE *f)
             "\n"
             "  --proto P        protocol: %s\n"
             "  --model M        the robot model's dialect (rbsm: seed, the default, or\n"
-            "                   deployed); a record's url's model= unless given\n"
+            "                   deployed; create: create, the default, or create2); a\n"
+            "                   record's url's model= unless given\n"
             "  --from SIDE      who sent the bytes: robot or host (raw input: robot by\n"
             "                   default; a record: both unless given)\n"
             "  --hex            the input is hex text (\"aa 55 ...\"; '#' comments)\n"
@@ -353,6 +354,8 @@ int cmd_decode(int argc, char **argv)
         }
         dec->init(r.state[dir], dir == 1, frames);
     }
+    if (dec->pair && !from)
+        dec->pair(r.state[0], r.state[1]);
     char err[CLI_ERRLEN];
     r.model_given = model != NULL;
     if (model && set_model(&r, model, err, sizeof err) < 0) {

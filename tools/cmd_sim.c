@@ -43,7 +43,8 @@ static void usage(FILE *f)
             "\n"
             "  --model M        the model (p2os: p2dx, p2pb, p2at; default p2dx; rflex:\n"
             "                   b21r, atrvjr; default b21r); rbsm: the protocol's variant,\n"
-            "                   seed (default) or deployed\n"
+            "                   seed (default) or deployed; create: create (a Create 1,\n"
+            "                   default) or create2 (Roomba 600 OI, 115200 baud)\n"
             "  --window MS      lobot: how long the Command Module waits for a command\n"
             "                   after each READY (default 1500, the protocol's; the\n"
             "                   deployed program waited 250); silence is STOP\n"
@@ -682,6 +683,13 @@ int cmd_sim(int argc, char **argv)
                     (unsigned long long)bw_lobot_device_unheard(r->dev));
         print_counts(r->dev, "ignored", ds->ignored_by_id);
         print_counts(r->dev, "unknown", ds->unknown_by_id);
+        const uint32_t *pk = bw_create_device_unknown_packets(r->dev);
+        for (unsigned id = 0, first = 1; pk && id < 256; id++)
+            if (pk[id]) {
+                fprintf(stderr, "%s%u x%lu", first ? "; packets it does not have: " : ", ", id,
+                        (unsigned long)pk[id]);
+                first = 0;
+            }
         fprintf(stderr, "\n");
         int exit_status;
         if (bw_device_exit_requested(r->dev, &exit_status))

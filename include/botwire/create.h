@@ -19,8 +19,32 @@
  *     Play Script 153 (0)  Show Script 154 (0)     Wait Time 155 (1)
  *     Wait Distance 156 (2)  Wait Angle 157 (2)    Wait Event 158 (1)
  *
- * Opcodes of other Roomba models (133 Power, 146 Drive PWM, 162 and up) are
- * not Create 1 opcodes and are treated as unknown.
+ * The Create 2 (Roomba 600 Open Interface, iRobot's "Create 2 Open Interface
+ * Specification based on the Roomba 600") is the second model
+ * (bw_create_model_t, the bw_create_model_* functions): 115200 baud by
+ * default; the opcodes above but for the Create 1's own (Demo 136 with its
+ * data byte, Cover 135, Cover and Dock 143, Digital Outputs 147, Send IR
+ * 151, the scripts and waits 152..158), and its own:
+ *
+ *     Reset 7 (0)          Power 133 (0)           Clean 135 (0)
+ *     Max 136 (0)          Motors 138 (1)          Seek Dock 143 (0)
+ *     PWM Motors 144 (3)   Drive PWM 146 (4)       Scheduling LEDs 162 (2)
+ *     Digit LEDs Raw 163 (4)  Digit LEDs ASCII 164 (4)  Buttons 165 (1)
+ *     Schedule 167 (15)    Set Day/Time 168 (3)    Stop 173 (0)
+ *
+ * (138 and 144 are the Create 1's Low Side Drivers and PWM Low Side
+ * Drivers, the same sizes under the Roomba's names.) Its packets are the
+ * Create 1's, packet 15 its Dirt Detect (unused on a Create 1; packets 32
+ * and 33 read 0 on a Create 2), and 43..58: encoder counts (cumulative,
+ * 16-bit, wrapping; 508.8 counts a turn of a 72 mm wheel, the wheels 235 mm
+ * apart), the light bumper and its six signals, the left and right IR
+ * characters, four motor currents, stasis; groups 100 (7..58, 80 bytes),
+ * 101 (43..58, 28), 106 (46..51, 12), 107 (54..58, 9). The specification's
+ * appendix lists firmware bugs in the distance and angle packets: a Create 2
+ * host takes its odometry from the encoder counts. Each model's functions
+ * take only its own opcodes and packets: what only the other has is
+ * unknown (a command parser skips it whole, by its size in the other model;
+ * see bw_create_cmd_parse).
  *
  * Create to host: the bytes of the sensor packets asked for (Sensors, Query
  * List), with no framing: the host knows what it asked for. Packets 7..42 are
@@ -62,11 +86,23 @@ extern "C" {
 #define BW_CREATE_MAX_STREAM_BODY 255u /* N is one byte */
 #define BW_CREATE_MAX_FRAME (3u + BW_CREATE_MAX_STREAM_BODY)
 #define BW_CREATE_MAX_PACKETS 43u /* packet ids in a Stream or Query List request */
+/* ...of a Create 2: this codec's bound, as the Create 1's is, the number of
+ * packet ids the model has (a longer request can only repeat one). */
+#define BW_CREATE2_MAX_PACKETS 63u
 #define BW_CREATE_MAX_SONG 16u    /* notes in a song */
 #define BW_CREATE_MAX_SCRIPT 100u /* bytes in a script */
 #define BW_CREATE_MAX_CMD (2u + BW_CREATE_MAX_SCRIPT) /* the longest command */
 #define BW_CREATE_LAST_PACKET 42u
-#define BW_CREATE_GROUP6_SIZE 52u /* also the largest packet */
+#define BW_CREATE_GROUP6_SIZE 52u /* also the largest packet of a Create 1 */
+#define BW_CREATE2_LAST_VALUE 58u  /* a Create 2's single-value packets: 7..58 */
+#define BW_CREATE2_LAST_PACKET 107u
+#define BW_CREATE_GROUP100_SIZE 80u /* the largest packet of a Create 2 */
+
+/* The models: each one's opcodes and packets. */
+typedef enum {
+    BW_CREATE_MODEL_1 = 0, /* Create 1, Roomba 500: the functions without _model */
+    BW_CREATE_MODEL_2 = 1, /* Create 2, Roomba 600 */
+} bw_create_model_t;
 
 /* Opcodes. */
 enum {
@@ -99,6 +135,26 @@ enum {
     BW_CREATE_OP_WAIT_DISTANCE = 156,
     BW_CREATE_OP_WAIT_ANGLE = 157,
     BW_CREATE_OP_WAIT_EVENT = 158,
+};
+
+/* The Create 2's opcodes that are not the Create 1's (or are under other
+ * names: 135, 136, 138, 143, 144). */
+enum {
+    BW_CREATE2_OP_RESET = 7,
+    BW_CREATE2_OP_POWER = 133,
+    BW_CREATE2_OP_CLEAN = 135,
+    BW_CREATE2_OP_MAX = 136,
+    BW_CREATE2_OP_MOTORS = 138,
+    BW_CREATE2_OP_SEEK_DOCK = 143,
+    BW_CREATE2_OP_PWM_MOTORS = 144,
+    BW_CREATE2_OP_DRIVE_PWM = 146,
+    BW_CREATE2_OP_SCHEDULING_LEDS = 162,
+    BW_CREATE2_OP_DIGIT_LEDS_RAW = 163,
+    BW_CREATE2_OP_DIGIT_LEDS_ASCII = 164,
+    BW_CREATE2_OP_BUTTONS = 165,
+    BW_CREATE2_OP_SCHEDULE = 167,
+    BW_CREATE2_OP_SET_DAY_TIME = 168,
+    BW_CREATE2_OP_STOP = 173,
 };
 
 /* Sensor packet ids: groups 0..6, single values 7..42. */
@@ -148,6 +204,32 @@ enum {
     BW_CREATE_PKT_REQUESTED_LEFT_SPEED = 42,
 };
 
+/* The Create 2's own packets: Dirt Detect where the Create 1 has an unused
+ * byte, 43..58 and the groups 100..107. */
+enum {
+    BW_CREATE_PKT_DIRT_DETECT = 15,
+    BW_CREATE_PKT_LEFT_ENCODER_COUNTS = 43,
+    BW_CREATE_PKT_RIGHT_ENCODER_COUNTS = 44,
+    BW_CREATE_PKT_LIGHT_BUMPER = 45,
+    BW_CREATE_PKT_LIGHT_BUMP_LEFT_SIGNAL = 46,
+    BW_CREATE_PKT_LIGHT_BUMP_FRONT_LEFT_SIGNAL = 47,
+    BW_CREATE_PKT_LIGHT_BUMP_CENTER_LEFT_SIGNAL = 48,
+    BW_CREATE_PKT_LIGHT_BUMP_CENTER_RIGHT_SIGNAL = 49,
+    BW_CREATE_PKT_LIGHT_BUMP_FRONT_RIGHT_SIGNAL = 50,
+    BW_CREATE_PKT_LIGHT_BUMP_RIGHT_SIGNAL = 51,
+    BW_CREATE_PKT_INFRARED_LEFT = 52,
+    BW_CREATE_PKT_INFRARED_RIGHT = 53,
+    BW_CREATE_PKT_LEFT_MOTOR_CURRENT = 54,
+    BW_CREATE_PKT_RIGHT_MOTOR_CURRENT = 55,
+    BW_CREATE_PKT_MAIN_BRUSH_MOTOR_CURRENT = 56,
+    BW_CREATE_PKT_SIDE_BRUSH_MOTOR_CURRENT = 57,
+    BW_CREATE_PKT_STASIS = 58,
+    BW_CREATE_GROUP_100 = 100, /* 7..58, 80 bytes */
+    BW_CREATE_GROUP_101 = 101, /* 43..58, 28 bytes */
+    BW_CREATE_GROUP_106 = 106, /* 46..51, 12 bytes */
+    BW_CREATE_GROUP_107 = 107, /* 54..58, 9 bytes */
+};
+
 /*
  * The single-value packets 7..42 in wire order: the one definition of their
  * names, sizes and signedness. F(id, name, type) is called for a value (the
@@ -193,6 +275,27 @@ enum {
     F(BW_CREATE_PKT_REQUESTED_RIGHT_SPEED, requested_right_speed, BW_FT_I16) \
     F(BW_CREATE_PKT_REQUESTED_LEFT_SPEED, requested_left_speed, BW_FT_I16)
 
+/* The Create 2's packets 43..58, as BW_CREATE_SENSOR_LIST (no unused byte
+ * among them). On a Create 2, the unused byte 15 of the list above is Dirt
+ * Detect (member dirt_detect). */
+#define BW_CREATE2_SENSOR_LIST(F)                                                        \
+    F(BW_CREATE_PKT_LEFT_ENCODER_COUNTS, left_encoder_counts, BW_FT_I16)                 \
+    F(BW_CREATE_PKT_RIGHT_ENCODER_COUNTS, right_encoder_counts, BW_FT_I16)               \
+    F(BW_CREATE_PKT_LIGHT_BUMPER, light_bumper, BW_FT_U8)                                \
+    F(BW_CREATE_PKT_LIGHT_BUMP_LEFT_SIGNAL, light_bump_left_signal, BW_FT_U16)           \
+    F(BW_CREATE_PKT_LIGHT_BUMP_FRONT_LEFT_SIGNAL, light_bump_front_left_signal, BW_FT_U16) \
+    F(BW_CREATE_PKT_LIGHT_BUMP_CENTER_LEFT_SIGNAL, light_bump_center_left_signal, BW_FT_U16) \
+    F(BW_CREATE_PKT_LIGHT_BUMP_CENTER_RIGHT_SIGNAL, light_bump_center_right_signal, BW_FT_U16) \
+    F(BW_CREATE_PKT_LIGHT_BUMP_FRONT_RIGHT_SIGNAL, light_bump_front_right_signal, BW_FT_U16) \
+    F(BW_CREATE_PKT_LIGHT_BUMP_RIGHT_SIGNAL, light_bump_right_signal, BW_FT_U16)         \
+    F(BW_CREATE_PKT_INFRARED_LEFT, infrared_left, BW_FT_U8)                              \
+    F(BW_CREATE_PKT_INFRARED_RIGHT, infrared_right, BW_FT_U8)                            \
+    F(BW_CREATE_PKT_LEFT_MOTOR_CURRENT, left_motor_current, BW_FT_I16)                   \
+    F(BW_CREATE_PKT_RIGHT_MOTOR_CURRENT, right_motor_current, BW_FT_I16)                 \
+    F(BW_CREATE_PKT_MAIN_BRUSH_MOTOR_CURRENT, main_brush_motor_current, BW_FT_I16)       \
+    F(BW_CREATE_PKT_SIDE_BRUSH_MOTOR_CURRENT, side_brush_motor_current, BW_FT_I16)       \
+    F(BW_CREATE_PKT_STASIS, stasis, BW_FT_U8)
+
 /* Bumps and wheel drops (packet 7; lobot SENSORS byte 0 and BUMPS flags). */
 enum {
     BW_CREATE_BUMP_RIGHT = 0x01,
@@ -209,6 +312,36 @@ enum {
     BW_CREATE_LED_PLAY = 0x02,
     BW_CREATE_LED_ADVANCE = 0x08,
 };
+
+/* A Create 2's: bumps and wheel drops (packet 7: the Create 1's bits
+ * without the caster), buttons (packet 18), the LEDs command's bits, the
+ * light bumper (packet 45), stasis (packet 58), the counts of its encoders. */
+enum {
+    BW_CREATE2_BUTTON_CLEAN = 0x01,
+    BW_CREATE2_BUTTON_SPOT = 0x02,
+    BW_CREATE2_BUTTON_DOCK = 0x04,
+    BW_CREATE2_BUTTON_MINUTE = 0x08,
+    BW_CREATE2_BUTTON_HOUR = 0x10,
+    BW_CREATE2_BUTTON_DAY = 0x20,
+    BW_CREATE2_BUTTON_SCHEDULE = 0x40,
+    BW_CREATE2_BUTTON_CLOCK = 0x80,
+    BW_CREATE2_LED_DEBRIS = 0x01,
+    BW_CREATE2_LED_SPOT = 0x02,
+    BW_CREATE2_LED_DOCK = 0x04,
+    BW_CREATE2_LED_CHECK_ROBOT = 0x08,
+    BW_CREATE2_LIGHT_LEFT = 0x01,
+    BW_CREATE2_LIGHT_FRONT_LEFT = 0x02,
+    BW_CREATE2_LIGHT_CENTER_LEFT = 0x04,
+    BW_CREATE2_LIGHT_CENTER_RIGHT = 0x08,
+    BW_CREATE2_LIGHT_FRONT_RIGHT = 0x10,
+    BW_CREATE2_LIGHT_RIGHT = 0x20,
+    BW_CREATE2_STASIS_TOGGLING = 0x01, /* the front caster turns: the robot moves forward */
+    BW_CREATE2_STASIS_DISABLED = 0x02,
+};
+#define BW_CREATE2_COUNTS_PER_TURN 508.8 /* encoder counts a wheel turn */
+#define BW_CREATE2_WHEEL_DIAMETER_M 0.072
+#define BW_CREATE2_WHEELBASE_M 0.235
+#define BW_CREATE2_BAUD 115200
 
 /* Charging state (packet 21) and charging sources (packet 34, bits). */
 enum {
@@ -313,6 +446,24 @@ typedef struct {
     int16_t requested_radius;         /* 40: mm (Drive) */
     int16_t requested_right_speed;    /* 41: mm/s (Drive Direct) */
     int16_t requested_left_speed;     /* 42: mm/s (Drive Direct) */
+    /* A Create 2's own. */
+    uint8_t dirt_detect;              /* 15: 0..255 */
+    int16_t left_encoder_counts;      /* 43: cumulative, wrapping (32767 + 1 is -32768) */
+    int16_t right_encoder_counts;     /* 44 */
+    uint8_t light_bumper;             /* 45: BW_CREATE2_LIGHT_* */
+    uint16_t light_bump_left_signal;  /* 46: 0..4095 */
+    uint16_t light_bump_front_left_signal;   /* 47 */
+    uint16_t light_bump_center_left_signal;  /* 48 */
+    uint16_t light_bump_center_right_signal; /* 49 */
+    uint16_t light_bump_front_right_signal;  /* 50 */
+    uint16_t light_bump_right_signal;        /* 51 */
+    uint8_t infrared_left;            /* 52: the IR character the left receiver hears */
+    uint8_t infrared_right;           /* 53 */
+    int16_t left_motor_current;       /* 54: mA */
+    int16_t right_motor_current;      /* 55 */
+    int16_t main_brush_motor_current; /* 56 */
+    int16_t side_brush_motor_current; /* 57 */
+    uint8_t stasis;                   /* 58: BW_CREATE2_STASIS_* */
 } bw_create_sensors_t;
 
 /* Name of a packet id ("group_6", "distance", "unused"), or NULL past 42. */
@@ -343,6 +494,23 @@ int bw_create_decode_query(const uint8_t *ids, size_t n, const uint8_t *data, si
 int bw_create_encode_query(uint8_t *buf, size_t cap, const uint8_t *ids, size_t n,
                            const bw_create_sensors_t *s);
 
+/* The same for a model: its packets only (a Create 2 has 0..58 and
+ * 100..107; on a Create 2, packet 15 is "dirt_detect" and its groups 0, 1,
+ * 6 and 100 carry it). The functions above are these for BW_CREATE_MODEL_1. */
+const char *bw_create_model_packet_name(bw_create_model_t m, uint8_t id);
+int bw_create_model_packet_id(bw_create_model_t m, const char *name);
+int bw_create_model_packet_size(bw_create_model_t m, uint8_t id);
+const BW_ROM bw_msgdesc_t *bw_create_model_packet_desc(bw_create_model_t m, uint8_t id);
+int bw_create_model_decode_packet(bw_create_model_t m, uint8_t id, const uint8_t *data, size_t len,
+                                  bw_create_sensors_t *s);
+int bw_create_model_encode_packet(bw_create_model_t m, uint8_t *buf, size_t cap, uint8_t id,
+                                  const bw_create_sensors_t *s);
+int bw_create_model_query_size(bw_create_model_t m, const uint8_t *ids, size_t n);
+int bw_create_model_decode_query(bw_create_model_t m, const uint8_t *ids, size_t n,
+                                 const uint8_t *data, size_t len, bw_create_sensors_t *s);
+int bw_create_model_encode_query(bw_create_model_t m, uint8_t *buf, size_t cap, const uint8_t *ids,
+                                 size_t n, const bw_create_sensors_t *s);
+
 /* ---- Stream frames ------------------------------------------------------ */
 
 /* Which bytes the Stream checksum covers (see the top of this header). */
@@ -352,10 +520,13 @@ typedef enum {
 } bw_create_sum_t;
 
 /* A verified frame's body: the N bytes of (id, data) pairs. Valid until the
- * next call on the parser and while the caller's input is unchanged. */
+ * next call on the parser and while the caller's input is unchanged. model
+ * (a bw_create_model_t) says whose packets they are: a parser sets it, and
+ * a frame made by hand with it 0 is a Create 1's. */
 typedef struct {
     const uint8_t *body;
     uint8_t len;
+    uint8_t model;
 } bw_create_stream_frame_t;
 
 /* Writes a Stream frame of the packets ids[0..n) from *s. Returns its size,
@@ -363,6 +534,9 @@ typedef struct {
  * bytes), BW_ENOSPC. */
 int bw_create_encode_stream(uint8_t *buf, size_t cap, const uint8_t *ids, size_t n,
                             const bw_create_sensors_t *s, bw_create_sum_t sum);
+/* The same for a model's packets. */
+int bw_create_model_encode_stream(bw_create_model_t m, uint8_t *buf, size_t cap, const uint8_t *ids,
+                                  size_t n, const bw_create_sensors_t *s, bw_create_sum_t sum);
 /* Frames a body already encoded (it may already sit at buf + 2). Returns the
  * frame size, BW_ERANGE (len outside 2..255) or BW_ENOSPC. The body is not
  * checked: a body that does not walk gives a frame parsers reject. */
@@ -396,10 +570,18 @@ typedef struct {
     uint16_t held;     /* bytes in buf: a frame candidate starting with 19 */
     uint16_t drop;     /* leading bytes of buf returned as a frame last call */
     uint8_t sum;       /* bw_create_sum_t */
+    uint8_t model;     /* bw_create_model_t whose packets a body may hold (2: either's) */
     uint8_t buf[BW_CREATE_HOLD(BW_CREATE_MAX_FRAME)];
 } bw_create_stream_parser_t;
 
+/* A parser of either model's packets, each frame's model (frame.model) the
+ * one its packets say: a Create 2's when one of them only a Create 2 has
+ * (what a host that does not know which robot is there, or a tool, needs);
+ * bw_create_stream_parser_model makes it one model's (before the first
+ * byte), whose packets only it then takes. (A BW_DEVICE_SIDE build's is a
+ * Create 1's.) */
 void bw_create_stream_parser_init(bw_create_stream_parser_t *p, bw_create_sum_t sum);
+void bw_create_stream_parser_model(bw_create_stream_parser_t *p, bw_create_model_t m);
 
 /*
  * Pushes bytes in, any split; consumes from *data / *len up to and including
@@ -409,8 +591,9 @@ void bw_create_stream_parser_init(bw_create_stream_parser_t *p, bw_create_sum_t 
  *
  * Returns 1 with *frame set; 0 when all input is consumed and more is needed;
  * BW_ECHECKSUM (bad checksum), BW_ELENGTH (N below 2, or a body whose packets
- * do not end at CHECK) or BW_EUNKNOWN (a packet id past 42, counted in
- * stats.unknown) for a candidate just rejected: call again. Bytes before a 19
+ * do not end at CHECK) or BW_EUNKNOWN (a packet the parser's model does not
+ * have: a Create 1's past 42, a Create 2's past 58 but its groups 100..107;
+ * counted in stats.unknown) for a candidate just rejected: call again. Bytes before a 19
  * are skipped. After a rejection the held bytes are rescanned from the
  * candidate's second byte, so a frame behind a false 19 is never lost; every
  * byte is in a frame, counted in stats.skipped_bytes, or held. The body
@@ -431,10 +614,11 @@ typedef struct {
     uint8_t duration; /* 1/64 s */
 } bw_create_note_t;
 
-/* A command. The members used depend on the opcode; see bw_create_cmd_desc
- * for the fixed layouts. */
+/* A command. The members used depend on the opcode and the model; see
+ * bw_create_model_cmd_desc for the fixed layouts. */
 typedef struct {
     uint8_t opcode;
+    uint8_t model; /* bw_create_model_t: whose opcode it is (0: a Create 1's) */
     union {
         uint8_t baud;   /* BAUD: code 0..11 */
         int8_t demo;    /* DEMO: -1 (abort) .. 9 */
@@ -463,9 +647,9 @@ typedef struct {
         } drive_direct;
         uint8_t digital_outputs; /* DIGITAL_OUTPUTS: bits 0..2 */
         struct {
-            uint8_t n;                          /* 0..43 */
-            uint8_t ids[BW_CREATE_MAX_PACKETS]; /* 0..42 */
-        } packets;                              /* STREAM, QUERY_LIST */
+            uint8_t n;                           /* 0..43 (a Create 2: 0..63) */
+            uint8_t ids[BW_CREATE2_MAX_PACKETS]; /* any byte: a parser takes them all */
+        } packets;                               /* STREAM, QUERY_LIST */
         uint8_t pause_resume_stream;            /* 0 pause, 1 resume */
         uint8_t send_ir;                        /* SEND_IR: the byte to send */
         struct {
@@ -476,6 +660,34 @@ typedef struct {
         int16_t wait_distance;  /* mm */
         int16_t wait_angle;     /* degrees */
         int8_t wait_event;      /* event id 1..20, negated for its inverse */
+        /* A Create 2's own (Drive, Drive Direct, LEDs, Song, Play, Sensors,
+         * Stream, Query List and Pause/Resume use the members above; its
+         * songs are 0..4, its LED bits BW_CREATE2_LED_*). */
+        uint8_t motors; /* MOTORS: side brush 0x01, vacuum 0x02, main brush 0x04,
+                           side brush clockwise 0x08, main brush outward 0x10 */
+        struct {
+            int8_t main_brush, side_brush; /* duty cycle -127..127 */
+            uint8_t vacuum;                /* 0..127 */
+        } pwm_motors;
+        struct {
+            int16_t right, left; /* PWM -255..255, in wire order */
+        } drive_pwm;
+        struct {
+            uint8_t weekday;  /* Sunday 0x01 .. Saturday 0x40 */
+            uint8_t schedule; /* colon 0x01, PM 0x02, AM 0x04, clock 0x08, schedule 0x10 */
+        } scheduling_leds;
+        uint8_t digits[4];  /* DIGIT_LEDS_RAW: segments, DIGIT_LEDS_ASCII: characters
+                               32..126; digit 3 (leftmost) first, as sent */
+        uint8_t buttons;    /* BUTTONS: BW_CREATE2_BUTTON_*, pushed for 1/6 s */
+        struct {
+            uint8_t days;        /* Sunday 0x01 .. Saturday 0x40 */
+            uint8_t times[7][2]; /* Sunday .. Saturday: hour 0..23, minute 0..59 */
+        } schedule;
+        struct {
+            uint8_t day;    /* 0 Sunday .. 6 Saturday */
+            uint8_t hour;   /* 0..23 */
+            uint8_t minute; /* 0..59 */
+        } set_day_time;
     } u;
 } bw_create_cmd_t;
 
@@ -501,8 +713,24 @@ int bw_create_encode_cmd(uint8_t *buf, size_t cap, const bw_create_cmd_t *cmd);
 /* Drive and Drive Direct for firmware: 5 bytes or BW_ENOSPC; no tables. */
 int bw_create_encode_drive(uint8_t *buf, size_t cap, int16_t velocity, int16_t radius);
 int bw_create_encode_drive_direct(uint8_t *buf, size_t cap, int16_t right, int16_t left);
-/* Zeroed command of an opcode. */
+/* Zeroed command of an opcode (a Create 1's). */
 void bw_create_cmd_init(bw_create_cmd_t *cmd, uint8_t op);
+
+/* The same for a model: its opcodes only (the functions above are these for
+ * BW_CREATE_MODEL_1). decode sets cmd->model; encode codes by cmd->model.
+ * A Create 2's Stream and Query List take 0..63 packet ids. */
+const char *bw_create_model_op_name(bw_create_model_t m, uint8_t op);
+int bw_create_model_op_from_name(bw_create_model_t m, const char *name);
+int bw_create_model_op_at(bw_create_model_t m, unsigned i);
+const BW_ROM bw_msgdesc_t *bw_create_model_cmd_desc(bw_create_model_t m, uint8_t op);
+int bw_create_model_decode_cmd(bw_create_model_t m, const uint8_t *bytes, size_t len,
+                               bw_create_cmd_t *cmd);
+void bw_create_model_cmd_init(bw_create_cmd_t *cmd, bw_create_model_t m, uint8_t op);
+/* The size of the command at bytes[0..n) of a model: its size (which may
+ * exceed n), 0 when the bytes so far cannot tell (Song, Stream, Query List,
+ * Script before their count), BW_ELENGTH for a count out of range,
+ * BW_EUNKNOWN for no opcode of the model. */
+int bw_create_model_cmd_size(bw_create_model_t m, const uint8_t *bytes, size_t n);
 
 /* A whole command as received: opcode first. Valid until the next call on
  * the parser and while the caller's input is unchanged. */
@@ -516,25 +744,35 @@ typedef struct {
     bw_parse_stats_t stats;
     uint16_t held; /* bytes in buf: a command starting with an opcode */
     uint16_t drop; /* leading bytes of buf returned last call */
+    uint8_t model; /* bw_create_model_t */
+    const BW_ROM void *cmds; /* the model's tables (the codec's) */
     uint8_t buf[BW_CREATE_HOLD(BW_CREATE_MAX_CMD)];
     uint32_t *tally; /* see bw_create_cmd_parser_tally */
 } bw_create_cmd_parser_t;
 
+/* A Create 1's parser; bw_create_cmd_parser_model makes it another model's
+ * (before the first byte). */
 void bw_create_cmd_parser_init(bw_create_cmd_parser_t *p);
+void bw_create_cmd_parser_model(bw_create_cmd_parser_t *p, bw_create_model_t m);
 
-/* Counts every byte skipped as unknown by its value too: by_byte[b]++ (256
- * entries, the caller's; NULL stops it). How an emulated Create says which
- * opcodes of other Roomba models (173 Stop, 146 Drive PWM, ...) it was sent. */
+/* Counts every command skipped as unknown by its first byte too:
+ * by_byte[b]++ (256 entries, the caller's; NULL stops it). How an emulated
+ * Create says which opcodes of the other model (173 Stop, 164 Digit LEDs
+ * ASCII, ...) it was sent. */
 void bw_create_cmd_parser_tally(bw_create_cmd_parser_t *p, uint32_t *by_byte);
 
 /*
  * Pushes bytes in, any split. A byte where an opcode is due that is no
- * Create 1 opcode is skipped, counted in stats.skipped_bytes and in
- * stats.unknown (no return code: the robot ignores it). Returns 1 with
+ * opcode of the parser's model is skipped, counted in stats.skipped_bytes
+ * and once in stats.unknown (no return code: the robot ignores it); when
+ * it is an opcode of the other model, its data bytes (by the other model's
+ * sizes, bw_create_model_cmd_size) are skipped with it, not read as more
+ * commands, unless its count is out of range or, in a firmware build, it
+ * is longer than the parser holds. Returns 1 with
  * *cmd (opcode first; its size follows from the opcode and, for Song,
  * Stream, Query List and Script, their count byte); 0 when more bytes are
  * needed; BW_ELENGTH for a count out of range (song length 0 or over 16,
- * packets over 43, script length 0 or over 100): counted, the opcode is
+ * packets over 43 (a Create 2: 63), script length 0 or over 100): counted, the opcode is
  * skipped and the bytes after it rescanned; call again. The command points
  * into the caller's input (no copy) or into the parser.
  */
@@ -545,6 +783,16 @@ int bw_create_cmd_parse(bw_create_cmd_parser_t *p, const uint8_t **data, size_t 
  * skipped and the rest rescanned. Returns as bw_create_cmd_parse; call until
  * 0, when the parser is empty. */
 int bw_create_cmd_parser_finish(bw_create_cmd_parser_t *p, bw_create_cmd_frame_t *cmd);
+
+/* ---- the emulated Create (the library's emulator; not in a firmware) ----- */
+
+struct bw_device;
+/* Requests for a packet the emulated robot's model does not have, by packet
+ * id (256 counts; such a request is not answered); NULL for a device that
+ * is no Create (a lobot's: its Create's). */
+const uint32_t *bw_create_device_unknown_packets(const struct bw_device *dev);
+/* "create" (a Create 1) or "create2", NULL for a device that is no Create. */
+const char *bw_create_device_model(const struct bw_device *dev);
 
 #ifdef __cplusplus
 }

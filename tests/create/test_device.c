@@ -18,12 +18,17 @@ typedef struct {
     size_t nout;
 } rig_t;
 
-static void open_rig(rig_t *r)
+static void open_model(rig_t *r, const char *model)
 {
     memset(r, 0, sizeof *r);
     char err[128];
-    assert_int_equal(bw_device_create(&r->dev, "create", NULL, 0.0, err, sizeof err), 0);
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.model = model;
+    assert_int_equal(bw_device_create(&r->dev, "create", &o, 0.0, err, sizeof err), 0);
 }
+
+static void open_rig(rig_t *r) { open_model(r, NULL); }
 
 static void send(rig_t *r, const uint8_t *b, size_t n) { bw_device_input(r->dev, b, n, r->now); }
 
@@ -81,14 +86,17 @@ static void test_modes(void **state)
     assert_true(fabs(body(&r)->v) < 1e-6);
     assert_true(fabs(body(&r)->w + 0.1 / (0.258 / 2)) < 1e-3);
     /* Opcodes of other Roomba models are no Create 1 opcodes: counted by
-     * number (what `botwire sim` lists), the robot goes on. */
+     * number (what `botwire sim` lists), each once with its data bytes
+     * (issue 24: "abcd" were four more unknown opcodes), the robot goes on. */
     static const uint8_t other[] = { 173, 164, 'a', 'b', 'c', 'd', 173 };
     send(&r, other, sizeof other);
     advance(&r, 0.1);
     const bw_device_stats_t *st = bw_device_stats(r.dev);
     assert_int_equal(st->unknown_by_id[173], 2);
     assert_int_equal(st->unknown_by_id[164], 1);
-    assert_int_equal(st->link.unknown, sizeof other);
+    assert_int_equal(st->link.unknown, 3);
+    assert_int_equal(st->unknown_by_id['a'], 0);
+    assert_int_equal(st->link.skipped_bytes, sizeof other);
     assert_true(fabs(body(&r)->w + 0.1 / (0.258 / 2)) < 1e-3);
     bw_device_destroy(r.dev);
 }
@@ -197,6 +205,128 @@ static void test_no_watchdog(void **state)
     bw_device_destroy(r.dev);
 }
 
+/* The stream's frames in r->out, decoded by a parser of the model: how
+ * many, the last one's values in *last. */
+static int stream_frames(rig_t *r, bw_create_model_t m, bw_create_sensors_t *last)
+{
+    bw_create_stream_parser_t p;
+    bw_create_stream_parser_init(&p, BW_CREATE_SUM_WITH_HEADER);
+    bw_create_stream_parser_model(&p, m);
+    const uint8_t *d = r->out;
+    size_t n = r->nout;
+    bw_create_stream_frame_t f;
+    int frames = 0, rc;
+    while ((rc = bw_create_stream_parse(&p, &d, &n, &f)) != 0) {
+        assert_int_equal(rc, 1);
+        assert_true(bw_create_decode_stream(&f, last) > 0);
+        frames++;
+    }
+    assert_int_equal(p.stats.skipped_bytes, 0);
+    return frames;
+}
+
+/* Issue 24: libcreate's CREATE_2 stream (ids 7..58 of a Create 2) got
+ * silence from the emulator. A Create 2 streams them, its encoder counts
+ * the wheels' true turning (pi * 72 mm a 508.8 counts); a Create 1 has no
+ * packet 43: it answers nothing, and says which packets it was asked. */
+static void test_create2_stream_encoders(void **state)
+{
+    (void)state;
+    static const uint8_t go[] = { BW_CREATE_OP_START, BW_CREATE_OP_FULL, BW_CREATE_OP_STREAM, 7,
+                                  7, 19, 20, 35, 43, 44, 58 };
+    rig_t r;
+    open_model(&r, "create2");
+    send(&r, go, sizeof go);
+    uint8_t drive[5];
+    bw_create_encode_drive_direct(drive, sizeof drive, 300, 200);
+    send(&r, drive, sizeof drive);
+    r.nout = 0;
+    advance(&r, 3.0);
+    bw_create_sensors_t s;
+    memset(&s, 0, sizeof s);
+    int frames = stream_frames(&r, BW_CREATE_MODEL_2, &s);
+    assert_true(frames >= 199 && frames <= 201);
+    assert_int_equal(s.oi_mode, BW_CREATE_MODE_FULL);
+    /* The counts against the wheels' true travel, within a count. */
+    const double mm_per_count = BW_PI * 72.0 / 508.8;
+    const bw_body_t *b = body(&r);
+    assert_true(fabs(s.left_encoder_counts * mm_per_count - b->odo_left * 1000) < 2 * mm_per_count + 3.5);
+    assert_true(fabs(s.right_encoder_counts * mm_per_count - b->odo_right * 1000) < 2 * mm_per_count + 5.5);
+    assert_true(s.left_encoder_counts > 1000 && s.right_encoder_counts > 1500);
+    /* The turn the counts give over the Create 2's 235 mm: the true one. */
+    double turn = (s.right_encoder_counts - s.left_encoder_counts) * mm_per_count / 235.0;
+    assert_true(fabs(bw_angle_diff(turn, b->pose.theta)) < 0.03);
+    assert_true(s.stasis == 0 || s.stasis == BW_CREATE2_STASIS_TOGGLING);
+    /* Stop: the OI off, the stream with it. */
+    static const uint8_t stop[] = { BW_CREATE2_OP_STOP };
+    send(&r, stop, 1);
+    advance(&r, 0.05);
+    r.nout = 0;
+    advance(&r, 0.5);
+    assert_int_equal(r.nout, 0);
+    assert_true(fabs(b->v) < 1e-9 || fabs(b->cmd_left) < 1e-9);
+    assert_int_equal(bw_create_device_unknown_packets(r.dev)[43], 0);
+    bw_device_destroy(r.dev);
+    /* A Create 1 asked the same: silence, counted by packet. */
+    open_rig(&r);
+    send(&r, go, sizeof go);
+    static const uint8_t ask[] = { BW_CREATE_OP_SENSORS, 43, BW_CREATE_OP_SENSORS, 58 };
+    send(&r, ask, sizeof ask);
+    r.nout = 0;
+    advance(&r, 0.5);
+    assert_int_equal(r.nout, 0);
+    const uint32_t *pk = bw_create_device_unknown_packets(r.dev);
+    assert_int_equal(pk[43], 2);
+    assert_int_equal(pk[44], 1);
+    assert_int_equal(pk[58], 2);
+    assert_int_equal(pk[7], 0);
+    assert_int_equal(bw_device_stats(r.dev)->ignored_by_id[BW_CREATE_OP_STREAM], 1);
+    assert_int_equal(bw_device_stats(r.dev)->ignored_by_id[BW_CREATE_OP_SENSORS], 2);
+    /* Said once, in one line, when first asked; not again. */
+    char line[256];
+    int said = 0, all = 0;
+    while (bw_device_next_notice(r.dev, line, sizeof line)) {
+        said += strstr(line, "stream asks for packets 43, 44, 58, which a Create 1") != NULL;
+        all += strstr(line, "does not have") != NULL;
+    }
+    assert_int_equal(said, 1);
+    assert_int_equal(all, 1);
+    bw_device_destroy(r.dev);
+}
+
+/* The counts are 16 bits and wrap: 32768 counts are 14.5 m of a wheel. */
+static void test_create2_encoder_wrap(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_model(&r, "create2");
+    static const uint8_t go[] = { BW_CREATE_OP_START, BW_CREATE_OP_FULL };
+    send(&r, go, sizeof go);
+    uint8_t drive[5];
+    /* In place, where no wall stops it: the left wheel backwards. */
+    bw_create_encode_drive_direct(drive, sizeof drive, 500, -500);
+    send(&r, drive, sizeof drive);
+    static const uint8_t ask[] = { BW_CREATE_OP_QUERY_LIST, 1, BW_CREATE_PKT_LEFT_ENCODER_COUNTS };
+    long unwrapped = 0;
+    int16_t last = 0;
+    double at = 0;
+    for (int i = 0; i < 40; i++) { /* 40 s at 0.5 m/s: 20 m of wheel */
+        advance(&r, 1.0);
+        r.nout = 0;
+        at = body(&r)->odo_left; /* where the wheel is as the query comes */
+        send(&r, ask, sizeof ask);
+        advance(&r, 0.005);
+        assert_int_equal(r.nout, 2);
+        int16_t c = (int16_t)(uint16_t)((r.out[0] << 8) | r.out[1]);
+        unwrapped += (int16_t)(uint16_t)((uint16_t)c - (uint16_t)last);
+        last = c;
+    }
+    assert_true(unwrapped < -32768);
+    double mm = (double)unwrapped * BW_PI * 72.0 / 508.8;
+    assert_true(fabs(mm - at * 1000) < 0.45); /* a count */
+    bw_device_destroy(r.dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +334,8 @@ int main(void)
         cmocka_unit_test(test_truncated_counts),
         cmocka_unit_test(test_stream),
         cmocka_unit_test(test_no_watchdog),
+        cmocka_unit_test(test_create2_stream_encoders),
+        cmocka_unit_test(test_create2_encoder_wrap),
     };
     return cmocka_run_group_tests_name("the emulated Create", tests, NULL, NULL);
 }

@@ -44,6 +44,93 @@ static void test_square(void **state)
     bw_base_close(r.b, r.now);
 }
 
+/* ---- a Create 2 (issue 24) -------------------------------------------------- */
+
+/* sim:create?model=create2: a Create 2 at 115200 baud, group 100 streamed,
+ * odometry from its encoder counts: the 1 m square within 2 cm, odometry
+ * within 5 mm of the truth on the way, the heading within a degree. */
+static void test_create2_square(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:create?model=create2");
+    bw_device_line_t ln;
+    bw_device_line(bw_base_device(r.b), &ln);
+    assert_int_equal(ln.baud, 115200);
+    assert_true(r.st->link.frames >= 1);
+    double worst = run_square(&r, "create2", 1.0, 0.2, 0.5, 200);
+    assert_true(hypot(r.st->pose.x, r.st->pose.y) < 0.02);
+    assert_true(worst < 0.005);
+    assert_true(fabs(run_heading_error(&r)) < 1 * BW_PI / 180);
+    assert_true(r.sim->travelled > 3.9);
+    assert_int_equal(r.st->link.checksum_errors + r.st->link.skipped_bytes +
+                         r.st->link.unknown + r.st->link.implausible, 0);
+    assert_false(r.st->estimated);
+    assert_true(r.st->estimated_time == 0);
+    bw_base_close(r.b, r.now);
+}
+
+/* The slow turn that truncates a Create 1's every angle to 0: the counts
+ * hold it. */
+static void test_create2_slow_turn(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:create?model=create2");
+    double worst = 0;
+    for (double end = r.now + 30; r.now < end;) {
+        bw_base_drive(r.b, 0, 0.1, r.now);
+        run_step(&r);
+        worst = fmax(worst, fabs(run_heading_error(&r)));
+    }
+    printf("create2 slow turn: driver off by at most %.3f deg\n", worst * 180 / BW_PI);
+    assert_true(worst < 0.5 * BW_PI / 180); /* a count over 235 mm, and a frame late */
+    bw_base_close(r.b, r.now);
+}
+
+/* A bad cable (test_noisy's levels and limits, its square): frames lost
+ * lose no motion, the next frame's counts hold it. */
+static void test_create2_noisy(void **state)
+{
+    (void)state;
+    static const struct {
+        double ber, pos, deg;
+    } levels[] = { { 1e-4, 0.03, 3 }, { 1e-3, 0.10, 5 } };
+    for (size_t l = 0; l < 2; l++)
+        for (int seed = 1; seed <= 3; seed++) {
+            char url[128];
+            snprintf(url, sizeof url, "sim:create?model=create2&ber=%g&seed=%d", levels[l].ber, seed);
+            run_t r;
+            run_open(&r, url);
+            bw_square_t sq;
+            bw_square_init(&sq, r.st->pose, 1.0, 0.2, 0.8);
+            double v, w, end = r.now + 120;
+            bool done = false;
+            while (r.now < end) {
+                if (!bw_square_step(&sq, r.st->pose, &v, &w)) {
+                    done = true;
+                    break;
+                }
+                bw_base_drive(r.b, v, w, r.now);
+                run_step(&r);
+            }
+            bw_base_stop(r.b, r.now);
+            run_for(&r, 1);
+            bw_pose_t odo = run_odo_world(&r), truth = r.sim->body.pose;
+            double pos = hypot(odo.x - truth.x, odo.y - truth.y);
+            double deg = fabs(run_heading_error(&r)) * 180 / BW_PI;
+            double closed = hypot(truth.x - r.origin.x, truth.y - r.origin.y);
+            printf("create2 ber %g seed %d: %s odometry %.4f m %.2f deg from the truth, closed "
+                   "%.4f m; %llu rejected, %llu implausible\n",
+                   levels[l].ber, seed, done ? "" : "NOT DONE,", pos, deg, closed,
+                   (unsigned long long)(r.st->link.checksum_errors + r.st->link.length_errors),
+                   (unsigned long long)r.st->link.implausible);
+            assert_true(done);
+            assert_true(pos <= levels[l].pos && deg <= levels[l].deg && closed <= levels[l].pos);
+            bw_base_close(r.b, r.now);
+        }
+}
+
 /* 30 s at 0.1 rad/s, streamed every 15 ms: each frame's angle truncates to
  * 0, and the driver's heading still follows the true one. */
 static void test_slow_turn(void **state)
@@ -302,6 +389,9 @@ int main(void)
         cmocka_unit_test(test_false_accepts_set_aside),
         cmocka_unit_test(test_stall),
         cmocka_unit_test(test_damaged_commands),
+        cmocka_unit_test(test_create2_square),
+        cmocka_unit_test(test_create2_slow_turn),
+        cmocka_unit_test(test_create2_noisy),
     };
     return cmocka_run_group_tests_name("create driver and emulated robot", tests, NULL, NULL);
 }

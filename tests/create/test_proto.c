@@ -102,7 +102,7 @@ static void cmd_accounting(const cmd_feeder_t *f, size_t unread)
 static void take_cmd(cmd_feeder_t *f, const bw_create_cmd_frame_t *c)
 {
     assert_true(c->len >= 1 && c->len <= BW_CREATE_MAX_CMD);
-    assert_non_null(bw_create_op_name(c->bytes[0]));
+    assert_non_null(bw_create_model_op_name((bw_create_model_t)f->p.model, c->bytes[0]));
     f->in_cmds += c->len;
     f->total++;
     if (f->ncmds == 64)
@@ -156,6 +156,9 @@ static void stream_feeder_init(stream_feeder_t *f, bw_create_sum_t sum)
 {
     memset(f, 0, sizeof *f);
     bw_create_stream_parser_init(&f->p, sum);
+    /* These are a Create 1's parser's tests (test_create2_packets has the
+     * other model's and the default's). */
+    bw_create_stream_parser_model(&f->p, BW_CREATE_MODEL_1);
 }
 
 static void stream_accounting(const stream_feeder_t *f, size_t unread)
@@ -677,7 +680,7 @@ static void test_golden_stream_frames(void **state)
         stream_feed(&f, w, 8);
         assert_int_equal(f.nframes, 1);
         assert_int_equal(f.lens[0], 5);
-        bw_create_stream_frame_t fr = { f.frames[0], f.lens[0] };
+        bw_create_stream_frame_t fr = { f.frames[0], f.lens[0], BW_CREATE_MODEL_1 };
         bw_create_sensors_t d;
         memset(&d, 0xFF, sizeof d);
         assert_int_equal(bw_create_decode_stream(&fr, &d), 2);
@@ -702,7 +705,7 @@ static void test_golden_stream_frames(void **state)
     assert_int_equal(bw_create_encode_stream(out, sizeof out, mids, 4, &s, BW_CREATE_SUM_WITH_HEADER),
                      sizeof MULTI_STREAM);
     assert_memory_equal(out, MULTI_STREAM, sizeof MULTI_STREAM);
-    bw_create_stream_frame_t fr = { MULTI_STREAM + 2, 10 };
+    bw_create_stream_frame_t fr = { MULTI_STREAM + 2, 10, BW_CREATE_MODEL_1 };
     size_t off = 0;
     uint8_t id;
     const uint8_t *data;
@@ -769,7 +772,7 @@ static void test_stream_encode_errors(void **state)
     assert_int_equal(bw_create_frame_stream_body(out, 5, MULTI_STREAM + 2, 10, 0), BW_ENOSPC);
     /* A walk that fails. */
     static const uint8_t cut[] = { 19, 0x01 }; /* distance needs 2 bytes */
-    bw_create_stream_frame_t fr = { cut, 2 };
+    bw_create_stream_frame_t fr = { cut, 2, BW_CREATE_MODEL_1 };
     size_t off = 0;
     uint8_t id;
     const uint8_t *data;
@@ -1112,9 +1115,9 @@ static void test_cmd_zero_copy(void **state)
 static void test_cmd_unknown_opcodes(void **state)
 {
     (void)state;
-    /* 133 (Roomba's Power), 146 (Drive PWM), and bytes below 128: skipped,
+    /* Bytes that are no opcode of either model: skipped one at a time,
      * counted as skipped and as unknown. */
-    static const uint8_t junk[] = { 133, 146, 0x00, 0x7F, 200 };
+    static const uint8_t junk[] = { 0x00, 0x7F, 200, 160, 255 };
     uint8_t s[256];
     size_t n = 0;
     n = append(s, n, junk, sizeof junk);
@@ -1135,6 +1138,267 @@ static void test_cmd_unknown_opcodes(void **state)
         assert_int_equal(f.p.stats.skipped_bytes, 2 * sizeof junk);
         assert_int_equal(f.p.stats.unknown, 2 * sizeof junk);
         assert_int_equal(f.rejects, 0);
+    }
+}
+
+/* Feeds s whole and byte by byte to a parser of model m. */
+static void cmd_feed_model(cmd_feeder_t *f, bw_create_model_t m, const uint8_t *s, size_t n,
+                           int bytewise)
+{
+    cmd_feeder_init(f);
+    bw_create_cmd_parser_model(&f->p, m);
+    if (bytewise)
+        for (size_t i = 0; i < n; i++)
+            cmd_feed(f, s + i, 1);
+    else
+        cmd_feed(f, s, n);
+    cmd_finish(f);
+}
+
+/* Issue 24: the data bytes of the other model's opcode are no commands.
+ * Digit LEDs ASCII "5071" on a Create 1 was five unknown opcodes (and '5'
+ * 0x35, ... could have been read as anything); now it is one, skipped whole. */
+static void test_cmd_other_model_skipped_whole(void **state)
+{
+    (void)state;
+    static const uint8_t to_c1[] = {
+        164, '5', '0', '7', '1',         /* Digit LEDs ASCII */
+        163, 137, 0x80, 0x8C, 142,       /* Digit LEDs Raw: data bytes that are Create 1 opcodes */
+        167, 0x7F, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, /* Schedule */
+        146, 0, 100, 0, 100,             /* Drive PWM */
+        173, 7, 133, 165, 0x01, 168, 1, 2, 3, 162, 0x7F, 0x1F,
+        137, 0x00, 0xC8, 0x80, 0x00,     /* a Drive after all that */
+    };
+    static const uint8_t to_c2[] = {
+        152, 3, 137, 0x00, 0xC8,         /* Script of three bytes: its bytes are not a Drive */
+        147, 137, 151, 142, 155, 137, 156, 0x00, 137, 157, 0x00, 137, 158, 142, 153, 154,
+        145, 0x00, 0xC8, 0x00, 0xC8,     /* a Drive Direct after all that */
+    };
+    for (int bytewise = 0; bytewise < 2; bytewise++) {
+        cmd_feeder_t f;
+        cmd_feed_model(&f, BW_CREATE_MODEL_1, to_c1, sizeof to_c1, bytewise);
+        assert_int_equal(f.ncmds, 1);
+        assert_int_equal(f.cmds[0][0], BW_CREATE_OP_DRIVE);
+        assert_int_equal(f.p.stats.unknown, 10);
+        assert_int_equal(f.p.stats.skipped_bytes, sizeof to_c1 - 5);
+        assert_int_equal(f.rejects, 0);
+        cmd_feed_model(&f, BW_CREATE_MODEL_2, to_c2, sizeof to_c2, bytewise);
+        assert_int_equal(f.ncmds, 1);
+        assert_int_equal(f.cmds[0][0], BW_CREATE_OP_DRIVE_DIRECT);
+        assert_int_equal(f.p.stats.unknown, 9);
+        assert_int_equal(f.p.stats.skipped_bytes, sizeof to_c2 - 5);
+        /* On a Create 2, the same bytes to_c1 skipped are its commands. */
+        cmd_feed_model(&f, BW_CREATE_MODEL_2, to_c1, sizeof to_c1, bytewise);
+        assert_int_equal(f.ncmds, 11);
+        assert_int_equal(f.p.stats.unknown, 0);
+        assert_int_equal(f.p.stats.skipped_bytes, 0);
+    }
+    /* Each model's sizes are the other's foreign table: every opcode of
+     * one that the other lacks is skipped by its size in the one. */
+    for (int m = 0; m < 2; m++) {
+        bw_create_model_t own = (bw_create_model_t)m, other = (bw_create_model_t)!m;
+        for (unsigned i = 0;; i++) {
+            int op = bw_create_model_op_at(own, i);
+            if (op < 0)
+                break;
+            if (bw_create_model_op_name(other, (uint8_t)op))
+                continue;
+            uint8_t msg[BW_CREATE_MAX_CMD + 8] = { (uint8_t)op, 3, 0, 0, 0 };
+            int size = bw_create_model_cmd_size(own, msg, sizeof msg);
+            assert_true(size > 0);
+            msg[size] = BW_CREATE_OP_START;
+            cmd_feeder_t f;
+            cmd_feed_model(&f, other, msg, (size_t)size + 1, 0);
+            assert_int_equal(f.ncmds, 1);
+            assert_int_equal(f.cmds[0][0], BW_CREATE_OP_START);
+            assert_int_equal(f.p.stats.unknown, 1);
+            assert_int_equal(f.p.stats.skipped_bytes, (size_t)size);
+        }
+    }
+    /* A foreign command cut by the end of the stream counts as unknown. */
+    cmd_feeder_t f;
+    cmd_feed_model(&f, BW_CREATE_MODEL_1, to_c1, 3, 0);
+    assert_int_equal(f.ncmds, 0);
+    assert_int_equal(f.p.stats.length_errors, 0);
+    assert_true(f.p.stats.unknown >= 1);
+}
+
+/* The Create 2's commands: every one decodes and encodes back, by its
+ * model; the Create 1's functions know none of its own. */
+static void test_create2_commands(void **state)
+{
+    (void)state;
+    static const uint8_t digits[] = { 164, '5', '0', '7', '1' };
+    bw_create_cmd_t c;
+    assert_int_equal(bw_create_model_decode_cmd(BW_CREATE_MODEL_2, digits, 5, &c), 0);
+    assert_int_equal(c.model, BW_CREATE_MODEL_2);
+    assert_memory_equal(c.u.digits, "5071", 4);
+    assert_int_equal(bw_create_decode_cmd(digits, 5, &c), BW_EUNKNOWN);
+    static const uint8_t pwm[] = { 146, 0xFF, 0x01, 0x00, 0xFF };
+    assert_int_equal(bw_create_model_decode_cmd(BW_CREATE_MODEL_2, pwm, 5, &c), 0);
+    assert_int_equal(c.u.drive_pwm.right, -255);
+    assert_int_equal(c.u.drive_pwm.left, 255);
+    static const uint8_t stream[] = { 148, 16, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58 };
+    assert_int_equal(bw_create_model_decode_cmd(BW_CREATE_MODEL_2, stream, sizeof stream, &c), 0);
+    assert_int_equal(c.u.packets.n, 16);
+    uint8_t out[BW_CREATE_MAX_CMD];
+    assert_int_equal(bw_create_encode_cmd(out, sizeof out, &c), sizeof stream);
+    assert_memory_equal(out, stream, sizeof stream);
+    assert_string_equal(bw_create_model_op_name(BW_CREATE_MODEL_2, 7), "reset");
+    assert_string_equal(bw_create_model_op_name(BW_CREATE_MODEL_2, 173), "stop");
+    assert_string_equal(bw_create_model_op_name(BW_CREATE_MODEL_2, 135), "clean");
+    assert_string_equal(bw_create_op_name(135), "cover");
+    assert_null(bw_create_model_op_name(BW_CREATE_MODEL_2, 152));
+    assert_null(bw_create_op_name(173));
+    assert_int_equal(bw_create_model_op_from_name(BW_CREATE_MODEL_2, "Seek_Dock"), 143);
+    /* Reset (7) sits in the tables where 174 would: 174 is no opcode. */
+    assert_null(bw_create_model_op_name(BW_CREATE_MODEL_2, 174));
+    static const uint8_t b174[] = { 174, 128 };
+    assert_int_equal(bw_create_model_cmd_size(BW_CREATE_MODEL_2, b174, 2), BW_EUNKNOWN);
+    for (int m = 0; m < 2; m++) {
+        cmd_feeder_t f;
+        cmd_feed_model(&f, (bw_create_model_t)m, b174, 2, 0);
+        assert_int_equal(f.ncmds, 1);
+        assert_int_equal(f.p.stats.skipped_bytes, 1);
+    }
+    /* Every opcode of the Create 2 OI, with its data bytes (spec's quick
+     * reference), round trip through its layout. */
+    static const struct { uint8_t op, data; } sizes[] = {
+        { 7, 0 }, { 128, 0 }, { 129, 1 }, { 130, 0 }, { 131, 0 }, { 132, 0 }, { 133, 0 },
+        { 134, 0 }, { 135, 0 }, { 136, 0 }, { 137, 4 }, { 138, 1 }, { 139, 3 }, { 141, 1 },
+        { 142, 1 }, { 143, 0 }, { 144, 3 }, { 145, 4 }, { 146, 4 }, { 150, 1 }, { 162, 2 },
+        { 163, 4 }, { 164, 4 }, { 165, 1 }, { 167, 15 }, { 168, 3 }, { 173, 0 },
+    };
+    unsigned nops = 0;
+    while (bw_create_model_op_at(BW_CREATE_MODEL_2, nops) >= 0)
+        nops++;
+    assert_int_equal(nops, sizeof sizes / sizeof sizes[0] + 3); /* and Song, Stream, Query List */
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint8_t w[20];
+        for (size_t k = 0; k < sizeof w; k++)
+            w[k] = (uint8_t)(0x11 * (k + 1));
+        w[0] = sizes[i].op;
+        assert_int_equal(bw_create_model_cmd_size(BW_CREATE_MODEL_2, w, 1), 1 + sizes[i].data);
+        assert_int_equal(bw_create_model_decode_cmd(BW_CREATE_MODEL_2, w, 1u + sizes[i].data, &c), 0);
+        assert_int_equal(bw_create_encode_cmd(out, sizeof out, &c), 1 + sizes[i].data);
+        assert_memory_equal(out, w, 1u + sizes[i].data);
+    }
+}
+
+/* The Create 2's packets (Create 2 OI, packets 43..58 and groups 100..107). */
+static void test_create2_packets(void **state)
+{
+    (void)state;
+    const bw_create_model_t m2 = BW_CREATE_MODEL_2;
+    assert_int_equal(bw_create_model_packet_size(m2, 100), 80);
+    assert_int_equal(bw_create_model_packet_size(m2, 101), 28);
+    assert_int_equal(bw_create_model_packet_size(m2, 106), 12);
+    assert_int_equal(bw_create_model_packet_size(m2, 107), 9);
+    assert_int_equal(bw_create_model_packet_size(m2, 6), 52);
+    assert_int_equal(bw_create_model_packet_size(m2, 43), 2);
+    assert_int_equal(bw_create_model_packet_size(m2, 45), 1);
+    assert_int_equal(bw_create_model_packet_size(m2, 58), 1);
+    assert_int_equal(bw_create_model_packet_size(m2, 59), BW_EUNKNOWN);
+    assert_int_equal(bw_create_model_packet_size(m2, 99), BW_EUNKNOWN);
+    assert_int_equal(bw_create_model_packet_size(m2, 102), BW_EUNKNOWN);
+    assert_int_equal(bw_create_model_packet_size(m2, 108), BW_EUNKNOWN);
+    assert_int_equal(bw_create_packet_size(43), BW_EUNKNOWN);
+    assert_int_equal(bw_create_packet_size(100), BW_EUNKNOWN);
+    assert_string_equal(bw_create_model_packet_name(m2, 15), "dirt_detect");
+    assert_string_equal(bw_create_packet_name(15), "unused");
+    assert_string_equal(bw_create_model_packet_name(m2, 43), "left_encoder_counts");
+    assert_string_equal(bw_create_model_packet_name(m2, 107), "group_107");
+    assert_int_equal(bw_create_model_packet_id(m2, "stasis"), 58);
+    assert_int_equal(bw_create_packet_id("stasis"), BW_EUNKNOWN);
+    /* Group 101 from hand-written bytes: encoders 0x7FFF and -32768 (the
+     * wrap), the light bumper, six signals, IR, four currents, stasis. */
+    static const uint8_t g101[28] = {
+        0x7F, 0xFF, 0x80, 0x00, 0x21, 0x00, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04,
+        0x00, 0x05, 0x0F, 0xFF, 0xA1, 0xA2, 0xFF, 0x38, 0x00, 0xC8, 0x00, 0x0A, 0x00, 0x0B, 0x03,
+    };
+    bw_create_sensors_t s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(bw_create_model_decode_packet(m2, 101, g101, sizeof g101, &s), 0);
+    assert_int_equal(s.left_encoder_counts, 32767);
+    assert_int_equal(s.right_encoder_counts, -32768);
+    assert_int_equal(s.light_bumper, BW_CREATE2_LIGHT_LEFT | BW_CREATE2_LIGHT_RIGHT);
+    assert_int_equal(s.light_bump_left_signal, 1);
+    assert_int_equal(s.light_bump_right_signal, 4095);
+    assert_int_equal(s.infrared_left, 0xA1);
+    assert_int_equal(s.infrared_right, 0xA2);
+    assert_int_equal(s.left_motor_current, -200);
+    assert_int_equal(s.right_motor_current, 200);
+    assert_int_equal(s.side_brush_motor_current, 11);
+    assert_int_equal(s.stasis, 3);
+    uint8_t out[80];
+    assert_int_equal(bw_create_model_encode_packet(m2, out, sizeof out, 101, &s), 28);
+    assert_memory_equal(out, g101, 28);
+    /* Group 100 is group 6 then group 101; byte 15 is Dirt Detect. */
+    s.dirt_detect = 42;
+    s.distance = 1234;
+    assert_int_equal(bw_create_model_encode_packet(m2, out, sizeof out, 100, &s), 80);
+    assert_int_equal(out[15 - 7], 42);
+    assert_int_equal(out[12], 0x04);
+    assert_int_equal(out[13], 0xD2);
+    assert_memory_equal(out + 52, g101, 28);
+    bw_create_sensors_t t;
+    memset(&t, 0, sizeof t);
+    assert_int_equal(bw_create_model_decode_packet(m2, 100, out, 80, &t), 0);
+    assert_memory_equal(&t, &s, sizeof s);
+    /* A Create 1's group 6 carries no Dirt Detect. */
+    assert_int_equal(bw_create_encode_packet(out, sizeof out, 6, &s), 52);
+    assert_int_equal(out[15 - 7], 0);
+    /* libcreate's CREATE_2 stream request: ids 7..58 but 15/16's
+     * neighbours, one frame; a Create 1 parser refuses it as unknown. */
+    static const uint8_t ids[] = { 7, 9, 10, 11, 12, 13, 14, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
+                                   27, 28, 29, 30, 31, 35, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52,
+                                   53, 54, 55, 56, 57, 58 };
+    uint8_t frame[BW_CREATE_MAX_FRAME];
+    int len = bw_create_model_encode_stream(m2, frame, sizeof frame, ids, sizeof ids, &s,
+                                            BW_CREATE_SUM_WITH_HEADER);
+    assert_true(len > 0);
+    assert_int_equal(bw_create_encode_stream(frame, sizeof frame, ids, sizeof ids, &s,
+                                             BW_CREATE_SUM_WITH_HEADER),
+                     BW_EUNKNOWN);
+    /* A Create 1's parser, a Create 2's, and the default one, which takes
+     * either's and says whose (what the base's sniffer, which does not know
+     * the robot's model, sees a Create 2 by). */
+    for (int m = 0; m < 3; m++) {
+        bw_create_stream_parser_t p;
+        bw_create_stream_parser_init(&p, BW_CREATE_SUM_WITH_HEADER);
+        if (m < 2)
+            bw_create_stream_parser_model(&p, (bw_create_model_t)m);
+        const uint8_t *d = frame;
+        size_t n = (size_t)len;
+        bw_create_stream_frame_t fr;
+        int rc, good = 0, unknown = 0;
+        while ((rc = bw_create_stream_parse(&p, &d, &n, &fr)) != 0) {
+            if (rc == 1) {
+                memset(&t, 0, sizeof t);
+                assert_int_equal(fr.model, BW_CREATE_MODEL_2);
+                assert_int_equal(bw_create_decode_stream(&fr, &t), (int)sizeof ids);
+                assert_int_equal(t.left_encoder_counts, 32767);
+                assert_int_equal(t.stasis, 3);
+                good++;
+            } else if (rc == BW_EUNKNOWN) {
+                unknown++;
+            }
+        }
+        assert_int_equal(good, m != 0);
+        assert_int_equal(unknown > 0, m == 0);
+    }
+    /* The default parser gives a frame of a Create 1's packets a Create 1's
+     * model: its byte 15 is unused, not Dirt Detect. */
+    {
+        bw_create_stream_parser_t p;
+        bw_create_stream_parser_init(&p, BW_CREATE_SUM_WITH_HEADER);
+        static const uint8_t g6[] = { 6 };
+        len = bw_create_encode_stream(frame, sizeof frame, g6, 1, &s, BW_CREATE_SUM_WITH_HEADER);
+        const uint8_t *d = frame;
+        size_t n = (size_t)len;
+        bw_create_stream_frame_t fr;
+        assert_int_equal(bw_create_stream_parse(&p, &d, &n, &fr), 1);
+        assert_int_equal(fr.model, BW_CREATE_MODEL_1);
     }
 }
 
@@ -1288,6 +1552,9 @@ int main(void)
         cmocka_unit_test(test_cmd_every_split_point),
         cmocka_unit_test(test_cmd_zero_copy),
         cmocka_unit_test(test_cmd_unknown_opcodes),
+        cmocka_unit_test(test_cmd_other_model_skipped_whole),
+        cmocka_unit_test(test_create2_commands),
+        cmocka_unit_test(test_create2_packets),
         cmocka_unit_test(test_cmd_bad_counts),
         cmocka_unit_test(test_cmd_truncated),
         cmocka_unit_test(test_cmd_random_splits),

@@ -171,6 +171,10 @@ typedef struct {
      * (`decode --model`, or the model= of a record's url). Returns 0, or -1
      * with a message in err for a model the protocol does not have. */
     int (*model)(void *state, const char *model, char *err, size_t errlen);
+    /* Gives the host direction's state the robot direction's, when one
+     * input holds both (a record): a reply the protocol does not frame is
+     * told by what the host asked (NULL: the protocol's frames say it all). */
+    void (*pair)(void *host_state, void *robot_state);
 } jw_decoder_t;
 
 /* The decoder of a protocol by its name (as cli_codec_t's), or NULL. */

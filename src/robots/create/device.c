@@ -1,4 +1,7 @@
-/* The emulated iRobot Create (Create 1, Open Interface), on the shared sim. */
+/* The emulated iRobot Create on the shared sim: a Create 1 (Open Interface),
+ * or with model "create2" a Create 2 (Roomba 600 Open Interface): its
+ * opcodes and packets (create.h), the encoder counts from the wheels' true
+ * turning, its light bumper, motor currents and stasis. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,8 +11,16 @@
 
 #define STREAM_PERIOD 0.015  /* s between Stream frames, as the Create sends them */
 #define CONTROL_PERIOD 0.005 /* s: the wheel and sensor loop */
-#define WHEELBASE 0.258      /* m */
+#define WHEELBASE 0.258      /* m; a Create 2's: BW_CREATE2_WHEELBASE_M */
 #define BODY_RADIUS 0.165    /* m */
+#define BODY_RADIUS2 0.17    /* m: a Create 2 is 340 mm across */
+#define LIGHT_RANGE 0.15     /* m a light bumper sensor sees */
+#define LIGHT_NEAR 0.05      /* m: its bit in packet 45 */
+#define WHEEL_MA 100         /* mA a wheel motor draws turning, and more at full speed: */
+#define WHEEL_FULL_MA 400
+#define MAIN_BRUSH_MA 300    /* mA of the cleaning motors, on */
+#define SIDE_BRUSH_MA 100
+#define BUTTON_TIME (1.0 / 6) /* s a Buttons command holds them pushed (Create 2 OI) */
 #define CAPACITY 2700        /* mAh */
 #define VOLTS_FULL 16.5
 #define VOLTS_EMPTY 12.0
@@ -29,8 +40,12 @@ static const bw_vec2_t cliff_at[4] = {
     { 0.075, -0.130 }, /* right */
 };
 static const bw_pose_t wall_mount = { 0.10, -0.10, -1.05 }; /* right, looking out */
+/* A Create 2's light bumper: six sensors on the front arc, looking out, left
+ * to right (packets 46..51, bits 0..5 of packet 45). */
+static const double light_at[6] = { 1.15, 0.62, 0.20, -0.20, -0.62, -1.15 }; /* rad */
 
 typedef struct {
+    uint8_t model;           /* bw_create_model_t */
     bw_create_cmd_parser_t parser;
     bw_create_sensors_t s;   /* what the sensors say now (distance and angle aside) */
     double distance, angle;  /* mm, degrees since the last read, not yet truncated */
@@ -39,7 +54,7 @@ typedef struct {
     unsigned long ticks;
     unsigned long next_stream; /* tick of the next Stream frame */
     bool streaming, stream_paused;
-    uint8_t stream_ids[BW_CREATE_MAX_PACKETS];
+    uint8_t stream_ids[BW_CREATE2_MAX_PACKETS];
     uint8_t nstream;
     double charge;           /* mAh */
     bw_create_note_t songs[16][BW_CREATE_MAX_SONG];
@@ -48,9 +63,27 @@ typedef struct {
     uint8_t leds[3];
     uint8_t remote;          /* the IR byte the receiver hears */
     bool stepped;            /* a step has run: the notice of init is out */
+    double odo0_left, odo0_right; /* wheel travel at power-up, m: the encoders' zero */
+    uint8_t motors;          /* Create 2: Motors' bits (BW_CREATE2 Motors command) */
+    uint8_t digits[4];       /* Create 2: what the digit LEDs show */
+    unsigned long buttons_until; /* Create 2: tick the pushed buttons are let go */
+    bool stasis;             /* Create 2: the caster's toggle */
+    /* Requests for a packet the model does not have, by packet id: not
+     * answered, as the robot does not, and listed when the emulator stops. */
+    uint32_t unknown_packets[256];
 } create_dev_t;
 
 static create_dev_t *C(const bw_device_t *d) { return d->priv; }
+
+static const char *command_name2(unsigned id);
+
+/* A Create 2's: bw_create_device_ops but for the names of its commands. */
+static bw_device_ops_t create2_ops;
+
+static bool is_create(const bw_device_t *d)
+{
+    return d && (d->ops == &bw_create_device_ops || d->ops == &create2_ops);
+}
 
 static double tick_time(const create_dev_t *c, unsigned long tick)
 {
@@ -61,14 +94,22 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
                 size_t errlen)
 {
     create_dev_t *c = C(d);
-    if (o->model && *o->model && strcmp(o->model, "create") != 0) {
+    if (o->model && *o->model && strcmp(o->model, "create") != 0 &&
+        strcmp(o->model, "create1") != 0 && strcmp(o->model, "create2") != 0) {
         if (err)
-            snprintf(err, errlen, "no Create model \"%s\" (create)", o->model);
+            snprintf(err, errlen, "no Create model \"%s\" (create, create2)", o->model);
         return BW_EUNKNOWN;
     }
+    c->model = o->model && strcmp(o->model, "create2") == 0 ? BW_CREATE_MODEL_2 : BW_CREATE_MODEL_1;
+    bool two = c->model == BW_CREATE_MODEL_2;
+    if (two) { /* its names in what the emulator lists */
+        create2_ops = bw_create_device_ops;
+        create2_ops.command_name = command_name2;
+        d->ops = &create2_ops;
+    }
     bw_body_params_t *b = &d->sim.body.prm;
-    b->wheelbase = WHEELBASE;
-    b->radius = BODY_RADIUS;
+    b->wheelbase = two ? BW_CREATE2_WHEELBASE_M : WHEELBASE;
+    b->radius = two ? BODY_RADIUS2 : BODY_RADIUS;
     b->max_wheel_speed = BW_CREATE_MAX_SPEED / 1000.0;
     b->max_accel = 1.0;
     b->ncliff = 4;
@@ -80,7 +121,8 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     b->battery_empty = VOLTS_EMPTY;
     d->sim.rng = b->seed;
     bw_create_cmd_parser_init(&c->parser);
-    /* What is no Create 1 opcode is listed by number when the emulator stops. */
+    bw_create_cmd_parser_model(&c->parser, (bw_create_model_t)c->model);
+    /* What is no opcode of the model is listed by number when the emulator stops. */
     bw_create_cmd_parser_tally(&c->parser, d->stats.unknown_by_id);
     c->t0 = t0;
     c->charge = CAPACITY;
@@ -88,8 +130,8 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     c->s.oi_mode = BW_CREATE_MODE_OFF;
     c->s.battery_capacity = CAPACITY;
     c->s.battery_temp = 25;
-    c->last_left = d->sim.body.odo_left;
-    c->last_right = d->sim.body.odo_right;
+    c->last_left = c->odo0_left = d->sim.body.odo_left;
+    c->last_right = c->odo0_right = d->sim.body.odo_right;
     /* The first thing `botwire sim create` says after where it serves. */
     bw_device_notice(d, "a Create has no watchdog: it drives on its last Drive until told "
                         "otherwise, when its host has gone too (docs/create.md)");
@@ -97,10 +139,10 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
 }
 
 /* Wheel speeds (mm/s) of a Drive: the OI's radius rules. */
-static void drive_wheels(int16_t v, int16_t r, double *left, double *right)
+static void drive_wheels(double wheelbase, int16_t v, int16_t r, double *left, double *right)
 {
     double vel = fmax(-BW_CREATE_MAX_SPEED, fmin(BW_CREATE_MAX_SPEED, v));
-    double half = WHEELBASE * 1000 / 2;
+    double half = wheelbase * 1000 / 2;
     if (r == BW_CREATE_RADIUS_STRAIGHT || r == BW_CREATE_RADIUS_STRAIGHT_ALT || r == 0) {
         *left = *right = vel;
     } else if (r == BW_CREATE_RADIUS_CCW || r == BW_CREATE_RADIUS_CW) {
@@ -134,6 +176,60 @@ static void stop(bw_device_t *d)
 static bool can_drive(const create_dev_t *c)
 {
     return c->s.oi_mode == BW_CREATE_MODE_SAFE || c->s.oi_mode == BW_CREATE_MODE_FULL;
+}
+
+/* Counts of an encoder whose wheel has turned travel metres since power-up:
+ * the raw count, cumulative, wrapping at 16 bits (Create 2 OI, packets 43
+ * and 44: N counts * pi * 72.0 / 508.8 = mm). */
+static int16_t encoder_counts(double travel)
+{
+    double counts = floor(travel / (BW_PI * BW_CREATE2_WHEEL_DIAMETER_M) * BW_CREATE2_COUNTS_PER_TURN);
+    return (int16_t)(uint16_t)((uint64_t)(int64_t)counts & 0xFFFFu);
+}
+
+/* A wheel motor's current, mA: positive driving forward (the OI's sign). */
+static int16_t wheel_current(double speed)
+{
+    if (fabs(speed) < 1e-6)
+        return 0;
+    double ma = WHEEL_MA + WHEEL_FULL_MA * fabs(speed) / (BW_CREATE_MAX_SPEED / 1000.0);
+    return (int16_t)lround(speed > 0 ? ma : -ma);
+}
+
+/* A Create 2's own packets, from the wheels and the world. */
+static void sense2(bw_device_t *d)
+{
+    create_dev_t *c = C(d);
+    const bw_body_t *b = &d->sim.body;
+    bw_create_sensors_t *s = &c->s;
+    /* No caster drop switch, no cargo bay. */
+    s->bumps_wheel_drops &= (uint8_t)~BW_CREATE_WHEEL_DROP_CASTER;
+    s->cargo_bay_digital_inputs = 0;
+    s->cargo_bay_analog_signal = 0;
+    s->left_encoder_counts = encoder_counts(b->odo_left - c->odo0_left);
+    s->right_encoder_counts = encoder_counts(b->odo_right - c->odo0_right);
+    uint16_t *sig[6] = { &s->light_bump_left_signal,         &s->light_bump_front_left_signal,
+                         &s->light_bump_center_left_signal,  &s->light_bump_center_right_signal,
+                         &s->light_bump_front_right_signal,  &s->light_bump_right_signal };
+    uint8_t bits = 0;
+    for (int i = 0; i < 6; i++) {
+        double a = light_at[i];
+        bw_pose_t at = { BODY_RADIUS2 * 0.9 * cos(a), BODY_RADIUS2 * 0.9 * sin(a), a };
+        double r = bw_sim_range(&d->sim, at, LIGHT_RANGE);
+        *sig[i] = (uint16_t)lround(fmax(0, 4095 * (1 - r / LIGHT_RANGE)));
+        if (r < LIGHT_NEAR)
+            bits |= (uint8_t)(1u << i);
+    }
+    s->light_bumper = bits;
+    s->infrared_left = s->infrared_right = c->remote;
+    s->left_motor_current = wheel_current(b->left);
+    s->right_motor_current = wheel_current(b->right);
+    s->main_brush_motor_current = (int16_t)(c->motors & 0x04 ? MAIN_BRUSH_MA : 0);
+    s->side_brush_motor_current = (int16_t)(c->motors & 0x01 ? SIDE_BRUSH_MA : 0);
+    /* The caster's toggle flips as the robot rolls forward. */
+    if ((b->left + b->right) / 2 > 0.01 && !b->contact)
+        c->stasis = !c->stasis;
+    s->stasis = c->stasis ? BW_CREATE2_STASIS_TOGGLING : 0;
 }
 
 /* What the sensors say now, from the world; distance and angle follow the
@@ -184,6 +280,8 @@ static void sense(bw_device_t *d)
     s->battery_charge = (uint16_t)lround(c->charge);
     s->voltage = (uint16_t)lround(1000 * (VOLTS_EMPTY + (VOLTS_FULL - VOLTS_EMPTY) * c->charge /
                                                          CAPACITY));
+    if (c->model == BW_CREATE_MODEL_2)
+        sense2(d);
 }
 
 /* Distance and angle since the last read, as the Create 1 reports them:
@@ -202,8 +300,36 @@ static bool reads_odometry(const uint8_t *ids, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (ids[i] == BW_CREATE_GROUP_0 || ids[i] == BW_CREATE_GROUP_2 || ids[i] == BW_CREATE_GROUP_6 ||
-            ids[i] == BW_CREATE_PKT_DISTANCE || ids[i] == BW_CREATE_PKT_ANGLE)
+            ids[i] == BW_CREATE_GROUP_100 || ids[i] == BW_CREATE_PKT_DISTANCE ||
+            ids[i] == BW_CREATE_PKT_ANGLE)
             return true;
+    return false;
+}
+
+/* Whether the model has every packet asked for. One it does not have makes
+ * the request go unanswered (the robot cannot size its reply), counted by
+ * packet id and said the first time. */
+static bool packets_known(bw_device_t *d, uint8_t op, const uint8_t *ids, size_t n)
+{
+    create_dev_t *c = C(d);
+    char list[BW_DEVICE_NOTICE_LEN];
+    size_t len = 0, bad = 0;
+    bool news = false; /* a packet not asked for before: said, in one line */
+    for (size_t i = 0; i < n; i++) {
+        if (bw_create_model_packet_size((bw_create_model_t)c->model, ids[i]) >= 0)
+            continue;
+        news |= c->unknown_packets[ids[i]]++ == 0;
+        if (len < sizeof list - 8)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%u", bad ? ", " : "", ids[i]);
+        bad++;
+    }
+    if (!bad)
+        return true;
+    bw_device_ignored(d, op);
+    if (news)
+        bw_device_notice(d, "%s asks for packet%s %s, which a %s does not have: not answered",
+                         bw_create_op_name(op), bad > 1 ? "s" : "", list,
+                         c->model == BW_CREATE_MODEL_2 ? "Create 2" : "Create 1");
     return false;
 }
 
@@ -214,8 +340,8 @@ static void reply(bw_device_t *d, const uint8_t *ids, size_t n)
     bw_create_sensors_t s = c->s;
     if (reads_odometry(ids, n))
         take_odometry(c, &s);
-    uint8_t out[BW_CREATE_MAX_PACKETS * BW_CREATE_GROUP6_SIZE];
-    int len = bw_create_encode_query(out, sizeof out, ids, n, &s);
+    uint8_t out[BW_CREATE2_MAX_PACKETS * BW_CREATE_GROUP100_SIZE];
+    int len = bw_create_model_encode_query((bw_create_model_t)c->model, out, sizeof out, ids, n, &s);
     if (len > 0)
         bw_device_emit(d, out, (size_t)len);
 }
@@ -228,21 +354,104 @@ static void send_stream(bw_device_t *d)
     if (reads_odometry(c->stream_ids, c->nstream))
         take_odometry(c, &s);
     uint8_t out[BW_CREATE_MAX_FRAME];
-    int len = bw_create_encode_stream(out, sizeof out, c->stream_ids, c->nstream, &s,
-                                      BW_CREATE_SUM_WITH_HEADER);
+    int len = bw_create_model_encode_stream((bw_create_model_t)c->model, out, sizeof out,
+                                            c->stream_ids, c->nstream, &s, BW_CREATE_SUM_WITH_HEADER);
     if (len > 0)
         bw_device_emit(d, out, (size_t)len);
     /* A request too long for one frame sends nothing, as the robot does. */
+}
+
+/* The OI off: the stream stops with it, and the wheels. */
+static void oi_off(bw_device_t *d)
+{
+    create_dev_t *c = C(d);
+    stop(d);
+    c->streaming = false;
+    c->nstream = 0;
+    c->s.num_stream_packets = 0;
+    c->s.oi_mode = BW_CREATE_MODE_OFF;
+}
+
+/* A Create 2's own commands (and its meanings of 135, 136, 138, 143, 144);
+ * false for a command both models share. */
+static bool command2(bw_device_t *d, const bw_create_cmd_t *cmd)
+{
+    create_dev_t *c = C(d);
+    bw_create_sensors_t *s = &c->s;
+    switch (cmd->opcode) {
+    case BW_CREATE2_OP_RESET: /* as a battery change: the OI off, counts from zero */
+        oi_off(d);
+        c->odo0_left = d->sim.body.odo_left;
+        c->odo0_right = d->sim.body.odo_right;
+        break;
+    case BW_CREATE2_OP_STOP: oi_off(d); break;
+    case BW_CREATE2_OP_POWER: /* powers down, the OI left in Passive */
+        stop(d);
+        s->oi_mode = BW_CREATE_MODE_PASSIVE;
+        break;
+    case BW_CREATE_OP_SPOT:
+    case BW_CREATE2_OP_CLEAN:
+    case BW_CREATE2_OP_MAX:
+    case BW_CREATE2_OP_SEEK_DOCK:
+        /* A cleaning mode takes the robot from the host: Passive. Its
+         * cleaning is not emulated: the robot stands. */
+        stop(d);
+        s->oi_mode = BW_CREATE_MODE_PASSIVE;
+        bw_device_ignored(d, cmd->opcode);
+        break;
+    case BW_CREATE2_OP_DRIVE_PWM:
+        if (!can_drive(c)) {
+            bw_device_ignored(d, cmd->opcode);
+            break;
+        }
+        /* Full PWM taken as full speed: a wheel's speed under a duty
+         * cycle depends on its load, which the OI does not say. */
+        set_wheels(d, fmax(-255, fmin(255, cmd->u.drive_pwm.left)) * BW_CREATE_MAX_SPEED / 255.0,
+                   fmax(-255, fmin(255, cmd->u.drive_pwm.right)) * BW_CREATE_MAX_SPEED / 255.0);
+        break;
+    case BW_CREATE2_OP_MOTORS:
+        if (can_drive(c))
+            c->motors = cmd->u.motors;
+        else
+            bw_device_ignored(d, cmd->opcode);
+        break;
+    case BW_CREATE2_OP_PWM_MOTORS:
+        if (can_drive(c))
+            c->motors = (uint8_t)((cmd->u.pwm_motors.side_brush ? 0x01 : 0) |
+                                  (cmd->u.pwm_motors.vacuum ? 0x02 : 0) |
+                                  (cmd->u.pwm_motors.main_brush ? 0x04 : 0));
+        else
+            bw_device_ignored(d, cmd->opcode);
+        break;
+    case BW_CREATE2_OP_DIGIT_LEDS_RAW:
+    case BW_CREATE2_OP_DIGIT_LEDS_ASCII: memcpy(c->digits, cmd->u.digits, 4); break;
+    case BW_CREATE2_OP_BUTTONS:
+        s->buttons = cmd->u.buttons;
+        c->buttons_until = c->ticks + (unsigned long)lround(BUTTON_TIME / CONTROL_PERIOD);
+        break;
+    case BW_CREATE2_OP_SCHEDULING_LEDS:
+    case BW_CREATE2_OP_SCHEDULE:
+    case BW_CREATE2_OP_SET_DAY_TIME: bw_device_ignored(d, cmd->opcode); break; /* no clock kept */
+    default: return false;
+    }
+    return true;
 }
 
 static void command(bw_device_t *d, const bw_create_cmd_t *cmd)
 {
     create_dev_t *c = C(d);
     bw_create_sensors_t *s = &c->s;
+    bool two = c->model == BW_CREATE_MODEL_2;
+    if (two && cmd->opcode == BW_CREATE2_OP_RESET) { /* in any mode */
+        command2(d, cmd);
+        return;
+    }
     if (s->oi_mode == BW_CREATE_MODE_OFF && cmd->opcode != BW_CREATE_OP_START) {
         bw_device_ignored(d, cmd->opcode); /* the OI is not started */
         return;
     }
+    if (two && command2(d, cmd))
+        return;
     switch (cmd->opcode) {
     case BW_CREATE_OP_START:
         s->oi_mode = BW_CREATE_MODE_PASSIVE;
@@ -258,7 +467,7 @@ static void command(bw_device_t *d, const bw_create_cmd_t *cmd)
         }
         {
             double l, r;
-            drive_wheels(cmd->u.drive.velocity, cmd->u.drive.radius, &l, &r);
+            drive_wheels(d->sim.body.prm.wheelbase, cmd->u.drive.velocity, cmd->u.drive.radius, &l, &r);
             s->requested_speed = cmd->u.drive.velocity;
             s->requested_radius = cmd->u.drive.radius;
             set_wheels(d, l, r);
@@ -291,9 +500,17 @@ static void command(bw_device_t *d, const bw_create_cmd_t *cmd)
             c->songs_played++;
         }
         break;
-    case BW_CREATE_OP_SENSORS: reply(d, &cmd->u.sensors, 1); break;
-    case BW_CREATE_OP_QUERY_LIST: reply(d, cmd->u.packets.ids, cmd->u.packets.n); break;
+    case BW_CREATE_OP_SENSORS:
+        if (packets_known(d, cmd->opcode, &cmd->u.sensors, 1))
+            reply(d, &cmd->u.sensors, 1);
+        break;
+    case BW_CREATE_OP_QUERY_LIST:
+        if (packets_known(d, cmd->opcode, cmd->u.packets.ids, cmd->u.packets.n))
+            reply(d, cmd->u.packets.ids, cmd->u.packets.n);
+        break;
     case BW_CREATE_OP_STREAM:
+        if (!packets_known(d, cmd->opcode, cmd->u.packets.ids, cmd->u.packets.n))
+            break; /* the stream goes on as it was */
         c->nstream = cmd->u.packets.n;
         memcpy(c->stream_ids, cmd->u.packets.ids, c->nstream);
         c->streaming = c->nstream > 0;
@@ -323,7 +540,7 @@ static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
         if (rc < 0)
             continue;
         bw_create_cmd_t cmd;
-        if (bw_create_decode_cmd(f.bytes, f.len, &cmd) < 0) {
+        if (bw_create_model_decode_cmd((bw_create_model_t)c->model, f.bytes, f.len, &cmd) < 0) {
             bw_device_malformed(d);
             continue;
         }
@@ -360,11 +577,15 @@ static void step(bw_device_t *d, double now)
         c->last_left = b->odo_left;
         c->last_right = b->odo_right;
         c->distance += (dl + dr) / 2;
-        c->angle += (dr - dl) / (WHEELBASE * 1000) * 180 / BW_PI;
+        c->angle += (dr - dl) / (b->prm.wheelbase * 1000) * 180 / BW_PI;
         double ma = b->docked ? CHARGE_MA
                               : -(IDLE_MA + DRIVE_MA * (fabs(b->left) + fabs(b->right)) / 2 /
                                                 (BW_CREATE_MAX_SPEED / 1000.0));
         c->charge = fmax(0, fmin(CAPACITY, c->charge + ma * CONTROL_PERIOD / 3600));
+        if (c->buttons_until && c->ticks >= c->buttons_until) {
+            c->s.buttons = 0; /* the Buttons command's push is over */
+            c->buttons_until = 0;
+        }
         if (c->ticks % 4 == 0) { /* the sensors, every 20 ms */
             sense(d);
             safety(d);
@@ -410,11 +631,33 @@ static void link(bw_device_t *d, bool connected, double now)
 
 static const char *command_name(unsigned id) { return bw_create_op_name((uint8_t)id); }
 
+/* A Create 2's names: its emulator lists its commands by them. */
+static const char *command_name2(unsigned id)
+{
+    return bw_create_model_op_name(BW_CREATE_MODEL_2, (uint8_t)id);
+}
+
+const uint32_t *bw_create_device_unknown_packets(const struct bw_device *d)
+{
+    if (bw_lobot_create_of((bw_device_t *)d))
+        d = bw_lobot_create_of((bw_device_t *)d);
+    if (!is_create(d))
+        return NULL;
+    return C(d)->unknown_packets;
+}
+
+const char *bw_create_device_model(const struct bw_device *d)
+{
+    if (!is_create(d))
+        return NULL;
+    return C(d)->model == BW_CREATE_MODEL_2 ? "create2" : "create";
+}
+
 int bw_create_device_remote(bw_device_t *d, uint8_t ir_byte)
 {
     if (bw_lobot_create_of(d))
         d = bw_lobot_create_of(d);
-    if (!d || d->ops != &bw_create_device_ops)
+    if (!is_create(d))
         return BW_EINVAL;
     C(d)->remote = ir_byte;
     return 0;

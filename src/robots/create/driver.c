@@ -20,7 +20,14 @@
  *
  * The OI has no watchdog: a Create drives on its last command until told
  * otherwise. The driver stops it when closed and when the link is lost; a
- * host that dies cannot (docs/create.md). */
+ * host that dies cannot (docs/create.md).
+ *
+ * ?model=create2 (a Create 2, Roomba 600 OI; 115200 baud unless ?baud=):
+ * group 100 streamed, and odometry from its encoder counts (packets 43 and
+ * 44: cumulative, 16-bit, wrapping), not from distance and angle (truncated
+ * per read, and wrong in some of its firmwares: the Create 2 OI's
+ * appendix). A frame lost costs no motion: the next one's counts hold it
+ * (docs/create2.md). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +57,7 @@ typedef struct {
     bw_create_stream_parser_t parser;
     bw_parse_stats_t sub_stats;
     bool safe;              /* ?mode=safe */
+    bool two;               /* ?model=create2 */
     double last_send, last_ask;
     bool have_frame;        /* a frame came since the port opened */
     bool have_last;         /* ...and one was taken: last, odo */
@@ -88,7 +96,33 @@ static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
         return BW_EINVAL;
     }
     D(b)->safe = mode && strcmp(mode, "safe") == 0;
+    const char *model = bw_url_param(url, "model");
+    if (model && strcmp(model, "create") != 0 && strcmp(model, "create1") != 0 &&
+        strcmp(model, "create2") != 0) {
+        snprintf(err, errlen, "model=%s: a Create is create (a Create 1) or create2", model);
+        return BW_EINVAL;
+    }
+    D(b)->two = model && strcmp(model, "create2") == 0;
+    if (D(b)->two && !bw_url_param(url, "baud"))
+        b->baud = BW_CREATE2_BAUD; /* the model's rate, not the family's */
     return 0;
+}
+
+/* A Create 2's rate (bw_device_model_baud). */
+static int model_baud(const char *model)
+{
+    return strcmp(model, "create2") == 0 ? (int)BW_CREATE2_BAUD : 0;
+}
+
+/* The packet streamed: all the model has (7..42, a Create 2's 7..58). */
+static uint8_t stream_group(const create_drv_t *c)
+{
+    return c->two ? BW_CREATE_GROUP_100 : BW_CREATE_GROUP_6;
+}
+
+static double wheelbase(const create_drv_t *c)
+{
+    return c->two ? BW_CREATE2_WHEELBASE_M : BW_CREATE_WHEELBASE_M;
 }
 
 /* A command that asks the robot for other wheel speeds (mm/s) than the
@@ -126,7 +160,7 @@ static void send_twist(bw_base_t *b, double now);
 static void start(bw_base_t *b, double now)
 {
     uint8_t cmd[] = { BW_CREATE_OP_START, D(b)->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL,
-                      BW_CREATE_OP_STREAM, 1, BW_CREATE_GROUP_6 };
+                      BW_CREATE_OP_STREAM, 1, stream_group(D(b)) };
     send(b, cmd, sizeof cmd, now);
     sent(D(b), 0, 0, now); /* Start: Passive mode, the wheels stopped */
     D(b)->last_ask = D(b)->last_mode = D(b)->last_stream = now;
@@ -137,8 +171,8 @@ static void start(bw_base_t *b, double now)
  * Pause read out of a command's data bytes. */
 static void ask_stream(bw_base_t *b, double now)
 {
-    static const uint8_t cmd[] = { BW_CREATE_OP_PAUSE_RESUME_STREAM, 1, BW_CREATE_OP_STREAM, 1,
-                                   BW_CREATE_GROUP_6 };
+    const uint8_t cmd[] = { BW_CREATE_OP_PAUSE_RESUME_STREAM, 1, BW_CREATE_OP_STREAM, 1,
+                            stream_group(D(b)) };
     send(b, cmd, sizeof cmd, now);
     D(b)->last_stream = now;
 }
@@ -169,6 +203,7 @@ static void on_open(bw_base_t *b, double now)
 {
     create_drv_t *c = D(b);
     bw_create_stream_parser_init(&c->parser, BW_CREATE_SUM_WITH_HEADER);
+    bw_create_stream_parser_model(&c->parser, c->two ? BW_CREATE_MODEL_2 : BW_CREATE_MODEL_1);
     memset(&c->sub_stats, 0, sizeof c->sub_stats);
     c->have_frame = c->have_last = false;
     c->pending = c->silent = 0;
@@ -182,7 +217,7 @@ static void on_open(bw_base_t *b, double now)
 /* The wheel speeds of the commanded twist, mm/s: Drive Direct's. */
 static void twist_wheels(const bw_base_t *b, int16_t *right, int16_t *left)
 {
-    double half = BW_CREATE_WHEELBASE_M / 2;
+    double half = wheelbase(D(b)) / 2;
     double l = (b->cmd_v - b->cmd_w * half) * 1000, r = (b->cmd_v + b->cmd_w * half) * 1000;
     double top = fmax(fabs(l), fabs(r));
     if (top > BW_CREATE_MAX_SPEED) { /* keep the turn, slow the pace */
@@ -209,9 +244,48 @@ static void on_drive(bw_base_t *b, double now) { send_twist(b, now); }
 /* What a frame cannot be: values no Create has, a battery that jumps, more
  * motion than 15 ms allows (less is a robot held back: it pushes into a
  * wall as told). */
+/* The encoder counts since the last frame taken, mm, as the wheels turned
+ * (a 16-bit difference: the counts wrap). */
+static void encoder_travel(const bw_create_sensors_t *last, const bw_create_sensors_t *s,
+                           double *left, double *right)
+{
+    const double mm = BW_PI * BW_CREATE2_WHEEL_DIAMETER_M * 1000 / BW_CREATE2_COUNTS_PER_TURN;
+    *left = (int16_t)(uint16_t)((uint16_t)s->left_encoder_counts -
+                                (uint16_t)last->left_encoder_counts) * mm;
+    *right = (int16_t)(uint16_t)((uint16_t)s->right_encoder_counts -
+                                 (uint16_t)last->right_encoder_counts) * mm;
+}
+
+/* A Create 2's frame: its values as a Create 1's check sees them (its
+ * buttons are 8 bits, its byte 15 Dirt Detect), its light bump signals
+ * within 4095, and no wheel farther than 500 mm/s takes it in the frames'
+ * time since the last taken. */
+static bool implausible2(const create_drv_t *c, const bw_create_sensors_t *s)
+{
+    bw_create_sensors_t v = *s;
+    v.buttons = 0;
+    const uint16_t sig[] = { s->light_bump_left_signal,         s->light_bump_front_left_signal,
+                             s->light_bump_center_left_signal,  s->light_bump_center_right_signal,
+                             s->light_bump_front_right_signal,  s->light_bump_right_signal };
+    for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
+        if (sig[i] > 4095)
+            return true;
+    if (!bw_create_values_ok(&v, NULL, 0, false) || (s->light_bumper & ~0x3Fu) ||
+        (s->stasis & ~0x03u) || (c->have_last && bw_create_battery_jump(&c->last, s)))
+        return true;
+    if (!c->have_last)
+        return false;
+    double l, r;
+    encoder_travel(&c->last, s, &l, &r);
+    double most = BW_CREATE_MAX_SPEED * (STREAM_PERIOD * (c->pending + 1) + MOTION_SLACK) + 2;
+    return fabs(l) > most || fabs(r) > most;
+}
+
 static bool implausible(const create_drv_t *c, const bw_create_stream_frame_t *f,
                         const bw_create_sensors_t *s)
 {
+    if (c->two)
+        return implausible2(c, s);
     const uint8_t *group6 = f->len == 1 + BW_CREATE_GROUP6_SIZE ? f->body + 1 : NULL;
     return !bw_create_values_ok(s, group6, 0, false) ||
            (c->have_last && bw_create_battery_jump(&c->last, s)) ||
@@ -278,6 +352,23 @@ static void estimate_lost(bw_base_t *b, const bw_create_sensors_t *s, double now
     st->estimated_time += span;
 }
 
+/* A Create 2's motion since the last frame taken (dt seconds): the
+ * encoders' travel, on an arc, into the pose. */
+static void encoder_odometry(bw_base_t *b, const bw_create_sensors_t *s, double dt)
+{
+    create_drv_t *c = D(b);
+    bw_base_state_t *st = &b->st;
+    double l, r;
+    encoder_travel(&c->last, s, &l, &r);
+    double ds = (l + r) / 2 / 1000, dth = (r - l) / 1000 / BW_CREATE2_WHEELBASE_M;
+    double mid = st->pose.theta + dth / 2;
+    st->pose.x += ds * cos(mid);
+    st->pose.y += ds * sin(mid);
+    st->pose.theta = bw_angle_norm(st->pose.theta + dth);
+    st->v = ds / dt;
+    st->w = dth / dt;
+}
+
 /* The robot's requested speeds are not what this side asked: a Drive Direct
  * lost or damaged on the way (or a Start heard, which zeroes them). Two
  * frames in a row, in a mode that drives: sent again. */
@@ -314,19 +405,28 @@ static void on_frame(bw_base_t *b, const bw_create_stream_frame_t *f, double now
     c->skipped = skipped;
     c->frame_bytes = size;
 
-    if (bw_base_implausible(b, implausible(c, f, &s))) {
+    bool bad = implausible(c, f, &s);
+    if (bw_base_implausible(b, bad)) {
         c->pending++; /* set aside: its 15 ms are estimated with the next frame's */
         return;
     }
     bw_create_to_state(st, &s, 0);
     st->estimated = false;
-    if (c->have_last && c->pending) {
-        estimate_lost(b, &s, now);
-        st->estimated = true;
+    if (c->two) {
+        /* The counts hold every frame's motion, those lost too. A frame
+         * believed after a run set aside (a robot reset: its counts from
+         * zero) is the new reference, its jump not taken. */
+        if (c->have_last && !bad)
+            encoder_odometry(b, &s, (c->pending + 1) * STREAM_PERIOD);
+    } else {
+        if (c->have_last && c->pending) {
+            estimate_lost(b, &s, now);
+            st->estimated = true;
+        }
+        /* Each frame covers one stream period, however late it is read. */
+        bw_create_odometry(&c->odo, &st->pose, &st->v, &st->w, &s, STREAM_PERIOD, false, NAN);
     }
     c->pending = 0;
-    /* Each frame covers one stream period, however late it is read. */
-    bw_create_odometry(&c->odo, &st->pose, &st->v, &st->w, &s, STREAM_PERIOD, false, NAN);
     c->last = s;
     c->have_last = true;
     c->taken_t = now;
@@ -355,7 +455,8 @@ static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
     while (b->port && (rc = bw_create_stream_parse(&c->parser, &data, &n, &f)) != 0) {
         if (rc < 0)
             continue;
-        if (f.len != 1 + BW_CREATE_GROUP6_SIZE || f.body[0] != BW_CREATE_GROUP_6) {
+        size_t want = c->two ? BW_CREATE_GROUP100_SIZE : BW_CREATE_GROUP6_SIZE;
+        if (f.len != 1 + want || f.body[0] != stream_group(c)) {
             /* Not the frame asked for: the Stream command was damaged. */
             c->sub_stats.unknown++;
             if (now - c->last_stream >= STREAM_QUIET)
@@ -413,7 +514,7 @@ static void on_close(bw_base_t *b, double now)
     send(b, bye, sizeof bye, now);
 }
 
-static const char *const params[] = { "mode", NULL };
+static const char *const params[] = { "mode", "model", NULL };
 
 const bw_driver_ops_t bw_create_driver_ops = {
     .family = "create",
@@ -425,6 +526,7 @@ const bw_driver_ops_t bw_create_driver_ops = {
     .max_w = 0.5 / (BW_CREATE_WHEELBASE_M / 2),
     .link_timeout = 0.2,
     .baud = 57600,
+    .model_baud = model_baud,
     .init = init,
     .on_open = on_open,
     .on_input = on_input,
