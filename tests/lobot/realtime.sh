@@ -22,8 +22,14 @@ x=$(field x "$last")
 within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
 v=$(field v "$last")
 within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving at the end: v = $v"
+# The driver opens the line while the robot sends, as on a real serial
+# line: the first bytes may be the tail of a SENSORS (at most its 54), one
+# frame set aside. Nothing else.
 rejected=$(field rejected "$last")
-[ "$rejected" = 0 ] && pass "no frame rejected" || fail "$rejected frames rejected: $last"
+skipped=$(field skipped_bytes "$last")
+[ "${rejected:-9}" -le 1 ] && [ "${skipped:-999}" -le 54 ] &&
+    pass "no frame rejected but one cut by the opening ($rejected rejected, $skipped bytes skipped)" ||
+    fail "$rejected frames rejected: $last"
 # The odometry against how far the emulated robot truly went: within 2 cm
 # (the Create's counts are whole millimetres per read; docs/reliability.md).
 stop_emulator
