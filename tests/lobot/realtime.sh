@@ -56,8 +56,13 @@ cmds=$(grep -c '"type":"command"' "$tmp/rec.dec")
     fail "record: $cmds commands for $ready READY"
 grep -q '"type":"command","cmd":"F","name":"forward","param":100' "$tmp/rec.dec" &&
     pass "record: FORWARD 100" || fail "record: no FORWARD 100"
-tail -n 1 "$tmp/rec.dec" | grep -q '"checksum_errors":0,"length_errors":0,"skipped_bytes":0' &&
-    pass "record decodes cleanly" || fail "record stats: $(tail -n 1 "$tmp/rec.dec")"
+# The recorder opens the line while the robot sends: the first bytes may be
+# the tail of a burst (at most a SENSORS' 54), read as one bad length.
+stats=$(tail -n 1 "$tmp/rec.dec")
+skipped=$(field skipped_bytes "$stats")
+echo "$stats" | grep -q '"checksum_errors":0,"length_errors":[01],' && [ "${skipped:-999}" -le 54 ] &&
+    pass "record decodes cleanly but for a first frame cut by the opening ($skipped bytes)" ||
+    fail "record stats: $stats"
 
 # 3. Ctrl-C stops the emulator cleanly; no byte came outside a window.
 kill -INT "$sim"
