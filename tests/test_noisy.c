@@ -24,6 +24,7 @@
 
 #include "botwire/botwire.h"
 #include "run.h"
+#include "../src/base/base_internal.h" /* to make the line noisy midway */
 
 #define SEEDS 3
 #define SQUARE_LIMIT 120.0 /* s of virtual time a square may take */
@@ -184,12 +185,46 @@ static void test_rbsm(void **state)
     family_on_a_bad_cable("rbsm");
 }
 
+/* A link that turns noisy midway (every frame damaged, the bytes still
+ * coming: the robot is there) stays online for BW_BASE_NOISY_LINK_FACTOR
+ * link timeouts, then is lost; clean again, it is back. P2OS's timeout is
+ * 0.5 s: online through 3 s of noise, offline by 6 s (10 timeouts: 5 s). */
+static void test_noisy_link_stays_online(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:p2os");
+    run_for(&r, 1.0);
+    assert_true(r.st->online);
+    uint64_t frames = r.st->link.frames, skipped = r.st->link.skipped_bytes;
+    size_t from = r.nevents;
+    assert_int_equal(bw_line_init(&r.b->line_down, 0.1, 0, 0, 5), 0);
+    r.b->noisy = true;
+    run_for(&r, 3.0);
+    assert_true(r.st->link.skipped_bytes > skipped + 500); /* bytes came */
+    assert_true(r.st->link.frames <= frames + 1);           /* no frame good */
+    assert_true(r.st->online);
+    for (size_t i = from; i < r.nevents; i++)
+        assert_int_not_equal(r.events[i].type, BW_EV_OFFLINE);
+    run_for(&r, 3.0);
+    assert_false(r.st->online);
+    bool off = false;
+    for (size_t i = from; i < r.nevents; i++)
+        off |= r.events[i].type == BW_EV_OFFLINE;
+    assert_true(off);
+    assert_int_equal(bw_line_init(&r.b->line_down, 0, 0, 0, 5), 0);
+    run_for(&r, 3.0);
+    assert_true(r.st->online);
+    bw_base_close(r.b, r.now);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kobuki), cmocka_unit_test(test_p2os),
         cmocka_unit_test(test_lobot),  cmocka_unit_test(test_create),
         cmocka_unit_test(test_rflex),  cmocka_unit_test(test_rbsm),
+        cmocka_unit_test(test_noisy_link_stays_online),
     };
     if (argc > 1) {
         char filter[64];
