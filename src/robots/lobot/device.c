@@ -48,11 +48,13 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     if (rc < 0)
         return rc;
     l->t0 = t0;
-    /* The window after READY: the seed's "usually 1.5 s" unless the caller
-     * says otherwise (the deployed firmware: 250 ms). */
-    double window = o->command_timeout > 0 ? o->command_timeout : 1.5;
+    /* The window after READY: the program's own default, the seed's
+     * "usually 1.5 s" (0 here), unless the caller says otherwise (the
+     * deployed firmware: 250 ms). */
+    double window = o->command_timeout > 0 ? o->command_timeout : 0;
     bw_lobot_cm_config_t cfg = { (uint16_t)lround(fmin(60000, window * 1000)) };
     bw_lobot_cm_init(&l->cm, &cfg, 0);
+    cfg = l->cm.cfg;
     /* The first thing `botwire sim lobot` says after where it serves (its
      * Create's own notice, of the bare OI, is no concern of the host's). */
     bw_device_notice(d, "the Command Module's program stops the robot when no command comes "
