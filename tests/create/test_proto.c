@@ -1402,6 +1402,357 @@ static void test_create2_packets(void **state)
     }
 }
 
+/* ---- Create 2 commands and packets by hand (Create 2 OI specification) -------- */
+
+/* Decodes hand bytes as a Create 2 command, checks they re-encode the same,
+ * and returns the command (the caller checks the fields). */
+static bw_create_cmd_t c2_decode(const uint8_t *w, size_t n)
+{
+    bw_create_cmd_t c;
+    assert_int_equal(bw_create_model_decode_cmd(BW_CREATE_MODEL_2, w, n, &c), 0);
+    assert_int_equal(c.opcode, w[0]);
+    assert_int_equal(bw_create_model_cmd_size(BW_CREATE_MODEL_2, w, n), (int)n);
+    uint8_t out[BW_CREATE_MAX_CMD];
+    assert_int_equal(bw_create_encode_cmd(out, sizeof out, &c), (int)n);
+    assert_memory_equal(out, w, n);
+    return c;
+}
+
+/* Encodes a command built from its fields; it must be the hand bytes. */
+static void c2_encodes_to(const bw_create_cmd_t *c, const uint8_t *w, size_t n)
+{
+    uint8_t out[BW_CREATE_MAX_CMD];
+    memset(out, 0xEE, sizeof out);
+    assert_int_equal(bw_create_encode_cmd(out, sizeof out, c), (int)n);
+    assert_memory_equal(out, w, n);
+    assert_int_equal(out[n], 0xEE);
+}
+
+/* Every Create 2 command whose only test was a round trip through its own
+ * layout, written from the spec's serial sequences: opcode, then the data
+ * bytes in the order the spec lists them, 16-bit values high byte first. */
+static void test_create2_hand_commands(void **state)
+{
+    (void)state;
+    bw_create_cmd_t c, b;
+    const bw_create_model_t m2 = BW_CREATE_MODEL_2;
+
+    /* No data: Reset 7, Power 133, Clean 135, Max 136, Seek Dock 143, Stop 173. */
+    static const uint8_t bare[] = { 0x07, 0x85, 0x87, 0x88, 0x8F, 0xAD };
+    static const char *const bare_names[] = { "reset", "power", "clean", "max", "seek_dock", "stop" };
+    for (size_t i = 0; i < sizeof bare; i++) {
+        c = c2_decode(&bare[i], 1);
+        assert_string_equal(bw_create_model_op_name(m2, bare[i]), bare_names[i]);
+        bw_create_model_cmd_init(&b, m2, bare[i]);
+        c2_encodes_to(&b, &bare[i], 1);
+    }
+
+    /* Baud [129][11]: 115200, a Create 2's default. */
+    static const uint8_t baud[] = { 0x81, 0x0B };
+    c = c2_decode(baud, sizeof baud);
+    assert_int_equal(c.u.baud, 11);
+    assert_int_equal(bw_create_baud_rate(c.u.baud), 115200);
+
+    /* Motors [138][bits]: main brush 0x04, vacuum 0x02, side brush
+     * clockwise 0x08 = 0x0E. */
+    static const uint8_t motors[] = { 0x8A, 0x0E };
+    c = c2_decode(motors, sizeof motors);
+    assert_int_equal(c.u.motors, 0x0E);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE2_OP_MOTORS);
+    b.u.motors = 0x0E;
+    c2_encodes_to(&b, motors, sizeof motors);
+
+    /* PWM Motors [144][main brush][side brush][vacuum]: main and side
+     * -127..127 (signed), vacuum 0..127. Main -64 = 0xC0, side 127, vacuum
+     * 100 = 0x64. */
+    static const uint8_t pwm_motors[] = { 0x90, 0xC0, 0x7F, 0x64 };
+    c = c2_decode(pwm_motors, sizeof pwm_motors);
+    assert_int_equal(c.u.pwm_motors.main_brush, -64);
+    assert_int_equal(c.u.pwm_motors.side_brush, 127);
+    assert_int_equal(c.u.pwm_motors.vacuum, 100);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE2_OP_PWM_MOTORS);
+    b.u.pwm_motors.main_brush = -64;
+    b.u.pwm_motors.side_brush = 127;
+    b.u.pwm_motors.vacuum = 100;
+    c2_encodes_to(&b, pwm_motors, sizeof pwm_motors);
+
+    /* Drive PWM [146][right hi][right lo][left hi][left lo], -255..255:
+     * right 255 = 00 FF, left -100 = FF 9C. */
+    static const uint8_t drive_pwm[] = { 0x92, 0x00, 0xFF, 0xFF, 0x9C };
+    c = c2_decode(drive_pwm, sizeof drive_pwm);
+    assert_int_equal(c.u.drive_pwm.right, 255);
+    assert_int_equal(c.u.drive_pwm.left, -100);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE2_OP_DRIVE_PWM);
+    b.u.drive_pwm.right = 255;
+    b.u.drive_pwm.left = -100;
+    c2_encodes_to(&b, drive_pwm, sizeof drive_pwm);
+
+    /* LEDs [139][LED bits][power color][power intensity]: check robot 0x08 +
+     * debris 0x01, green (0), half intensity (128). */
+    static const uint8_t leds[] = { 0x8B, 0x09, 0x00, 0x80 };
+    c = c2_decode(leds, sizeof leds);
+    assert_int_equal(c.u.leds.bits, BW_CREATE2_LED_CHECK_ROBOT | BW_CREATE2_LED_DEBRIS);
+    assert_int_equal(c.u.leds.color, 0);
+    assert_int_equal(c.u.leds.intensity, 128);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE_OP_LEDS);
+    b.u.leds.bits = 0x09;
+    b.u.leds.intensity = 128;
+    c2_encodes_to(&b, leds, sizeof leds);
+
+    /* Song [140][number 0..4][length][note][duration]...: song 4, one note,
+     * C5 (72 = 0x48) for 64/64 s. */
+    static const uint8_t song[] = { 0x8C, 0x04, 0x01, 0x48, 0x40 };
+    c = c2_decode(song, sizeof song);
+    assert_int_equal(c.u.song.number, 4);
+    assert_int_equal(c.u.song.length, 1);
+    assert_int_equal(c.u.song.notes[0].note, 72);
+    assert_int_equal(c.u.song.notes[0].duration, 64);
+
+    /* Scheduling LEDs [162][weekday bits][scheduling bits]: Monday 0x02 +
+     * Friday 0x20; colon 0x01 + PM 0x02 + clock 0x08. */
+    static const uint8_t sched_leds[] = { 0xA2, 0x22, 0x0B };
+    c = c2_decode(sched_leds, sizeof sched_leds);
+    assert_int_equal(c.u.scheduling_leds.weekday, 0x22);
+    assert_int_equal(c.u.scheduling_leds.schedule, 0x0B);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE2_OP_SCHEDULING_LEDS);
+    b.u.scheduling_leds.weekday = 0x22;
+    b.u.scheduling_leds.schedule = 0x0B;
+    c2_encodes_to(&b, sched_leds, sizeof sched_leds);
+
+    /* Digit LEDs Raw [163][digit 3][digit 2][digit 1][digit 0]: digit 3 is
+     * the leftmost. "8" (all seven segments, 0x7F), "1" (B, C: 0x06), "2"
+     * (A B D E G: 0x5B), "3" (A B C D G: 0x4F). */
+    static const uint8_t raw[] = { 0xA3, 0x7F, 0x06, 0x5B, 0x4F };
+    c = c2_decode(raw, sizeof raw);
+    assert_memory_equal(c.u.digits, ((const uint8_t[]){ 0x7F, 0x06, 0x5B, 0x4F }), 4);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE2_OP_DIGIT_LEDS_RAW);
+    memcpy(b.u.digits, ((const uint8_t[]){ 0x7F, 0x06, 0x5B, 0x4F }), 4);
+    c2_encodes_to(&b, raw, sizeof raw);
+
+    /* Digit LEDs ASCII [164][digit 3]..[digit 0]: "ABCD" reads left to right. */
+    static const uint8_t ascii[] = { 0xA4, 0x41, 0x42, 0x43, 0x44 };
+    c = c2_decode(ascii, sizeof ascii);
+    assert_memory_equal(c.u.digits, "ABCD", 4);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE2_OP_DIGIT_LEDS_ASCII);
+    memcpy(b.u.digits, "ABCD", 4);
+    c2_encodes_to(&b, ascii, sizeof ascii);
+
+    /* Buttons [165][bits]: clock 0x80 + dock 0x04. */
+    static const uint8_t buttons[] = { 0xA5, 0x84 };
+    c = c2_decode(buttons, sizeof buttons);
+    assert_int_equal(c.u.buttons, BW_CREATE2_BUTTON_CLOCK | BW_CREATE2_BUTTON_DOCK);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE2_OP_BUTTONS);
+    b.u.buttons = 0x84;
+    c2_encodes_to(&b, buttons, sizeof buttons);
+
+    /* Schedule [167][days][Sun hour][Sun minute][Mon hour]..[Sat minute],
+     * the spec's example: 3:00 PM on Wednesday and 10:36 AM on Friday, days
+     * Wednesday 0x08 + Friday 0x20 = 40. */
+    static const uint8_t schedule[] = { 167, 40, 0, 0, 0, 0, 0, 0, 15, 0, 0, 0, 10, 36, 0, 0 };
+    c = c2_decode(schedule, sizeof schedule);
+    assert_int_equal(c.u.schedule.days, 40);
+    assert_int_equal(c.u.schedule.times[3][0], 15); /* Wednesday */
+    assert_int_equal(c.u.schedule.times[3][1], 0);
+    assert_int_equal(c.u.schedule.times[5][0], 10); /* Friday */
+    assert_int_equal(c.u.schedule.times[5][1], 36);
+    assert_int_equal(c.u.schedule.times[0][0], 0);
+    assert_int_equal(c.u.schedule.times[6][1], 0);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE2_OP_SCHEDULE);
+    b.u.schedule.days = 40;
+    b.u.schedule.times[3][0] = 15;
+    b.u.schedule.times[5][0] = 10;
+    b.u.schedule.times[5][1] = 36;
+    c2_encodes_to(&b, schedule, sizeof schedule);
+
+    /* Set Day/Time [168][day][hour][minute], the spec's example: 1:15 PM on
+     * Thursday (day 4). */
+    static const uint8_t day_time[] = { 168, 4, 13, 15 };
+    c = c2_decode(day_time, sizeof day_time);
+    assert_int_equal(c.u.set_day_time.day, 4);
+    assert_int_equal(c.u.set_day_time.hour, 13);
+    assert_int_equal(c.u.set_day_time.minute, 15);
+    bw_create_model_cmd_init(&b, m2, BW_CREATE2_OP_SET_DAY_TIME);
+    b.u.set_day_time.day = 4;
+    b.u.set_day_time.hour = 13;
+    b.u.set_day_time.minute = 15;
+    c2_encodes_to(&b, day_time, sizeof day_time);
+
+    /* Query List [149][n][ids]: both encoder counts. */
+    static const uint8_t query[] = { 0x95, 0x02, 0x2B, 0x2C };
+    c = c2_decode(query, sizeof query);
+    assert_int_equal(c.u.packets.n, 2);
+    assert_int_equal(c.u.packets.ids[0], BW_CREATE_PKT_LEFT_ENCODER_COUNTS);
+    assert_int_equal(c.u.packets.ids[1], BW_CREATE_PKT_RIGHT_ENCODER_COUNTS);
+}
+
+/* The Create 2's single packets (15 and 43..58) and groups 106, 107 and 100
+ * from hand bytes: sizes and signedness as the spec's packet descriptions
+ * give them, 16-bit values high byte first. */
+static void test_create2_hand_packets(void **state)
+{
+    (void)state;
+    const bw_create_model_t m2 = BW_CREATE_MODEL_2;
+    static const struct {
+        uint8_t id;
+        uint8_t len;
+        uint8_t wire[2];
+        int32_t value;
+    } one[] = {
+        { 15, 1, { 0x2A }, 42 },                 /* dirt detect, unsigned */
+        { 43, 2, { 0x12, 0x34 }, 4660 },         /* left encoder counts */
+        { 44, 2, { 0xFE, 0xDC }, -292 },         /* right: 0xFEDC - 0x10000 */
+        { 45, 1, { 0x24 }, 0x24 },               /* light bumper: center left, right */
+        { 46, 2, { 0x0F, 0xFF }, 4095 },         /* light bump signals 0..4095 */
+        { 47, 2, { 0x01, 0x00 }, 256 },
+        { 48, 2, { 0x00, 0x80 }, 128 },
+        { 49, 2, { 0x02, 0x9A }, 666 },
+        { 50, 2, { 0x03, 0xE8 }, 1000 },
+        { 51, 2, { 0x07, 0xD0 }, 2000 },
+        { 52, 1, { 0xA1 }, 161 },                /* IR character left, unsigned */
+        { 53, 1, { 0xF2 }, 242 },                /* IR character right */
+        { 54, 2, { 0xFF, 0x9C }, -100 },         /* motor currents, signed mA */
+        { 55, 2, { 0x01, 0x2C }, 300 },
+        { 56, 2, { 0xFE, 0x0C }, -500 },
+        { 57, 2, { 0x00, 0x64 }, 100 },
+        { 58, 1, { 0x02 }, BW_CREATE2_STASIS_DISABLED },
+    };
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        assert_int_equal(bw_create_model_packet_size(m2, one[i].id), one[i].len);
+        bw_create_sensors_t s;
+        memset(&s, 0, sizeof s);
+        assert_int_equal(bw_create_model_decode_packet(m2, one[i].id, one[i].wire, one[i].len, &s), 0);
+        const bw_msgdesc_t *d = bw_create_model_packet_desc(m2, one[i].id);
+        assert_int_equal(d->nfields, 1);
+        assert_true(bw_field_get(&s, &d->fields[0], 0) == one[i].value);
+        uint8_t out[4];
+        assert_int_equal(bw_create_model_encode_packet(m2, out, sizeof out, one[i].id, &s), one[i].len);
+        assert_memory_equal(out, one[i].wire, one[i].len);
+    }
+
+    /* Group 106: 46..51, the six light bump signals. */
+    static const uint8_t g106[12] = { 0x0F, 0xFF, 0x01, 0x00, 0x00, 0x80,
+                                      0x02, 0x9A, 0x03, 0xE8, 0x07, 0xD0 };
+    /* Group 107: 54..58, four currents and stasis. */
+    static const uint8_t g107[9] = { 0xFF, 0x9C, 0x01, 0x2C, 0xFE, 0x0C, 0x00, 0x64, 0x02 };
+    bw_create_sensors_t s, t;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(bw_create_model_decode_packet(m2, 106, g106, sizeof g106, &s), 0);
+    assert_int_equal(bw_create_model_decode_packet(m2, 107, g107, sizeof g107, &s), 0);
+    assert_int_equal(s.light_bump_left_signal, 4095);
+    assert_int_equal(s.light_bump_front_left_signal, 256);
+    assert_int_equal(s.light_bump_center_left_signal, 128);
+    assert_int_equal(s.light_bump_center_right_signal, 666);
+    assert_int_equal(s.light_bump_front_right_signal, 1000);
+    assert_int_equal(s.light_bump_right_signal, 2000);
+    assert_int_equal(s.left_motor_current, -100);
+    assert_int_equal(s.right_motor_current, 300);
+    assert_int_equal(s.main_brush_motor_current, -500);
+    assert_int_equal(s.side_brush_motor_current, 100);
+    assert_int_equal(s.stasis, BW_CREATE2_STASIS_DISABLED);
+    memset(&t, 0, sizeof t);
+    t.light_bump_left_signal = 4095;
+    t.light_bump_front_left_signal = 256;
+    t.light_bump_center_left_signal = 128;
+    t.light_bump_center_right_signal = 666;
+    t.light_bump_front_right_signal = 1000;
+    t.light_bump_right_signal = 2000;
+    t.left_motor_current = -100;
+    t.right_motor_current = 300;
+    t.main_brush_motor_current = -500;
+    t.side_brush_motor_current = 100;
+    t.stasis = BW_CREATE2_STASIS_DISABLED;
+    uint8_t out[BW_CREATE_GROUP100_SIZE];
+    assert_int_equal(bw_create_model_encode_packet(m2, out, sizeof out, 106, &t), 12);
+    assert_memory_equal(out, g106, 12);
+    assert_int_equal(bw_create_model_encode_packet(m2, out, sizeof out, 107, &t), 9);
+    assert_memory_equal(out, g107, 9);
+
+    /* Group 100: 7..58, 80 bytes: group 6's 52 bytes (byte 15 - 7 = 8 Dirt
+     * Detect, byte 9 unused), then group 101's 28. The first 52 here are
+     * 0x80 + i, as group6_frame's; the rest 43..58 from above. */
+    uint8_t g100[80];
+    for (size_t i = 0; i < 52; i++)
+        g100[i] = (uint8_t)(0x80 + i);
+    g100[9] = 0; /* packet 16: unused, sent as 0 */
+    static const uint8_t g101[28] = { 0x12, 0x34, 0xFE, 0xDC, 0x24, 0x0F, 0xFF, 0x01, 0x00, 0x00,
+                                      0x80, 0x02, 0x9A, 0x03, 0xE8, 0x07, 0xD0, 0xA1, 0xF2, 0xFF,
+                                      0x9C, 0x01, 0x2C, 0xFE, 0x0C, 0x00, 0x64, 0x02 };
+    memcpy(g100 + 52, g101, 28);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(bw_create_model_decode_packet(m2, 100, g100, sizeof g100, &s), 0);
+    assert_int_equal(s.bumps_wheel_drops, 0x80);
+    assert_int_equal(s.dirt_detect, 0x88);
+    assert_int_equal(s.infrared_byte, 0x8A);
+    assert_int_equal(s.distance, -29555); /* 0x8C8D */
+    assert_int_equal(s.voltage, 37266);   /* 0x9192 */
+    assert_int_equal(s.battery_temp, -107);
+    assert_int_equal(s.requested_left_speed, -19789); /* 0xB2B3 */
+    assert_int_equal(s.left_encoder_counts, 4660);
+    assert_int_equal(s.right_encoder_counts, -292);
+    assert_int_equal(s.light_bumper, BW_CREATE2_LIGHT_CENTER_LEFT | BW_CREATE2_LIGHT_RIGHT);
+    assert_int_equal(s.light_bump_right_signal, 2000);
+    assert_int_equal(s.infrared_left, 161);
+    assert_int_equal(s.infrared_right, 242);
+    assert_int_equal(s.side_brush_motor_current, 100);
+    assert_int_equal(s.stasis, 2);
+    assert_int_equal(bw_create_model_encode_packet(m2, out, sizeof out, 100, &s), 80);
+    assert_memory_equal(out, g100, 80);
+}
+
+/* Group 6 of a Create 1 (packets 7..42) from group6_frame's hand bytes, every
+ * field, both ways: the stream test checks three fields, lobot's SENSORS
+ * test the rest through the shared table; here the create codec's own. */
+static void test_group6_every_field(void **state)
+{
+    (void)state;
+    uint8_t f[56];
+    group6_frame(f);
+    f[3 + 8] = f[3 + 9] = 0; /* the unused bytes 15, 16 go out as 0 */
+    bw_create_sensors_t s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(bw_create_decode_packet(6, f + 3, 52, &s), 0);
+    bw_create_sensors_t w;
+    memset(&w, 0, sizeof w);
+    w.bumps_wheel_drops = 0x80;
+    w.wall = 0x81;
+    w.cliff_left = 0x82;
+    w.cliff_front_left = 0x83;
+    w.cliff_front_right = 0x84;
+    w.cliff_right = 0x85;
+    w.virtual_wall = 0x86;
+    w.lsd_wheel_oc = 0x87;
+    w.infrared_byte = 0x8A;
+    w.buttons = 0x8B;
+    w.distance = (int16_t)(0x8C8D - 0x10000);
+    w.angle = (int16_t)(0x8E8F - 0x10000);
+    w.charging_state = 0x90;
+    w.voltage = 0x9192;
+    w.current = (int16_t)(0x9394 - 0x10000);
+    w.battery_temp = (int8_t)(0x95 - 0x100);
+    w.battery_charge = 0x9697;
+    w.battery_capacity = 0x9899;
+    w.wall_signal = 0x9A9B;
+    w.cliff_left_signal = 0x9C9D;
+    w.cliff_front_left_signal = 0x9E9F;
+    w.cliff_front_right_signal = 0xA0A1;
+    w.cliff_right_signal = 0xA2A3;
+    w.cargo_bay_digital_inputs = 0xA4;
+    w.cargo_bay_analog_signal = 0xA5A6;
+    w.charging_sources = 0xA7;
+    w.oi_mode = 0xA8;
+    w.song_number = 0xA9;
+    w.song_playing = 0xAA;
+    w.num_stream_packets = 0xAB;
+    w.requested_speed = (int16_t)(0xACAD - 0x10000);
+    w.requested_radius = (int16_t)(0xAEAF - 0x10000);
+    w.requested_right_speed = (int16_t)(0xB0B1 - 0x10000);
+    w.requested_left_speed = (int16_t)(0xB2B3 - 0x10000);
+    assert_memory_equal(&s, &w, sizeof s);
+    uint8_t out[52];
+    assert_int_equal(bw_create_encode_packet(out, sizeof out, 6, &w), 52);
+    assert_memory_equal(out, f + 3, 52);
+}
+
 static void test_cmd_bad_counts(void **state)
 {
     (void)state;
@@ -1555,6 +1906,9 @@ int main(void)
         cmocka_unit_test(test_cmd_other_model_skipped_whole),
         cmocka_unit_test(test_create2_commands),
         cmocka_unit_test(test_create2_packets),
+        cmocka_unit_test(test_create2_hand_commands),
+        cmocka_unit_test(test_create2_hand_packets),
+        cmocka_unit_test(test_group6_every_field),
         cmocka_unit_test(test_cmd_bad_counts),
         cmocka_unit_test(test_cmd_truncated),
         cmocka_unit_test(test_cmd_random_splits),

@@ -790,6 +790,181 @@ static void test_roundtrip_encoder(void **state)
     }
 }
 
+/* ---- config and encoder packets by hand ------------------------------------- */
+
+/* A CONFIGpac (0x20) body written out field by field in the order ARIA's
+ * ArRobotConfigPacketReader reads it (the notes only name the packet):
+ * three NUL-terminated strings, four_mots u8, five u16, the name, then the
+ * 37 fields from sip_cycle to shutdown_voltage. Numbers little-endian, as
+ * every P2OS body value. */
+static const uint8_t CONFIG_BODY[] = {
+    0x20,
+    'P', 'i', 'o', 'n', 'e', 'e', 'r', 0x00, /* robot_type */
+    'p', '2', 'd', 'x', 0x00,                /* subtype */
+    '4', '2', 0x00,                          /* serial */
+    0x00,                                    /* four_mots */
+    0x2C, 0x01,                              /* rot_vel_top 300 */
+    0x98, 0x08,                              /* trans_vel_top 2200 */
+    0xF4, 0x01,                              /* rot_accel_top 500 */
+    0xE8, 0x03,                              /* trans_accel_top 1000 */
+    0x84, 0x03,                              /* pwm_max 900 */
+    'R', 'e', 'x', 0x00,                     /* name */
+    0x64,                                    /* sip_cycle 100 */
+    0x04,                                    /* host_baud */
+    0x02,                                    /* aux_baud */
+    0x01, 0x00,                              /* gripper */
+    0x01, 0x00,                              /* front_sonar */
+    0x00,                                    /* rear_sonar */
+    0x6E, 0x00,                              /* low_battery 110 */
+    0xBA, 0x40,                              /* rev_count 16570 */
+    0xD0, 0x07,                              /* watchdog 2000 */
+    0x01,                                    /* p2mpacs */
+    0xFF, 0x00,                              /* stall_val 255 */
+    0x64, 0x00,                              /* stall_count 100 */
+    0x2C, 0x01,                              /* joy_vel 300 */
+    0x50, 0x00,                              /* joy_rvel 80 */
+    0x68, 0x01,                              /* rot_vel_max 360 */
+    0xDC, 0x05,                              /* trans_vel_max 1500 */
+    0x64, 0x00,                              /* rot_accel 100 */
+    0x78, 0x00,                              /* rot_decel 120 */
+    0x28, 0x00,                              /* rot_kp 40 */
+    0x14, 0x00,                              /* rot_kv 20 */
+    0x03, 0x00,                              /* rot_ki 3 */
+    0x2C, 0x01,                              /* trans_accel 300 */
+    0x36, 0x01,                              /* trans_decel 310 */
+    0x1E, 0x00,                              /* trans_kp 30 */
+    0x19, 0x00,                              /* trans_kv 25 */
+    0x07, 0x00,                              /* trans_ki 7 */
+    0x05,                                    /* front_bumps */
+    0x04,                                    /* rear_bumps */
+    0x01,                                    /* charger */
+    0x28,                                    /* sonar_cycle 40 */
+    0x02,                                    /* reset_baud */
+    0x01,                                    /* gyro_type */
+    0x79, 0xF3,                              /* drift_factor -3207 (0x10000 - 3207 = 0xF379) */
+    0x03,                                    /* aux2_baud */
+    0x05,                                    /* aux3_baud */
+    0x80, 0x00,                              /* ticks_mm 128 */
+    0x69, 0x00,                              /* shutdown_voltage 105 */
+};
+
+static void fill_hand_config(bw_p2os_config_t *c)
+{
+    strcpy(c->robot_type, "Pioneer");
+    strcpy(c->subtype, "p2dx");
+    strcpy(c->serial, "42");
+    c->four_mots = 0;
+    c->rot_vel_top = 300;
+    c->trans_vel_top = 2200;
+    c->rot_accel_top = 500;
+    c->trans_accel_top = 1000;
+    c->pwm_max = 900;
+    strcpy(c->name, "Rex");
+    c->sip_cycle = 100;
+    c->host_baud = 4;
+    c->aux_baud = 2;
+    c->gripper = 1;
+    c->front_sonar = 1;
+    c->rear_sonar = 0;
+    c->low_battery = 110;
+    c->rev_count = 16570;
+    c->watchdog = 2000;
+    c->p2mpacs = 1;
+    c->stall_val = 255;
+    c->stall_count = 100;
+    c->joy_vel = 300;
+    c->joy_rvel = 80;
+    c->rot_vel_max = 360;
+    c->trans_vel_max = 1500;
+    c->rot_accel = 100;
+    c->rot_decel = 120;
+    c->rot_kp = 40;
+    c->rot_kv = 20;
+    c->rot_ki = 3;
+    c->trans_accel = 300;
+    c->trans_decel = 310;
+    c->trans_kp = 30;
+    c->trans_kv = 25;
+    c->trans_ki = 7;
+    c->front_bumps = 5;
+    c->rear_bumps = 4;
+    c->charger = 1;
+    c->sonar_cycle = 40;
+    c->reset_baud = 2;
+    c->gyro_type = 1;
+    c->drift_factor = -3207;
+    c->aux2_baud = 3;
+    c->aux3_baud = 5;
+    c->ticks_mm = 128;
+    c->shutdown_voltage = 105;
+    c->nfields = BW_P2OS_CONFIG_FIELDS;
+}
+
+static void test_hand_config(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof CONFIG_BODY, 1 + 8 + 5 + 3 + 1 + 10 + 4 + 61);
+    /* Decoded from the hand bytes: every field. */
+    bw_p2os_msg_t d;
+    assert_int_equal(bw_p2os_decode(BW_P2OS_FROM_ROBOT, CONFIG_BODY, sizeof CONFIG_BODY, &d), 0);
+    assert_int_equal(d.type, BW_P2OS_CONFIG_PAC);
+    assert_int_equal(d.id, BW_P2OS_PAC_CONFIG);
+    bw_p2os_config_t want;
+    memset(&want, 0, sizeof want);
+    fill_hand_config(&want);
+    const bw_p2os_config_t *c = &d.u.config;
+    assert_string_equal(c->robot_type, want.robot_type);
+    assert_string_equal(c->subtype, want.subtype);
+    assert_string_equal(c->serial, want.serial);
+    assert_string_equal(c->name, want.name);
+    assert_int_equal(c->nfields, BW_P2OS_CONFIG_FIELDS);
+    assert_int_equal(c->nextra, 0);
+    /* Numbers one by one, so a failure names the field. */
+#define SAME(f) assert_int_equal(c->f, want.f)
+    SAME(four_mots); SAME(rot_vel_top); SAME(trans_vel_top); SAME(rot_accel_top);
+    SAME(trans_accel_top); SAME(pwm_max); SAME(sip_cycle); SAME(host_baud); SAME(aux_baud);
+    SAME(gripper); SAME(front_sonar); SAME(rear_sonar); SAME(low_battery); SAME(rev_count);
+    SAME(watchdog); SAME(p2mpacs); SAME(stall_val); SAME(stall_count); SAME(joy_vel);
+    SAME(joy_rvel); SAME(rot_vel_max); SAME(trans_vel_max); SAME(rot_accel); SAME(rot_decel);
+    SAME(rot_kp); SAME(rot_kv); SAME(rot_ki); SAME(trans_accel); SAME(trans_decel);
+    SAME(trans_kp); SAME(trans_kv); SAME(trans_ki); SAME(front_bumps); SAME(rear_bumps);
+    SAME(charger); SAME(sonar_cycle); SAME(reset_baud); SAME(gyro_type); SAME(drift_factor);
+    SAME(aux2_baud); SAME(aux3_baud); SAME(ticks_mm); SAME(shutdown_voltage);
+#undef SAME
+    /* Encoded from the fields (not from the decoded message): the hand bytes. */
+    bw_p2os_msg_t m;
+    bw_p2os_msg_init(&m, BW_P2OS_CONFIG_PAC);
+    fill_hand_config(&m.u.config);
+    uint8_t out[BW_P2OS_MAX_BODY];
+    memset(out, 0xEE, sizeof out);
+    assert_int_equal(bw_p2os_encode_body(out, sizeof out, &m), sizeof CONFIG_BODY);
+    assert_memory_equal(out, CONFIG_BODY, sizeof CONFIG_BODY);
+}
+
+/* ENCODERpac (0x90): left and right counts, int32 each, little-endian (ARIA
+ * reads them with two bufToByte4). Left 100000 = 0x000186A0, right -2 =
+ * 0xFFFFFFFE. Checksum (notes' rule) over the 9-byte body: 90A0 + 8601 =
+ * 116A1 -> 16A1; + 00FE = 179F; + FFFF = 1179E -> 179E; the odd last byte FF
+ * XORed into the low byte: 1761. COUNT = 9 + 2 = 0x0B. */
+static void test_hand_encoder(void **state)
+{
+    (void)state;
+    static const uint8_t frame[] = { 0xFA, 0xFB, 0x0B, 0x90, 0xA0, 0x86, 0x01, 0x00,
+                                     0xFE, 0xFF, 0xFF, 0xFF, 0x17, 0x61 };
+    uint8_t body[BW_P2OS_MAX_BODY];
+    bw_p2os_msg_t d = decode_frame(frame, sizeof frame, BW_P2OS_FROM_ROBOT, body);
+    assert_int_equal(d.type, BW_P2OS_ENCODER_PAC);
+    assert_int_equal(d.u.encoder.left, 100000);
+    assert_int_equal(d.u.encoder.right, -2);
+    bw_p2os_msg_t m;
+    bw_p2os_msg_init(&m, BW_P2OS_ENCODER_PAC);
+    m.u.encoder.left = 100000;
+    m.u.encoder.right = -2;
+    uint8_t out[BW_P2OS_MAX_FRAME];
+    assert_int_equal(bw_p2os_encode_frame(out, sizeof out, &m), sizeof frame);
+    assert_memory_equal(out, frame, sizeof frame);
+}
+
 /* Bytes after an int or a string are kept, as ARIA and the simulator's
  * laser commands send them; any other type byte is a raw argument. Each
  * re-encodes byte for byte. */
@@ -1701,6 +1876,8 @@ int main(void)
         cmocka_unit_test(test_roundtrip_sip),
         cmocka_unit_test(test_roundtrip_config),
         cmocka_unit_test(test_roundtrip_encoder),
+        cmocka_unit_test(test_hand_config),
+        cmocka_unit_test(test_hand_encoder),
         cmocka_unit_test(test_command_extra_and_raw),
         cmocka_unit_test(test_golden_simulator),
         cmocka_unit_test(test_unknown),

@@ -540,6 +540,70 @@ static void test_golden_fields(void **state)
     assert_ptr_equal(m.u.unknown.data, G_JSTK + 6);
 }
 
+/* Two more hand frames whose fields are all different and nonzero, so that
+ * two fields of one width swapped in a table (the golden sonar_run has ping
+ * and set delays both 0; the golden report a zero retval and acceleration)
+ * cannot pass. Same rules as above.
+ *
+ * Sonar run, id 4: echo 30000 (00 00 75 30), ping 1000 (00 00 03 E8), set
+ * 500 (00 00 01 F4), mode 2. Header 04^04^00^0D = 0D; data 75^30 = 45,
+ * ^03 = 46, ^E8 = AE, ^01 = AF, ^F4 = 5B, ^02 = 59; 0D^59 = 54.
+ *
+ * Rotation axis report: retval 7, timestamp 1000 (03 E8), axis 1, position
+ * 35000 (00 00 88 B8), velocity -17500 (FF FF BB A4: 0x10000 - 0x445C),
+ * acceleration 100000 (00 01 86 A0), torque 35000. Header 02^00^21^19 = 3A;
+ * data 07, ^03 = 04, ^E8 = EC, ^01 = ED, ^88 = 65, ^B8 = DD, ^FF^FF = DD,
+ * ^BB = 66, ^A4 = C2, ^01 = C3, ^86 = 45, ^A0 = E5, ^88 = 6D, ^B8 = D5;
+ * 3A^D5 = EF. */
+static void test_golden_distinct_fields(void **state)
+{
+    (void)state;
+    static const uint8_t sonar_run[] = { 0x1B, 0x02, 0x04, 0x04, 0x00, 0x0D, 0x00, 0x00,
+                                         0x75, 0x30, 0x00, 0x00, 0x03, 0xE8, 0x00, 0x00,
+                                         0x01, 0xF4, 0x02, 0x54, 0x1B, 0x03 };
+    static const uint8_t report[] = {
+        0x1B, 0x02, 0x02, 0x00, 0x21, 0x19, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x03, 0xE8,
+        0x01, 0x00, 0x00, 0x88, 0xB8, 0xFF, 0xFF, 0xBB, 0xA4, 0x00, 0x01, 0x86, 0xA0, 0x00,
+        0x00, 0x88, 0xB8, 0xEF, 0x1B, 0x03,
+    };
+    uint8_t buf[BW_RFLEX_MAX_FRAME];
+
+    bw_rflex_msg_t m = decode_frame(sonar_run, sizeof sonar_run, 0);
+    assert_int_equal(m.type, BW_RFLEX_SONAR_RUN);
+    assert_int_equal(m.u.sonar_run.echo_delay, 30000);
+    assert_int_equal(m.u.sonar_run.ping_delay, 1000);
+    assert_int_equal(m.u.sonar_run.set_delay, 500);
+    assert_int_equal(m.u.sonar_run.mode, BW_RFLEX_RUN_ON);
+    bw_rflex_msg_init(&m, BW_RFLEX_SONAR_RUN);
+    m.id = 4;
+    m.u.sonar_run.echo_delay = 30000;
+    m.u.sonar_run.ping_delay = 1000;
+    m.u.sonar_run.set_delay = 500;
+    m.u.sonar_run.mode = BW_RFLEX_RUN_ON;
+    assert_int_equal(bw_rflex_encode_frame(buf, sizeof buf, &m), sizeof sonar_run);
+    assert_memory_equal(buf, sonar_run, sizeof sonar_run);
+
+    m = decode_frame(report, sizeof report, 0);
+    assert_int_equal(m.type, BW_RFLEX_MOT_SYSTEM_REPORT);
+    assert_int_equal(m.u.mot_system_report.retval, 7);
+    assert_int_equal(m.u.mot_system_report.timestamp, 1000);
+    assert_int_equal(m.u.mot_system_report.axis, BW_RFLEX_AXIS_ROT);
+    assert_int_equal(m.u.mot_system_report.position, 35000);
+    assert_int_equal(m.u.mot_system_report.velocity, -17500);
+    assert_int_equal(m.u.mot_system_report.acceleration, 100000);
+    assert_int_equal(m.u.mot_system_report.torque, 35000);
+    bw_rflex_msg_init(&m, BW_RFLEX_MOT_SYSTEM_REPORT);
+    m.u.mot_system_report.retval = 7;
+    m.u.mot_system_report.timestamp = 1000;
+    m.u.mot_system_report.axis = BW_RFLEX_AXIS_ROT;
+    m.u.mot_system_report.position = 35000;
+    m.u.mot_system_report.velocity = -17500;
+    m.u.mot_system_report.acceleration = 100000;
+    m.u.mot_system_report.torque = 35000;
+    assert_int_equal(bw_rflex_encode_frame(buf, sizeof buf, &m), sizeof report);
+    assert_memory_equal(buf, report, sizeof report);
+}
+
 /* No escaping: a 1B 03 (or 1B 02) inside the data is data, whatever the
  * split. */
 static void test_esc_etx_in_data(void **state)
@@ -1509,6 +1573,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_frames),
         cmocka_unit_test(test_golden_fields),
+        cmocka_unit_test(test_golden_distinct_fields),
         cmocka_unit_test(test_esc_etx_in_data),
         cmocka_unit_test(test_framing),
         cmocka_unit_test(test_catalogue),
