@@ -108,6 +108,14 @@ stop_emulator() {
     sim=
     truth=$(pose_said "$tmp/sim.err")
 }
+# cut_ends_only STATS MAX: true if a record's decode stats (its last line)
+# show no damage but a frame cut at either end: the recorder opens and
+# closes the line while the robot sends, as on a real serial line. No
+# checksum error, at most two bad lengths, at most MAX bytes skipped.
+cut_ends_only() {
+    echo "$1" | grep -q '"checksum_errors":0,"length_errors":[012],' &&
+        [ "$(field skipped_bytes "$1")" -le "$2" ] 2>/dev/null
+}
 # odometry_vs_truth X START TRUTH TOL: true if the odometry's x (from a
 # start facing along +x) is within TOL m of how far the robot truly went.
 odometry_vs_truth() {

@@ -6,6 +6,7 @@ set -u
 bw=$1
 . "$(dirname "$0")/../testlib.sh"
 
+start=$(start_of create)
 start_emulator "botwire sim: create on /dev/" create --pty "$tmp/create" --for 120
 
 # 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm, stopped at the end.
@@ -17,6 +18,14 @@ x=$(field x "$last")
 within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
 v=$(field v "$last")
 within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving at the end: v = $v"
+# The odometry against how far the emulated robot truly went (its own
+# pose when it stops), not against what the driver meant to do.
+stop_emulator
+odometry_vs_truth "$x" "$start" "$truth" 0.01 &&
+    pass "odometry x = $x m, the robot truly from ($start) to ($truth)" ||
+    fail "odometry x = $x m, truly from ($start) to ($truth)"
+rm -f "$tmp/announce"
+start_emulator "botwire sim: create on /dev/" create --pty "$tmp/create" --for 120
 
 # 2. Record and decode: Start, Full, the stream asked for; group 6 every
 # 15 ms; Drive Direct at 100 mm/s; the stream paused at the end.
