@@ -43,8 +43,11 @@ grep -q '"type":"drive_direct","right_velocity":100,"left_velocity":100' "$tmp/r
     pass "record: Drive Direct 100 mm/s" || fail "record: no Drive Direct 100"
 grep -q '"type":"pause_resume_stream","resume":0' "$tmp/rec.dec" && pass "record: the stream paused at the end" ||
     fail "record: the stream was not paused"
-tail -n 1 "$tmp/rec.dec" | grep -q '"checksum_errors":0,"length_errors":0,"skipped_bytes":0' &&
-    pass "record decodes cleanly" || fail "record stats: $(tail -n 1 "$tmp/rec.dec")"
+# Nothing damaged but a stream frame cut at either end (56 bytes: the
+# recorder stops while the Create sends; the pause comes after).
+stats=$(tail -n 1 "$tmp/rec.dec")
+cut_ends_only "$stats" 112 && pass "record decodes cleanly but for frames cut at its ends: $stats" ||
+    fail "record stats: $stats"
 
 # 3. A Create has no watchdog, and the emulator says so first (after where
 # it serves); a host killed while driving (no stop sent) leaves it driving,
