@@ -79,9 +79,11 @@ echo old >rec.jsonl
 start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 60
 "$bw" record "kobuki:$tmp/kobuki" -o killed.jsonl --v 0.1 2>/dev/null &
 rec=$!
-# what the test needs: 40 lines flushed (frames come at 50 Hz)
+# what the test needs: 25 feedback frames flushed (they come at 50 Hz, each
+# in one or more lines as the paced line brings its bytes)
+frames_in() { "$bw" decode --proto kobuki "$1" 2>/dev/null | grep -c '"type":"basic_sensor_data"'; }
 n=0
-while [ "$(lines killed.jsonl)" -lt 40 ] && [ "$n" -lt 400 ]; do
+while [ "$(frames_in killed.jsonl)" -lt 25 ] && [ "$n" -lt 400 ]; do
     sleep 0.05
     n=$((n + 1))
 done
