@@ -12,6 +12,7 @@
 
 #include "botwire/botwire.h"
 #include "../run.h"
+#include "b21r.h"
 
 static void test_online_and_caps(void **state)
 {
@@ -49,52 +50,6 @@ static void test_square(void **state)
     assert_true(worst < 0.04);
     assert_true(r.sim->travelled > 3.9);
     bw_base_close(r.b, r.now);
-}
-
-/* Player's stock B21r configuration (config/b21r_rflex_lms200.cfg,
- * mrad_sonar_poses): the body ring's theta (rad), x, y (m), in the order of
- * the ids (bank i / 4, transducer i % 4). */
-static const double player_b21r_body[24][3] = {
-    { 3.01069, -0.24786122, 0.03263155 },  { 2.74889, -0.23096988, 0.09567086 },
-    { 2.48709, -0.19833834, 0.15219036 },  { 2.22529, -0.15219036, 0.19833834 },
-    { 1.96350, -0.09567086, 0.23096988 },  { 1.70170, -0.03263155, 0.24786122 },
-    { 1.43990, 0.03263155, 0.24786122 },   { 1.17810, 0.09567086, 0.23096988 },
-    { 0.91630, 0.15219036, 0.19833834 },   { 0.65450, 0.19833834, 0.15219036 },
-    { 0.39270, 0.23096988, 0.09567086 },   { 0.13090, 0.24786122, 0.03263155 },
-    { -0.13090, 0.24786122, -0.03263155 }, { -0.39270, 0.23096988, -0.09567086 },
-    { -0.65450, 0.19833834, -0.15219036 }, { -0.91630, 0.15219036, -0.19833834 },
-    { -1.17810, 0.09567086, -0.23096988 }, { -1.43990, 0.03263155, -0.24786122 },
-    { -1.70170, -0.03263155, -0.24786122 }, { -1.96350, -0.09567086, -0.23096988 },
-    { -2.22529, -0.15219036, -0.19833834 }, { -2.48709, -0.19833834, -0.15219036 },
-    { -2.74889, -0.23096988, -0.09567086 }, { -3.01069, -0.24786122, -0.03263155 },
-};
-
-/* How far a ray from (x, y) at angle a goes in the built-in room (walls
- * [0, 5] x [0, 4], the box [3, 3.5] x [0.75, 1.25]). */
-static double to_wall(double x, double y, double a)
-{
-    double c = cos(a), s = sin(a), t = INFINITY;
-    if (c > 1e-12)
-        t = fmin(t, (5 - x) / c);
-    if (c < -1e-12)
-        t = fmin(t, -x / c);
-    if (s > 1e-12)
-        t = fmin(t, (4 - y) / s);
-    if (s < -1e-12)
-        t = fmin(t, -y / s);
-    double lo = 0, hi = INFINITY;
-    const double box[2][2] = { { 3, 3.5 }, { 0.75, 1.25 } }, o[2] = { x, y }, d[2] = { c, s };
-    for (int k = 0; k < 2; k++) {
-        if (fabs(d[k]) < 1e-12) {
-            if (o[k] < box[k][0] || o[k] > box[k][1])
-                hi = -1;
-            continue;
-        }
-        double t0 = (box[k][0] - o[k]) / d[k], t1 = (box[k][1] - o[k]) / d[k];
-        lo = fmax(lo, fmin(t0, t1));
-        hi = fmin(hi, fmax(t0, t1));
-    }
-    return lo <= hi ? fmin(t, lo) : t;
 }
 
 /* The ring as the state has it: the mounts are Player's poses (a
