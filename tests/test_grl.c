@@ -192,6 +192,10 @@ static void test_arbitration(void **state)
     }
     near(r.st->trans.velocity, 0.2, 0.005);
     assert_int_equal(g.ignored_parts, 0);
+    /* The rflex base reports them: numbers, the torque what holding the
+     * speed takes (a fraction of the standard). */
+    assert_true(isfinite(bw_grl_measured_acceleration(&g).t));
+    assert_true(bw_grl_measured_torque(&g).t > 0 && bw_grl_measured_torque(&g).t <= 1);
     bw_base_close(r.b, r.now);
 
     /* A base without motor vectors: the velocity goes, the rest is counted. */
@@ -206,6 +210,14 @@ static void test_arbitration(void **state)
     }
     assert_true(g.ignored_parts > 0); /* the torque 0.5 could not be given */
     near(r.st->v, 0.4, 0.02);
+    /* Seed 003: "base-measured-velocity base-measured-acceleration
+     * base-measured-torque - The current rotational/translational velocity,
+     * acceleration, and torque reported by the base". The Kobuki reports
+     * neither of the last two: they are unknown (NaN), not 0. */
+    near(bw_grl_measured_velocity(&g).t, 0.4, 0.02);
+    assert_true(isnan(bw_grl_measured_acceleration(&g).t) && isnan(bw_grl_measured_acceleration(&g).r));
+    assert_true(isnan(bw_grl_measured_torque(&g).t) && isnan(bw_grl_measured_torque(&g).r));
+    assert_true(isnan(r.st->trans.acceleration) && isnan(r.st->rot.torque));
     const bw_behavior_t *l5[] = { &off };
     g.now = r.now;
     assert_int_equal(bw_drive_base(&g, l5, 1), -1); /* limp: a stop here */
@@ -286,8 +298,10 @@ static void test_pings_by_hand(void **state)
     bw_base_state_t st;
     memset(&st, 0, sizeof st);
     st.nranges = 2;
-    st.ranges[0] = (bw_range_t){ { 0.2, 0, 0 }, 5, 1.0, 1.0, { 1, 0, 0 } };
-    st.ranges[1] = (bw_range_t){ { 0, 0.2, 90 * DEG }, 5, 5.0, 1.0, { 1, 0, 0 } }; /* max: none */
+    st.ranges[0] = (bw_range_t){ .mount = { 0.2, 0, 0 }, .max_range = 5, .range = 1.0, .t = 1.0,
+                                 .at = { 1, 0, 0 } };
+    st.ranges[1] = (bw_range_t){ .mount = { 0, 0.2, 90 * DEG }, .max_range = 5, .range = 5.0,
+                                 .t = 1.0, .at = { 1, 0, 0 } }; /* max: none */
     st.pose = bw_pose_make(1.5, 0, 90 * DEG);
     bw_ping_t p[2];
     assert_int_equal(bw_grl_pings(&st, p, 2), 2);

@@ -98,6 +98,45 @@ static void check_limit(const char *cmd, const bw_base_t *b, const char *opt, do
                   opt, value, bw_base_family(b), max, unit);
 }
 
+/* A number the base may not have given: null rather than NaN. */
+static json_t *real_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+void cli_put_sensors(json_t *o, const bw_base_t *b, const bw_base_state_t *s)
+{
+    uint32_t caps = bw_base_caps(b);
+    if (caps & BW_CAP_ENCODERS) {
+        json_object_set_new(o, "raw_x", json_real(round(s->raw_x)));
+        json_object_set_new(o, "raw_y", json_real(round(s->raw_y)));
+    }
+    if ((caps & BW_CAP_BUMP_SWITCHES) && s->nbump_switches) {
+        json_t *a = json_array();
+        for (unsigned i = 0; i < s->nbump_switches && i < 64; i++)
+            json_array_append_new(a, json_boolean((s->bump_switches >> i) & 1u));
+        json_object_set_new(o, "bump_switches", a);
+    }
+    if (caps & BW_CAP_DOCK_IR) {
+        json_t *a = json_array();
+        for (unsigned i = 0; i < 3; i++)
+            json_array_append_new(a, json_integer(s->dock_ir[i]));
+        json_object_set_new(o, "dock_ir", a);
+    }
+    if ((caps & BW_CAP_JOYSTICK) && s->joystick.active) {
+        json_t *j = json_object();
+        json_object_set_new(j, "x", json_real(s->joystick.x));
+        json_object_set_new(j, "y", json_real(s->joystick.y));
+        json_object_set_new(j, "buttons", json_integer(s->joystick.buttons));
+        json_object_set_new(o, "joystick", j);
+    }
+    if (caps & BW_CAP_POWER) {
+        json_t *p = json_object();
+        json_object_set_new(p, "voltage", real_or_null(s->power.voltage));
+        json_object_set_new(p, "logic_voltage", real_or_null(s->power.logic_voltage));
+        json_object_set_new(p, "current", real_or_null(s->power.current));
+        json_object_set_new(p, "status", json_integer(s->power.status));
+        json_object_set_new(o, "power", p);
+    }
+}
+
 void cli_check_limits(const char *cmd, const bw_base_t *b, double v, double w)
 {
     double max_v, max_w;

@@ -43,6 +43,12 @@ extern const char cli_url_help[];
  * goes; it clamps them. */
 void cli_check_limits(const char *cmd, const bw_base_t *b, double v, double w);
 
+/* Adds to a state line what only some bases report, each where the base has
+ * it (caps): raw_x, raw_y (encoder counts: GRL's raw-base-x/y),
+ * bump_switches (a boolean per switch: GRL's bump-switch-state), dock_ir
+ * (right, centre, left), joystick, power. */
+void cli_put_sensors(json_t *o, const bw_base_t *b, const bw_base_state_t *s);
+
 /* Waiting for a robot to come online: true when there is nothing more to
  * wait for: it is online and the base is sure of its family (or has heard
  * as much as it looks at), it speaks another family's protocol, or a TCP

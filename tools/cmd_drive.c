@@ -19,7 +19,9 @@ static void usage(FILE *f)
             "\n"
             "Drives a robot and prints one JSON line of state every 100 ms: t (s), x, y (m),\n"
             "theta (rad), v (m/s), w (rad/s), bumper, cliff (bit masks), battery (V), online,\n"
-            "and mode, brake, faults where the base has them.\n"
+            "and where the base has them: mode, brake, faults, raw_x, raw_y (the position\n"
+            "in encoder counts), bump_switches (one boolean per switch), dock_ir (right,\n"
+            "centre, left), joystick, power.\n"
             "Events (bump, cliff, wheel_drop, offline, ...) are printed as they happen as\n"
             "{\"t\":..,\"event\":..,\"on\":..,\"mask\":..}; a reflex (the base's own controller\n"
             "moved, e.g. lobot backing off a bump) adds detail, distance (m) and angle (rad).\n"
@@ -82,6 +84,7 @@ static void print_state(FILE *out, const bw_base_t *b, const bw_base_state_t *s,
         json_object_set_new(o, "faults", json_integer(s->faults));
     if (s->commands_ignored)
         json_object_set_new(o, "commands_ignored", json_true());
+    cli_put_sensors(o, b, s);
     if (last)
         put_link(o, &s->link);
     json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));

@@ -26,7 +26,9 @@ static void usage(FILE *f)
             "sonar, a cruise whose turn drifts at random; each guarded by sonar-safe, under\n"
             "drive-base, with passive braking where the base takes motor vectors. Prints a\n"
             "progress line a second, {\"t\":..,\"x\":..,\"y\":..,\"distance\":..,\"collisions\":..},\n"
-            "then stops the robot; the last line is the summary\n"
+            "with GRL's low-level signals where the base has them: raw_x, raw_y (the\n"
+            "position in encoder counts: raw-base-x/y), bump_switches (one boolean per\n"
+            "switch: bump-switch-state), dock_ir, joystick, power; then stops the robot; the last line is the summary\n"
             "{\"distance\":m,\"collisions\":n,\"min_clearance\":m,\"time\":s,...}. On a sim: URL the\n"
             "distance is the true path, collisions are touches of a wall in the world and the\n"
             "clearance is to the nearest wall; on a real robot they come from odometry, bump\n"
@@ -261,6 +263,7 @@ int cmd_wander(int argc, char **argv)
             json_object_set_new(o, "y", json_real(st->pose.y));
             json_object_set_new(o, "distance", json_real(round(tl.distance * 1000) / 1000));
             json_object_set_new(o, "collisions", json_integer((json_int_t)tl.collisions));
+            cli_put_sensors(o, b, st);
             print_line(o);
             next_progress += PROGRESS;
             if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -74,6 +74,19 @@ enum {
     BW_CAP_MOTOR_REPORT = 1u << 17,
     BW_CAP_MOTOR_VECTOR = 1u << 18, /* it takes a full motor vector (bw_base_motor) */
     BW_CAP_SONAR_TIMING = 1u << 19, /* its sonar timing can be set (bw_base_sonar_timing) */
+    /* It counts shaft-encoder ticks: state.encoder, counts_per_m, raw_x,
+     * raw_y and each range's raw_x, raw_y (GRL's raw-base-x/y and
+     * sonar-reading-base-positions). */
+    BW_CAP_ENCODERS = 1u << 20,
+    BW_CAP_BUMP_SWITCHES = 1u << 21, /* each bump switch by number (state.bump_switches) */
+    BW_CAP_IR = 1u << 22,            /* infrared range sensors (ranges of kind BW_RANGE_IR) */
+    BW_CAP_LEDS = 1u << 23,          /* LEDs the host sets (bw_base_led) */
+    BW_CAP_SOUND = 1u << 24,         /* sound sequences and tones (bw_base_sound, bw_base_tone) */
+    BW_CAP_OUTPUTS = 1u << 25,       /* digital outputs (bw_base_outputs) */
+    BW_CAP_GAINS = 1u << 26,         /* the wheel controller's gains (bw_base_gains, state.gains) */
+    BW_CAP_UNIQUE_ID = 1u << 27,     /* a unique device id (state.unique_id) */
+    BW_CAP_JOYSTICK = 1u << 28,      /* an operator's joystick on the base (state.joystick) */
+    BW_CAP_POWER = 1u << 29,         /* the base's power system reports (state.power) */
 };
 
 /* One axis of a base's motion: translation (m/s, m/s^2) or rotation (rad/s,
@@ -107,6 +120,16 @@ enum {
     BW_DROP_CASTER = 1u << 2,
 };
 
+/* What a docking IR receiver sees: the dock's beams, near and far. */
+enum {
+    BW_DOCK_NEAR_LEFT = 1u << 0,
+    BW_DOCK_NEAR_CENTER = 1u << 1,
+    BW_DOCK_NEAR_RIGHT = 1u << 2,
+    BW_DOCK_FAR_CENTER = 1u << 3,
+    BW_DOCK_FAR_LEFT = 1u << 4,
+    BW_DOCK_FAR_RIGHT = 1u << 5,
+};
+
 /* Where charge comes from. */
 enum {
     BW_SOURCE_INTERNAL = 1u << 0, /* a charger plugged into the robot */
@@ -131,13 +154,55 @@ typedef enum {
 /* One range sensor (a sonar): where it sits on the robot, and its latest
  * reading with the robot's odometry pose when it came, so a reading can be
  * placed in the world even after the robot has moved. */
+typedef enum {
+    BW_RANGE_SONAR = 0,
+    BW_RANGE_IR = 1, /* an infrared proximity sensor (BW_CAP_IR) */
+} bw_range_kind_t;
+
 typedef struct {
     bw_pose_t mount;  /* on the robot: m, m, rad (0 ahead, CCW positive) */
     double max_range; /* m; a reading at max_range saw nothing */
     double range;     /* m; 0 until the first reading */
     double t;         /* caller time of the reading; 0 until the first */
     bw_pose_t at;     /* odometry pose of the robot at that time */
+    /* ...its position in translational encoder counts (BW_CAP_ENCODERS;
+     * GRL's sonar-reading-base-positions, orientation at.theta). */
+    double raw_x, raw_y;
+    bw_range_kind_t kind; /* a sonar unless the base says otherwise */
 } bw_range_t;
+
+/* LED colours (bw_base_led). */
+typedef enum {
+    BW_LED_OFF = 0,
+    BW_LED_GREEN,
+    BW_LED_RED,
+    BW_LED_ORANGE,
+} bw_led_t;
+
+/* A wheel velocity controller's PID gains, in the robot's own units (the
+ * family's doc says which); known false until the robot has said them. */
+typedef struct {
+    bool known;
+    bool user;   /* the user's gains are in force, not the factory's */
+    double p, i, d;
+} bw_gains_t;
+
+/* A joystick on the base (BW_CAP_JOYSTICK): its axes, -1..1 (forward and
+ * left positive), and its buttons (bit i: button i). */
+typedef struct {
+    bool active;    /* reported since the port was opened */
+    double x, y;    /* x: turn (left positive), y: forward */
+    uint32_t buttons;
+} bw_joystick_t;
+
+/* The base's power system (BW_CAP_POWER), as it reports it; NAN where it
+ * says nothing. */
+typedef struct {
+    double voltage;   /* V, the main battery bus */
+    double logic_voltage; /* V, the electronics' supply */
+    double current;   /* A */
+    uint32_t status;  /* the family's status bits */
+} bw_power_t;
 
 #define BW_BASE_MAX_RANGES 32
 /* A noisy link (bytes come, no valid frame among them) stays online this
@@ -157,7 +222,12 @@ typedef struct {
      * that were estimated, not measured. */
     bool estimated;
     double estimated_time;
-    uint32_t bumpers;    /* BW_BUMP_* */
+    uint32_t bumpers;    /* BW_BUMP_*: contact summarised by where it is */
+    /* Each bump switch by its number (BW_CAP_BUMP_SWITCHES): bit i is
+     * switch i of nbump_switches, numbered as the family's doc says (GRL's
+     * bump-switch-state). Like bumpers, a bit changes when two frames agree. */
+    uint64_t bump_switches;
+    unsigned nbump_switches;
     uint32_t cliffs;     /* BW_CLIFF_* */
     uint32_t wheel_drops; /* BW_DROP_* */
     uint32_t buttons;    /* bit i: button i */
@@ -174,7 +244,24 @@ typedef struct {
     /* Another controller has the base (a remote, an RC operator): drive
      * commands are not obeyed until it lets go. */
     bool commands_ignored;
-    bw_axis_t trans, rot; /* measured, where the base reports them (BW_CAP_MOTOR_REPORT) */
+    /* Measured, where the base reports them (BW_CAP_MOTOR_REPORT); NAN on
+     * bases that do not: nothing the base did not say is given as a number. */
+    bw_axis_t trans, rot;
+    /* Shaft encoders (BW_CAP_ENCODERS): the base's own counters as it
+     * reports them, unwrapped (the family's doc says which: the left and
+     * right wheel, or translation and rotation); translational counts per
+     * metre; and the pose's position in those counts (GRL's raw-base-x,
+     * raw-base-y). */
+    int64_t encoder[2];
+    double counts_per_m;
+    double raw_x, raw_y;
+    /* Docking IR (BW_CAP_DOCK_IR): what each receiver sees, right, centre
+     * and left (BW_DOCK_* bits); 0 when no beacon is seen. */
+    uint8_t dock_ir[3];
+    char unique_id[40];  /* BW_CAP_UNIQUE_ID: as the family writes it, empty until known */
+    bw_gains_t gains;    /* BW_CAP_GAINS */
+    bw_joystick_t joystick; /* BW_CAP_JOYSTICK */
+    bw_power_t power;    /* BW_CAP_POWER */
     char firmware[32];   /* "1.2.0", empty until known */
     char hardware[32];   /* "1.0.4", or a model such as "Pioneer p2dx" */
     char name[32];       /* the robot's own name, if it has one */
@@ -269,6 +356,24 @@ int bw_base_motor(bw_base_t *base, const bw_axis_t *trans, const bw_axis_t *rot,
  * after a ping, the pause after a full round (BW_CAP_SONAR_TIMING;
  * BW_ENOTSUP on other bases). */
 int bw_base_sonar_timing(bw_base_t *base, double echo, double ping, double set, double now);
+
+/* What some bases have besides driving (BW_ENOTSUP on the others; BW_EINVAL
+ * for a value out of the base's range; BW_ECLOSED while the link is down). */
+/* Sets LED `index` (numbered from 1 as on the robot) to a colour (BW_CAP_LEDS). */
+int bw_base_led(bw_base_t *base, unsigned index, bw_led_t colour, double now);
+/* Plays the base's built-in sound sequence `sequence` (the family's
+ * numbering; BW_CAP_SOUND). */
+int bw_base_sound(bw_base_t *base, unsigned sequence, double now);
+/* Plays a tone of hz for seconds (BW_CAP_SOUND). */
+int bw_base_tone(bw_base_t *base, double hz, double seconds, double now);
+/* Sets the digital outputs: bit i is output i (BW_CAP_OUTPUTS). */
+int bw_base_outputs(bw_base_t *base, uint32_t mask, double now);
+/* Sets the wheel controller's gains (BW_CAP_GAINS): user true sets p, i, d;
+ * false goes back to the factory's. The robot's answer updates
+ * state.gains. */
+int bw_base_set_gains(bw_base_t *base, const bw_gains_t *gains, double now);
+/* Asks the robot for its gains; state.gains is updated when it answers. */
+int bw_base_request_gains(bw_base_t *base, double now);
 
 /* Does everything due at now: reads and decodes input, supervises the link,
  * sends what the protocol needs. Call when bw_base_fd is readable or at

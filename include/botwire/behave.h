@@ -138,7 +138,8 @@ typedef struct {
 void bw_grl_init(bw_grl_t *g, bw_base_t *base);
 
 /* base-measured-velocity, -acceleration, -torque: what the base reports
- * (BW_CAP_MOTOR_REPORT), else the velocity from odometry and zeros. */
+ * (BW_CAP_MOTOR_REPORT); on other bases the velocity from odometry, and
+ * NAN for the acceleration and torque, which they do not report. */
 bw_rt_t bw_grl_measured_velocity(const bw_grl_t *g);
 bw_rt_t bw_grl_measured_acceleration(const bw_grl_t *g);
 bw_rt_t bw_grl_measured_torque(const bw_grl_t *g);

@@ -303,6 +303,21 @@ static void try_reopen(bw_base_t *b, double now)
     b->ops->on_open(b, now);
 }
 
+/* GRL's raw-base-x/y: the pose, and each range's pose, in translational
+ * encoder counts. */
+static void update_raw(bw_base_t *b)
+{
+    bw_base_state_t *st = &b->st;
+    if (!(b->caps & BW_CAP_ENCODERS) || !(st->counts_per_m > 0))
+        return;
+    st->raw_x = st->pose.x * st->counts_per_m;
+    st->raw_y = st->pose.y * st->counts_per_m;
+    for (unsigned i = 0; i < st->nranges; i++) {
+        st->ranges[i].raw_x = st->ranges[i].at.x * st->counts_per_m;
+        st->ranges[i].raw_y = st->ranges[i].at.y * st->counts_per_m;
+    }
+}
+
 /* A bit changes when the frame before and this one agree on its new value. */
 static uint32_t agree(uint32_t shown, uint32_t before, uint32_t now)
 {
@@ -314,8 +329,16 @@ void bw_base_frame_ok(bw_base_t *b, double now)
 {
     bw_base_state_t *st = &b->st;
     /* The driver wrote this frame's bits; what shows is what two agree on. */
-    const uint32_t raw[] = { st->bumpers, st->cliffs, st->wheel_drops, st->buttons,
-                             st->faults,  st->stalled, st->brake, (uint32_t)st->charging };
+    const uint32_t raw[] = { st->bumpers,
+                             st->cliffs,
+                             st->wheel_drops,
+                             st->buttons,
+                             st->faults,
+                             st->stalled,
+                             st->brake,
+                             (uint32_t)st->charging,
+                             (uint32_t)st->bump_switches,
+                             (uint32_t)(st->bump_switches >> 32) };
     uint32_t *field[] = { &st->bumpers, &st->cliffs, &st->wheel_drops, &st->buttons,
                           &st->faults };
     for (size_t i = 0; i < 7; i++)
@@ -327,7 +350,11 @@ void bw_base_frame_ok(bw_base_t *b, double now)
     if (raw[7] == b->raw[7]) /* a state, not bits: both frames say the same */
         b->shown[7] = raw[7];
     st->charging = (bw_charge_t)b->shown[7];
+    for (size_t i = 8; i < 10; i++)
+        b->shown[i] = agree(b->shown[i], b->raw[i], raw[i]);
+    st->bump_switches = (uint64_t)b->shown[9] << 32 | b->shown[8];
     memcpy(b->raw, raw, sizeof b->raw);
+    update_raw(b);
     b->last_frame = now;
     st->t = now;
     st->online = true;
@@ -681,6 +708,10 @@ static int base_new(bw_base_t **out, const char *family, const bw_base_options_t
     if (b->opt.reopen_interval <= 0)
         b->opt.reopen_interval = DEFAULT_REOPEN_INTERVAL;
     b->baud = ops->baud;
+    /* Nothing the base does not report is given as a number. */
+    if (!(ops->caps & BW_CAP_MOTOR_REPORT))
+        b->st.trans = b->st.rot = (bw_axis_t){ NAN, NAN, NAN };
+    b->st.power = (bw_power_t){ NAN, NAN, NAN, 0 };
     *out = b;
     return 0;
 }
@@ -848,6 +879,59 @@ int bw_base_sonar_timing(bw_base_t *b, double echo, double ping, double set, dou
     return b->ops->sonar_timing(b, echo, ping, set, now);
 }
 
+/* The extras: the cap, then an open port, then the driver. */
+static int extra_ready(const bw_base_t *b, uint32_t cap, bool op)
+{
+    if (!op || !(b->caps & cap))
+        return BW_ENOTSUP;
+    if (!b->port)
+        return BW_ECLOSED;
+    return 0;
+}
+
+int bw_base_led(bw_base_t *b, unsigned index, bw_led_t colour, double now)
+{
+    int rc = extra_ready(b, BW_CAP_LEDS, b->ops->led != NULL);
+    if (rc == 0 && (unsigned)colour > BW_LED_ORANGE)
+        rc = BW_EINVAL;
+    return rc ? rc : b->ops->led(b, index, colour, now);
+}
+
+int bw_base_sound(bw_base_t *b, unsigned sequence, double now)
+{
+    int rc = extra_ready(b, BW_CAP_SOUND, b->ops->sound != NULL);
+    return rc ? rc : b->ops->sound(b, sequence, now);
+}
+
+int bw_base_tone(bw_base_t *b, double hz, double seconds, double now)
+{
+    int rc = extra_ready(b, BW_CAP_SOUND, b->ops->tone != NULL);
+    if (rc == 0 && !(hz > 0 && hz < 1e5 && seconds > 0 && seconds <= 10))
+        rc = BW_EINVAL;
+    return rc ? rc : b->ops->tone(b, hz, seconds, now);
+}
+
+int bw_base_outputs(bw_base_t *b, uint32_t mask, double now)
+{
+    int rc = extra_ready(b, BW_CAP_OUTPUTS, b->ops->outputs != NULL);
+    return rc ? rc : b->ops->outputs(b, mask, now);
+}
+
+int bw_base_set_gains(bw_base_t *b, const bw_gains_t *g, double now)
+{
+    int rc = extra_ready(b, BW_CAP_GAINS, b->ops->set_gains != NULL);
+    if (rc == 0 && (!g || (g->user && !(isfinite(g->p) && isfinite(g->i) && isfinite(g->d) &&
+                                        g->p >= 0 && g->i >= 0 && g->d >= 0))))
+        rc = BW_EINVAL;
+    return rc ? rc : b->ops->set_gains(b, g, now);
+}
+
+int bw_base_request_gains(bw_base_t *b, double now)
+{
+    int rc = extra_ready(b, BW_CAP_GAINS, b->ops->request_gains != NULL);
+    return rc ? rc : b->ops->request_gains(b, now);
+}
+
 /* Reads what the robot sent and hands it to the driver; returns the byte
  * count. */
 static size_t read_input(bw_base_t *b, double now)
@@ -924,6 +1008,7 @@ int bw_base_poll(bw_base_t *b, double now)
     }
     if (b->port && b->ops->on_tick)
         b->ops->on_tick(b, now);
+    update_raw(b); /* the pose may have moved without a frame (estimated) */
     emit_events(b, now);
     return b->port ? 0 : BW_ECLOSED;
 }

@@ -52,6 +52,14 @@ typedef struct {
     double (*next_deadline)(const bw_base_t *b);
     /* Sets the sonar timing (BW_CAP_SONAR_TIMING; NULL: not supported). */
     int (*sonar_timing)(bw_base_t *b, double echo, double ping, double set, double now);
+    /* The optional extras (NULL: not supported; the base checks the caps
+     * and that the port is open first). */
+    int (*led)(bw_base_t *b, unsigned index, bw_led_t colour, double now);
+    int (*sound)(bw_base_t *b, unsigned sequence, double now);
+    int (*tone)(bw_base_t *b, double hz, double seconds, double now);
+    int (*outputs)(bw_base_t *b, uint32_t mask, double now);
+    int (*set_gains)(bw_base_t *b, const bw_gains_t *g, double now);
+    int (*request_gains)(bw_base_t *b, double now);
 } bw_driver_ops_t;
 
 #define BW_BASE_EVENTS 64
@@ -86,7 +94,7 @@ struct bw_base {
     /* Bumpers, cliffs, wheel drops, buttons, faults, the stall, the brake
      * and the charging state: as the last frame had them, and as two frames
      * in a row agreed. */
-    uint32_t raw[8], shown[8];
+    uint32_t raw[10], shown[10]; /* ...and bump_switches' two halves */
     uint64_t implausible;  /* frames set aside (added to st.link) */
     double last_input;     /* when bytes last came from the robot */
     double quiet_until;    /* the robot is expected to be silent until then */

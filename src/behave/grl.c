@@ -104,14 +104,14 @@ bw_rt_t bw_grl_measured_acceleration(const bw_grl_t *g)
 {
     if (bw_base_caps(g->base) & BW_CAP_MOTOR_REPORT)
         return bw_rt(g->st->trans.acceleration, g->st->rot.acceleration);
-    return bw_rt(0, 0);
+    return bw_rt(NAN, NAN); /* not reported: not known */
 }
 
 bw_rt_t bw_grl_measured_torque(const bw_grl_t *g)
 {
     if (bw_base_caps(g->base) & BW_CAP_MOTOR_REPORT)
         return bw_rt(g->st->trans.torque, g->st->rot.torque);
-    return bw_rt(0, 0);
+    return bw_rt(NAN, NAN);
 }
 
 bw_motor_vector_t bw_passive_braking(const bw_grl_t *g, bw_rt_t target)

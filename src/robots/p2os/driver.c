@@ -125,8 +125,9 @@ static void adopt_model(bw_base_t *b, const bw_p2os_sync_t *s)
     st->nranges = m->nsonar < BW_BASE_MAX_RANGES ? m->nsonar : BW_BASE_MAX_RANGES;
     for (unsigned i = 0; i < st->nranges; i++) {
         st->ranges[i] = (bw_range_t){
-            { m->sonar[i].x / 1000.0, m->sonar[i].y / 1000.0, m->sonar[i].heading * BW_PI / 180 },
-            SONAR_MAX, 0, 0, { 0, 0, 0 },
+            .mount = { m->sonar[i].x / 1000.0, m->sonar[i].y / 1000.0,
+                       m->sonar[i].heading * BW_PI / 180 },
+            .max_range = SONAR_MAX,
         };
     }
     b->caps = b->ops->caps | (m->front_bumpers || m->rear_bumpers ? BW_CAP_BUMPERS : 0u);
