@@ -13,7 +13,7 @@
 parts_optional="firmware ros fuzz"
 
 pkgs_core="cmake make gcc clang libclang-rt-14-dev llvm pkg-config binutils libcmocka-dev
-           libjansson-dev help2man"
+           libjansson-dev help2man librsvg2-bin"
 pkgs_firmware="gcc-avr avr-libc binutils-avr gcc-arm-none-eabi libnewlib-arm-none-eabi
                libsimavr-dev"
 pkgs_ros="g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
@@ -26,7 +26,7 @@ pkgs_fuzz=""
 # python3 imports).
 needs_core="cmd:cmake:cmake cmd:make:make cmd:gcc:gcc cmd:clang:clang cmd:clang++:clang
             cmd:llvm-symbolizer:llvm cmd:pkg-config:pkg-config cmd:help2man:help2man
-            cmd:bash:bash file:/usr/include/cmocka.h:libcmocka-dev
+            cmd:bash:bash cmd:rsvg-convert:librsvg2-bin file:/usr/include/cmocka.h:libcmocka-dev
             file:/usr/include/jansson.h:libjansson-dev"
 needs_firmware="cmd:avr-gcc:gcc-avr cmd:avr-objcopy:binutils-avr cmd:avr-size:binutils-avr
                 cmd:arm-none-eabi-gcc:gcc-arm-none-eabi

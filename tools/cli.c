@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -96,6 +98,45 @@ static void check_limit(const char *cmd, const bw_base_t *b, const char *opt, do
         cli_error(cmd, "warning: %s %g is above the %s's top speed of %.2f %s; it will go at most "
                        "that",
                   opt, value, bw_base_family(b), max, unit);
+}
+
+int cli_check_writable(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "cannot write %s: it is a directory", path);
+            return -1;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    if (errno != ENOENT) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* A new file: its folder must be there and writable. */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot write %s: no folder %s", path, dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 /* A number the base may not have given: null rather than NaN. */

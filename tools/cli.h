@@ -43,6 +43,10 @@ extern const char cli_url_help[];
  * goes; it clamps them. */
 void cli_check_limits(const char *cmd, const bw_base_t *b, double v, double w);
 
+/* Whether a file can be written at path (created, or replaced) without
+ * writing it: 0, or -1 with the reason in err ("cannot write PATH: ..."). */
+int cli_check_writable(const char *path, char *err, size_t errlen);
+
 /* Adds to a state line what only some bases report, each where the base has
  * it (caps): raw_x, raw_y (encoder counts: GRL's raw-base-x/y),
  * bump_switches (a boolean per switch: GRL's bump-switch-state), dock_ir

@@ -117,6 +117,21 @@ int cmd_bench(int argc, char **argv)
         cli_error("bench", "unexpected argument \"%s\"", argv[optind]);
         return 2;
     }
+    if (proto) {
+        bool known = false;
+        char names[160] = "";
+        size_t n = 0;
+        for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
+            known |= strcmp(proto, benches[i]->name) == 0;
+            if (n < sizeof names)
+                n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
+                                      benches[i]->name);
+        }
+        if (!known) {
+            cli_error("bench", "no benchmark for protocol \"%s\" (known: %s)", proto, names);
+            return 2;
+        }
+    }
     if (fleet > 0)
         return fleet_bench((size_t)fleet, seconds > 0 ? seconds : 10, (int)port);
     if (seconds == 0)
@@ -152,9 +167,5 @@ int cmd_bench(int argc, char **argv)
         if (out)
             return out;
     }
-    if (!any) {
-        cli_error("bench", "no benchmark for protocol \"%s\"", proto);
-        return 2;
-    }
-    return 0;
+    return any ? 0 : 2;
 }

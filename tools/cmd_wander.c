@@ -298,7 +298,8 @@ int cmd_wander(int argc, char **argv)
         snprintf(note, sizeof note, "%.1f m in %.0f s, %lu collisions;\ndots: the sonar pings, "
                                     "placed where they were heard",
                  tl.distance, clk.now - t0, tl.collisions);
-        cli_svg_panel_t panel = { sim->world, &path, 1, &marks, 1, title, note };
+        cli_svg_panel_t panel = { .world = sim->world, .paths = &path, .npaths = 1, .points = &marks,
+                                  .npoints = 1, .title = title, .note = note };
         if (cli_svg_write_panels(svg, &panel, 1, 1, "botwire wander", "", err, sizeof err) < 0) {
             cli_error("wander", "%s", err);
             status = 1;

@@ -60,16 +60,17 @@ static void grid(FILE *f, const view_t *v, const bw_world_t *w)
     for (double x = ceil(w->min_x / step) * step; x <= w->max_x + 1e-9; x += step) {
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
                 sx(v, x), sy(v, w->min_y), sx(v, x), sy(v, w->max_y));
+        /* The last number of each axis says the unit. */
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#999\" "
-                   "font-size=\"11\">%g</text>\n",
-                sx(v, x), sy(v, w->min_y) + 14, x);
+                   "font-size=\"11\">%g%s</text>\n",
+                sx(v, x), sy(v, w->min_y) + 14, x, x + step > w->max_x + 1e-9 ? " m" : "");
     }
     for (double y = ceil(w->min_y / step) * step; y <= w->max_y + 1e-9; y += step) {
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
                 sx(v, w->min_x), sy(v, y), sx(v, w->max_x), sy(v, y));
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#999\" "
-                   "font-size=\"11\">%g</text>\n",
-                sx(v, w->min_x) - 5, sy(v, y) + 4, y);
+                   "font-size=\"11\">%g%s</text>\n",
+                sx(v, w->min_x) - 5, sy(v, y) + 4, y, y + step > w->max_y + 1e-9 ? " m" : "");
     }
 }
 
@@ -114,13 +115,6 @@ static void room(FILE *f, const view_t *v, const bw_world_t *w)
         for (unsigned k = 0; k < d->n; k++)
             fprintf(f, "%.1f,%.1f ", sx(v, d->v[k].x), sy(v, d->v[k].y));
         fprintf(f, "\"/>\n");
-        double cx = 0, cy = 0;
-        for (unsigned k = 0; k < d->n; k++) {
-            cx += d->v[k].x / d->n;
-            cy += d->v[k].y / d->n;
-        }
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#8a5200\">drop-off</text>\n",
-                sx(v, cx), sy(v, cy) + 4);
     }
     for (size_t i = 0; i < w->nwalls; i++)
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" "
@@ -133,16 +127,41 @@ static void room(FILE *f, const view_t *v, const bw_world_t *w)
                 sx(v, w->dock.x + 0.12 * c), sy(v, w->dock.y + 0.12 * s),
                 sx(v, w->dock.x - 0.08 * s), sy(v, w->dock.y + 0.08 * c),
                 sx(v, w->dock.x + 0.08 * s), sy(v, w->dock.y - 0.08 * c));
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#2a7a2a\">dock</text>\n",
+    }
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"#999\"/>\n",
+            sx(v, w->start.x), sy(v, w->start.y), 0.177 * v->px);
+}
+
+/* Text over whatever is drawn under it: a white halo keeps it readable where
+ * a path crosses. */
+#define HALO "stroke=\"white\" stroke-width=\"4\" stroke-linejoin=\"round\" paint-order=\"stroke\""
+
+/* The room's labels, drawn after the paths so no path covers them. */
+static void room_labels(FILE *f, const view_t *v, const bw_world_t *w)
+{
+    for (size_t i = 0; i < w->ndrops; i++) {
+        const bw_polygon_t *d = &w->drops[i];
+        double cx = 0, cy = 0;
+        for (unsigned k = 0; k < d->n; k++) {
+            cx += d->v[k].x / d->n;
+            cy += d->v[k].y / d->n;
+        }
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#8a5200\" " HALO
+                   ">drop-off</text>\n",
+                sx(v, cx), sy(v, cy) + 4);
+    }
+    if (w->has_dock) {
+        /* Beside the dock, on the side away from the wall it stands at. */
+        double c = cos(w->dock.theta), s = sin(w->dock.theta);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#2a7a2a\" " HALO
+                   ">dock</text>\n",
                 sx(v, w->dock.x + 0.3 * c), sy(v, w->dock.y + 0.3 * s) - 12);
     }
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"#999\"/>\n"
-               "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\">start</text>\n",
-            sx(v, w->start.x), sy(v, w->start.y), 0.177 * v->px, sx(v, w->start.x) - 14,
-            sy(v, w->start.y) + 0.177 * v->px + 14);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\" " HALO ">start</text>\n",
+            sx(v, w->start.x) - 14, sy(v, w->start.y) + 0.177 * v->px + 14);
     for (size_t i = 0; i < w->nlabels; i++)
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\" "
-                   "font-weight=\"bold\">%s</text>\n",
+                   "font-weight=\"bold\" " HALO ">%s</text>\n",
                 sx(v, w->labels[i].at.x), sy(v, w->labels[i].at.y) + 5, w->labels[i].text);
 }
 
@@ -168,6 +187,7 @@ int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *p
     room(f, &v, w);
     for (size_t i = 0; i < npaths; i++)
         path(f, &v, &paths[i]);
+    room_labels(f, &v, w);
     if (close_up)
         inset(f, room_w + MARGIN, paths, npaths, inset_label);
     double ly = height - 95 + 22;
@@ -212,21 +232,64 @@ int cli_svg_write_panels(const char *file, const cli_svg_panel_t *panels, size_t
     if (cols == 0)
         cols = 1;
     unsigned rows = (unsigned)((n + cols - 1) / cols);
-    double cell_w = PANEL_W + 2 * MARGIN + 20, cell_h = PANEL_H + 2 * MARGIN + 60;
+    /* Room under each panel for the longest note. */
+    double note_lines = 1;
+    for (size_t i = 0; i < n; i++) {
+        double l = 1;
+        for (const char *c = panels[i].note ? panels[i].note : ""; *c; c++)
+            l += *c == '\n';
+        note_lines = fmax(note_lines, l);
+    }
+    double cell_w = PANEL_W + 2 * MARGIN + 20, cell_h = PANEL_H + 2 * MARGIN + 28 + 16 * note_lines;
     double lines = 1;
     for (const char *c = caption; *c; c++)
         lines += *c == '\n';
-    double width = cols * cell_w + MARGIN, height = rows * cell_h + 50 + 17 * lines;
+    const double head = 66; /* the title and the legend */
+    double width = cols * cell_w + MARGIN, height = rows * cell_h + head + 10 + 17 * lines;
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"13\">\n"
             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
             "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\" font-size=\"16\">%s</text>\n",
             width, height, width, height, MARGIN, MARGIN + 8, title);
+    /* The legend: each line as it is drawn, the marks, and a metre at the
+     * first panel's scale. */
+    double lx = MARGIN, ly = MARGIN + 30;
+    if (n > 0) {
+        const cli_svg_panel_t *p = &panels[0];
+        for (size_t k = 0; k < p->npaths; k++) {
+            fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" %s/>\n", lx, ly,
+                    lx + 36, ly, p->paths[k].style);
+            fprintf(f, "<polygon fill=\"%s\" points=\"%.0f,%.0f %.0f,%.0f %.0f,%.0f\"/>\n",
+                    p->paths[k].colour, lx + 25, ly, lx + 13, ly - 4, lx + 13, ly + 4);
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", lx + 42, ly + 4,
+                    p->paths[k].label);
+            lx += 60 + 7.5 * (double)strlen(p->paths[k].label);
+        }
+        fprintf(f, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"8\" fill=\"none\" stroke=\"#999\"/>"
+                   "<text x=\"%.0f\" y=\"%.0f\">start</text>\n",
+                lx + 8, ly, lx + 22, ly + 4);
+        lx += 70;
+        const char *ec = p->npaths ? p->paths[0].colour : "#000";
+        fprintf(f, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"5\" fill=\"white\" stroke=\"%s\" "
+                   "stroke-width=\"2\"/><text x=\"%.0f\" y=\"%.0f\">end; the figure beside it: "
+                   "how far the odometry ended from the truth</text>\n",
+                lx + 5, ly, ec, lx + 16, ly + 4);
+        lx += 16 + 7.2 * 60 + 30;
+        const bw_world_t *w = p->world;
+        double px = fmin(PANEL_W / (w->max_x - w->min_x), PANEL_H / (w->max_y - w->min_y));
+        fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#000\" "
+                   "stroke-width=\"3\"/><line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+                   "stroke=\"#000\"/><line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+                   "stroke=\"#000\"/><text x=\"%.0f\" y=\"%.0f\">1 m</text>\n",
+                lx, ly, lx + px, ly, lx, ly - 5, lx, ly + 5, lx + px, ly - 5, lx + px, ly + 5,
+                lx + px + 6, ly + 4);
+    }
     for (size_t i = 0; i < n; i++) {
         const cli_svg_panel_t *p = &panels[i];
         const bw_world_t *w = p->world;
-        double left = MARGIN + (double)(i % cols) * cell_w, top = 40 + (double)(i / cols) * cell_h;
+        double left = MARGIN + (double)(i % cols) * cell_w,
+               top = head + (double)(i / cols) * cell_h;
         double px = fmin(PANEL_W / (w->max_x - w->min_x), PANEL_H / (w->max_y - w->min_y));
         view_t v = { w->min_x, w->max_y, px, left + 20, top + 24 };
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">%s</text>\n", left,
@@ -239,6 +302,16 @@ int cli_svg_write_panels(const char *file, const cli_svg_panel_t *panels, size_t
                         p->points[k].colour);
         for (size_t k = 0; k < p->npaths; k++)
             path(f, &v, &p->paths[k]);
+        room_labels(f, &v, w);
+        if (p->end_label && p->npaths > 0 && p->paths[0].n > 0) {
+            /* Beside the end, on the side with more room. */
+            const bw_pose_t *e = &p->paths[0].poses[p->paths[0].n - 1];
+            bool left_side = e->x > (w->min_x + w->max_x) / 2;
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-weight=\"bold\" "
+                       "fill=\"#333\" " HALO ">%s</text>\n",
+                    sx(&v, e->x) + (left_side ? -10 : 10), sy(&v, e->y) - 8,
+                    left_side ? "end" : "start", p->end_label);
+        }
         double ny = v.oy + (w->max_y - w->min_y) * px + 32;
         for (const char *c = p->note ? p->note : ""; *c; ny += 16) {
             size_t m = strcspn(c, "\n");
@@ -247,7 +320,7 @@ int cli_svg_write_panels(const char *file, const cli_svg_panel_t *panels, size_t
             c += m + (c[m] == '\n');
         }
     }
-    double cy = rows * cell_h + 50;
+    double cy = rows * cell_h + head + 10;
     for (const char *c = caption; *c; cy += 17) {
         size_t m = strcspn(c, "\n");
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">%.*s</text>\n", MARGIN, cy,

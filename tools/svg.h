@@ -42,10 +42,12 @@ typedef struct {
     size_t npoints;
     const char *title;
     const char *note;
+    const char *end_label; /* written by the end of the first path (NULL: none) */
 } cli_svg_panel_t;
 
-/* Panels in a grid of cols columns, each world scaled to fit, under a title
- * and above a caption. -1 with a message in err if the file cannot be
+/* Panels in a grid of cols columns, each world scaled to fit (metres on
+ * both axes), under a title and a legend (the first panel's path styles,
+ * the start and end marks, a scale bar) and above a caption. -1 with a message in err if the file cannot be
  * written. */
 int cli_svg_write_panels(const char *file, const cli_svg_panel_t *panels, size_t n, unsigned cols,
                          const char *title, const char *caption, char *err, size_t errlen);

@@ -1,7 +1,10 @@
 /* Serial devices and pty slaves, through termios. */
 #include "port_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <grp.h>
@@ -94,10 +97,104 @@ static bool stale_link(const char *path, char *err, size_t errlen)
     return newer;
 }
 
+/* The programs holding a device open, as fuser would name them: " (held by
+ * NAME pid N, ...)" into out, or "" when none is found (another user's
+ * processes cannot be seen without root). */
+static void holders(const char *path, pid_t self, char *out, size_t cap)
+{
+    out[0] = 0;
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        return;
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return;
+    size_t n = 0;
+    unsigned found = 0;
+    struct dirent *p;
+    while ((p = readdir(proc)) && found < 4) {
+        char *end;
+        long pid = strtol(p->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == self)
+            continue;
+        char dir[64];
+        snprintf(dir, sizeof dir, "/proc/%ld/fd", pid);
+        DIR *fds = opendir(dir);
+        if (!fds)
+            continue;
+        struct dirent *f;
+        bool holds = false;
+        while (!holds && (f = readdir(fds))) {
+            char link[96], target[PATH_MAX];
+            snprintf(link, sizeof link, "%s/%.20s", dir, f->d_name);
+            ssize_t k = readlink(link, target, sizeof target - 1);
+            if (k > 0) {
+                target[k] = 0;
+                holds = strcmp(target, real) == 0;
+            }
+        }
+        closedir(fds);
+        if (!holds)
+            continue;
+        char comm_path[64], comm[32] = "?";
+        snprintf(comm_path, sizeof comm_path, "/proc/%ld/comm", pid);
+        FILE *c = fopen(comm_path, "r");
+        if (c) {
+            if (fgets(comm, sizeof comm, c))
+                comm[strcspn(comm, "\n")] = 0;
+            fclose(c);
+        }
+        if (n < cap)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s, pid %ld", found ? "; " : " (held by ",
+                                  comm, pid);
+        found++;
+    }
+    closedir(proc);
+    if (found && n < cap)
+        snprintf(out + n, cap - n, ")");
+}
+
+/* The program holding the advisory lock on fd's file (another botwire
+ * host): " (pid N, NAME)" into out, or "" (/proc/locks names it). */
+static void lock_holder(int fd, char *out, size_t cap)
+{
+    out[0] = 0;
+    struct stat st;
+    FILE *f = fopen("/proc/locks", "r");
+    if (!f || fstat(fd, &st) != 0) {
+        if (f)
+            fclose(f);
+        return;
+    }
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        long pid;
+        unsigned maj, min;
+        unsigned long long ino;
+        char kind[16];
+        if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &maj, &min, &ino) !=
+                5 ||
+            strcmp(kind, "FLOCK") != 0 || ino != (unsigned long long)st.st_ino ||
+            maj != major(st.st_dev) || min != minor(st.st_dev))
+            continue;
+        char comm_path[64], comm[32] = "?";
+        snprintf(comm_path, sizeof comm_path, "/proc/%ld/comm", pid);
+        FILE *c = fopen(comm_path, "r");
+        if (c) {
+            if (fgets(comm, sizeof comm, c))
+                comm[strcspn(comm, "\n")] = 0;
+            fclose(c);
+        }
+        snprintf(out, cap, " (%s, pid %ld)", comm, pid);
+        break;
+    }
+    fclose(f);
+}
+
 /* Why a serial device did not open, and what to do about it. */
 static void open_failed(const char *path, int e, char *err, size_t errlen)
 {
-    if (e == ENOENT) {
+    if (e == ENOENT || e == ENOTDIR) {
         /* USB adapters and boards; the built-in ttyS* always exist. */
         char found[512] = "";
         size_t n = 0;
@@ -109,21 +206,49 @@ static void open_failed(const char *path, int e, char *err, size_t errlen)
             n += (size_t)snprintf(found + n, sizeof found - n, "%s%s", n ? ", " : "",
                                   g.gl_pathv[i]);
         globfree(&g);
-        bw_io_errf(err, errlen, "cannot open %s: no such device (%s%s)", path,
-                   n ? "serial devices here: " : "no USB serial device is plugged in: is the "
-                                                 "robot's cable connected and the robot on?",
+        bool dev = strncmp(path, "/dev/", 5) == 0;
+        bw_io_errf(err, errlen, "cannot open %s: no such %s (%s%s)", path, dev ? "device" : "file",
+                   n    ? "serial devices here: "
+                   : dev ? "no USB serial device is plugged in: is the robot's cable connected "
+                           "and the robot on?"
+                         : "and no USB serial device is plugged in; an emulator's link is made "
+                           "by botwire sim --pty PATH",
                    found);
-    } else if (e == EACCES) {
+    } else if (e == EACCES || e == EPERM) {
         struct stat st;
-        const struct group *gr =
-            stat(path, &st) == 0 && st.st_gid != 0 ? getgrgid(st.st_gid) : NULL;
-        const char *group = gr ? gr->gr_name : "dialout"; /* where Debian puts serial ports */
-        bw_io_errf(err, errlen,
-                   "cannot open %s: permission denied (join its group: sudo usermod -aG %s "
-                   "\"$USER\", then log in again)",
-                   path, group);
+        if (stat(path, &st) != 0) {
+            bw_io_errf(err, errlen, "cannot open %s: permission denied on the way to it", path);
+            return;
+        }
+        const struct passwd *pw = getpwuid(st.st_uid);
+        const struct group *gr = getgrgid(st.st_gid);
+        char owner[64], group[64];
+        snprintf(owner, sizeof owner, "%s", pw ? pw->pw_name : "?");
+        snprintf(group, sizeof group, "%s", gr ? gr->gr_name : "?");
+        bool group_rw = (st.st_mode & (S_IRGRP | S_IWGRP)) == (S_IRGRP | S_IWGRP);
+        if (group_rw && st.st_gid != 0)
+            bw_io_errf(err, errlen,
+                       "cannot open %s: permission denied (owner %s, group %s, mode %03o: join "
+                       "the group: sudo usermod -aG %s \"$USER\", then log in again)",
+                       path, owner, group, (unsigned)(st.st_mode & 0777), group);
+        else if ((st.st_mode & (S_IRUSR | S_IWUSR)) == (S_IRUSR | S_IWUSR) && st.st_uid != 0)
+            bw_io_errf(err, errlen,
+                       "cannot open %s: permission denied (owner %s, group %s, mode %03o: only "
+                       "%s can open it; run as %s, or give it a group: sudo chgrp dialout %s && "
+                       "sudo chmod g+rw %s)",
+                       path, owner, group, (unsigned)(st.st_mode & 0777), owner, owner, path,
+                       path);
+        else
+            bw_io_errf(err, errlen,
+                       "cannot open %s: permission denied (owner %s, group %s, mode %03o: only "
+                       "root can open it; run as root, or give it a group: sudo chgrp dialout %s "
+                       "&& sudo chmod g+rw %s)",
+                       path, owner, group, (unsigned)(st.st_mode & 0777), path, path);
     } else if (e == EBUSY) {
-        bw_io_errf(err, errlen, "cannot open %s: in use by another program", path);
+        char who[160];
+        holders(path, getpid(), who, sizeof who);
+        bw_io_errf(err, errlen, "cannot open %s: in use by another program%s", path,
+                   who[0] ? who : " (fuser -v shows which)");
     } else {
         bw_io_errf(err, errlen, "cannot open %s: %s", path, strerror(e));
     }
@@ -174,9 +299,14 @@ int bw_port_open_serial(bw_port_t **port, const char *path, int baud, char *err,
      * second botwire host (of any kind) is refused. TIOCEXCL cannot say so
      * on an emulator's pty (below); an advisory lock on the open line can. */
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        bw_io_errf(err, errlen, "cannot open %s: %s", path,
-                   errno == EWOULDBLOCK ? "another program is driving this robot through it"
-                                        : strerror(errno));
+        if (errno == EWOULDBLOCK) {
+            char who[96];
+            lock_holder(fd, who, sizeof who);
+            bw_io_errf(err, errlen, "cannot open %s: another program is driving this robot "
+                                    "through it%s", path, who);
+        } else {
+            bw_io_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        }
         goto fail;
     }
     if (!is_pty_slave(fd)) {

@@ -1,0 +1,98 @@
+#!/bin/sh
+# What a newcomer sees when something is wrong: the hint that fits each way
+# a device fails to open, names listed on a bad name, the demo's picture
+# (rendered to PNG and looked at for content) and its path checked first.
+# usage: cli_hints.sh BOTWIRE
+set -u
+bw=$1
+. "$(dirname "$0")/testlib.sh"
+chmod 755 "$tmp"
+
+# 1. A missing path: no such file, and where an emulator's link comes from.
+expect_error "missing file" 1 "cannot open $tmp/nothing: no such file" \
+    "$bw" drive "kobuki:$tmp/nothing" --for 0.1
+expect_error "missing device" 1 "cannot open /dev/ttyUSB97: no such device" \
+    "$bw" drive kobuki:/dev/ttyUSB97 --for 0.1
+# Not a terminal.
+: >"$tmp/plain"
+expect_error "not a tty" 1 "$tmp/plain is not a serial device" \
+    "$bw" drive "kobuki:$tmp/plain" --for 0.1
+
+# 2. Permission denied: the owner, the group and what to do. Root opens
+# anything, so as root the checks run as nobody (setpriv, util-linux).
+cp "$bw" "$tmp/botwire" && chmod 755 "$tmp/botwire"
+if [ "$(id -u)" = 0 ]; then
+    as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+    : >"$tmp/root600" && chmod 600 "$tmp/root600"
+    expect_error "root's 0600 device" 1 \
+        "permission denied (owner root, group root, mode 600: only root can open it" \
+        as_user "$tmp/botwire" drive "kobuki:$tmp/root600" --for 0.1
+    : >"$tmp/group660" && chgrp dialout "$tmp/group660" 2>/dev/null || chgrp 20 "$tmp/group660"
+    chmod 660 "$tmp/group660"
+    grp=$(stat -c %G "$tmp/group660")
+    expect_error "a group's 0660 device" 1 \
+        "permission denied (owner root, group $grp, mode 660: join the group: sudo usermod -aG $grp" \
+        as_user "$tmp/botwire" drive "kobuki:$tmp/group660" --for 0.1
+else
+    : >"$tmp/mine000" && chmod 000 "$tmp/mine000"
+    expect_error "a 0000 device" 1 "permission denied (owner $(id -un), .*mode 000: only root" \
+        "$tmp/botwire" drive "kobuki:$tmp/mine000" --for 0.1
+fi
+
+# 3. Busy: who holds it, by name and pid.
+start_emulator "botwire sim: kobuki on" kobuki --pty "$tmp/link"
+mkfifo "$tmp/first"
+"$bw" drive "kobuki:$tmp/link" --for 30 >"$tmp/first" 2>"$tmp/first.err" &
+holder=$!
+read -r _ <"$tmp/first" # its first state line: it has the line
+expect_error "busy line" 1 "another program is driving this robot through it (botwire, pid $holder)" \
+    "$bw" drive "kobuki:$tmp/link" --for 0.1
+kill -INT "$holder"
+wait "$holder"
+stop_emulator
+
+# 4. A name from a list: a bad one lists the good ones.
+expect_error "bench --proto typo" 2 \
+    'no benchmark for protocol "kobukk" (known: kobuki, p2os, lobot, create, rbsm, rflex)' \
+    "$bw" bench --proto kobukk
+expect_error "decode --proto typo" 2 'unknown protocol "kobukk" (one of: kobuki, p2os' \
+    "$bw" decode --proto kobukk /dev/null
+expect_error "sim family typo" 2 'no emulated robot for family "kobukk" (emulated: kobuki' \
+    "$bw" sim kobukk
+expect_error "drive family typo" 1 'unknown robot family "kobukk" .*(known: kobuki' \
+    "$bw" drive kobukk:/dev/null
+
+# 5. demo --svg to a folder that is not there fails before the run.
+expect_error "demo: bad picture path" 2 "--svg cannot write $tmp/no/d.svg: no folder $tmp/no" \
+    "$bw" demo --svg "$tmp/no/d.svg"
+expect_error "demo: picture path is a folder" 2 "--svg cannot write $tmp: it is a directory" \
+    "$bw" demo --svg "$tmp"
+
+# 6. The picture: what a person looks for is in it, and rendered it is not
+# blank (a blank page of the same size compresses to a few kB).
+"$bw" demo --svg "$tmp/d.svg" >"$tmp/demo.out" 2>&1 || fail "demo: $(cat "$tmp/demo.out")"
+svg=$tmp/d.svg
+grep -q "six robots, each through its own protocol" "$svg" && ! grep -q "five protocols" "$svg" &&
+    pass "demo title" || fail "demo title: $(grep -o '<text[^>]*font-size="16"[^<]*' "$svg")"
+for want in ">true path<" ">odometry<" ">start<" ">end; the figure beside it" ">1 m<" ">5 m<" ">4 m<"; do
+    grep -q -- "$want" "$svg" && pass "demo legend/axes: $want" || fail "demo picture lacks $want"
+done
+n=$(grep -c '" font-weight="bold" fill="#333" stroke="white"[^>]*>[0-9]* mm<' "$svg")
+[ "$n" = 6 ] && pass "demo: each robot's closing error beside its end ($n)" ||
+    fail "demo: $n closing errors by the ends"
+# The Create's and lobot's odometry errors (16 cm at seed 1) are explained,
+# with the slip-free figure measured.
+[ "$(grep -c 'comes from the wheels; [0-9.]* mm with --noise 0<' "$svg")" = 2 ] &&
+    pass "demo: odometry errors explained" || fail "demo: no explanation of the odometry errors"
+rsvg-convert -w 1400 "$svg" -o "$tmp/d.png" 2>"$tmp/rsvg.err" || fail "rsvg: $(cat "$tmp/rsvg.err")"
+w=$(sed -n 's/^<svg[^>]* width="\([0-9]*\)" height="\([0-9]*\)".*/\1/p' "$svg")
+h=$(sed -n 's/^<svg[^>]* width="\([0-9]*\)" height="\([0-9]*\)".*/\2/p' "$svg")
+printf '<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s"><rect width="100%%" height="100%%" fill="white"/></svg>\n' \
+    "$w" "$h" >"$tmp/blank.svg"
+rsvg-convert -w 1400 "$tmp/blank.svg" -o "$tmp/blank.png"
+drawn=$(wc -c <"$tmp/d.png")
+blank=$(wc -c <"$tmp/blank.png")
+[ "$drawn" -gt $((blank * 10)) ] && pass "demo picture renders: $drawn bytes of PNG (blank: $blank)" ||
+    fail "demo picture looks blank: $drawn bytes of PNG (blank: $blank)"
+
+finish hints
