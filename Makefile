@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 300
 # Optional parts make check (and deps) leave out, by name: SKIP=ros,firmware,fuzz
 SKIP ?=
 
-.PHONY: all deps build demo check fuzz bench mutants install clean
+.PHONY: all deps build demo check fuzz bench mutants install uninstall clean
 
 all: build
 
@@ -21,7 +21,7 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 demo: build
-	@$(BUILD)/botwire demo
+	@$(BUILD)/botwire demo --svg $(BUILD)/demo.svg
 	@echo
 	@echo "  the tool: $(BUILD)/botwire (try $(BUILD)/botwire --help); make install puts it in $(PREFIX)/bin"
 	@echo "  next: make check runs every test; README.md shows what else it does"
@@ -42,7 +42,11 @@ bench: build
 	$(BUILD)/botwire bench
 
 install: build
-	cmake --install $(BUILD) --prefix $(PREFIX)
+	@sh scripts/install.sh $(BUILD) $(PREFIX)
+
+# Removes what make install put in PREFIX (its manifest lists it).
+uninstall:
+	@sh scripts/uninstall.sh $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) build build-check

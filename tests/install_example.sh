@@ -40,3 +40,24 @@ echo "$out"
 echo "$out" | grep -q "base_control speed=100 radius=0"
 echo "$out" | grep -q "base_control speed=-100 radius=0"
 echo "$out" | grep -q "frames=2 checksum_errors=1 skipped_bytes=11"
+# make install's script lists what it put in the prefix, and make
+# uninstall's removes exactly that: the prefix is left empty.
+sh "$src/scripts/install.sh" "$build" "$tmp/p2" >"$tmp/install2.log"
+test -f "$tmp/p2/share/botwire/install_manifest.txt"
+test -x "$tmp/p2/bin/botwire"
+sh "$src/scripts/uninstall.sh" "$tmp/p2" >"$tmp/uninstall.log"
+left=$(find "$tmp/p2" -mindepth 1 | head -n 3)
+test -z "$left" || { echo "install_example: make uninstall left: $left" >&2; exit 1; }
+# A second uninstall says there is nothing to remove, and fails.
+if sh "$src/scripts/uninstall.sh" "$tmp/p2" 2>"$tmp/un2.err"; then exit 1; fi
+grep -q "nothing of botwire's is installed in $tmp/p2" "$tmp/un2.err"
+# A prefix the user cannot write is said before anything is copied.
+if [ "$(id -u)" = 0 ]; then
+    mkdir "$tmp/locked" && chmod 755 "$tmp" "$tmp/locked"
+    cp "$src/scripts/install.sh" "$tmp/install.sh" # the source may be in a folder nobody cannot read
+    if setpriv --reuid=65534 --regid=65534 --clear-groups sh "$tmp/install.sh" "$build" \
+        "$tmp/locked/p" 2>"$tmp/locked.err"; then exit 1; fi
+    grep -q "cannot write $tmp/locked (as nobody): install as root with" "$tmp/locked.err"
+    test -z "$(find "$tmp/locked" -mindepth 1)"
+fi
+echo "install_example: install, uninstall and a locked prefix as expected"

@@ -35,10 +35,12 @@ status=$?
 # launch URL: roslaunch the node; waits until it reports the link online
 # and publishes odometry.
 launch() {
-    roslaunch --wait botwire_ros botwire.launch "url:=$1" >"$tmp/node.out" 2>&1 &
+    url=$1
+    shift
+    roslaunch --wait botwire_ros botwire.launch "url:=$url" "$@" >"$tmp/node.out" 2>&1 &
     node=$!
     "$check" online 20 >"$tmp/diag" && return 0
-    fail "the node on $1 never came online: $(tail -n 5 "$tmp/node.out")"
+    fail "the node on $url never came online: $(tail -n 5 "$tmp/node.out")"
     return 1
 }
 stop_node() {
@@ -87,7 +89,12 @@ size 6 4
 wall 3 0 3 4
 start 1 2 0
 W
-launch "sim:p2os?world=$tmp/wall.world" && pass "node on sim:p2os online"
+launch "sim:p2os?world=$tmp/wall.world" rate:=20 diagnostic_period:=0.5 range_frame_prefix:=sonar_ &&
+    pass "node on sim:p2os online"
+# The launch file passes on every parameter the node takes.
+got="$(rosparam get /botwire/rate) $(rosparam get /botwire/diagnostic_period) $(rosparam get /botwire/range_frame_prefix)"
+[ "$got" = "20.0 0.5 sonar_" ] && pass "launch arguments rate, diagnostic_period, range_frame_prefix reach the node: $got" ||
+    fail "launch arguments: $got"
 "$check" watch 3.5 3.0 1.0 >"$tmp/watch" &
 watcher=$!
 "$check" publish 0.2 2 zero || fail "publisher"
