@@ -20,6 +20,22 @@ inc=$out.include
     echo "[SEE ALSO]"
     echo "The README and docs/ of the botwire sources."
 } >"$inc"
+# help2man reads the usage forms when they are in GNU's shape ("Usage:",
+# then "  or:" for each other form); the tool's own help lines them up
+# instead. A wrapper gives help2man that shape and the rest unchanged.
+wrap=$out.botwire
+cat >"$wrap" <<WRAP
+#!/bin/sh
+if [ "\$1" = --help ]; then
+    "$bw" --help | awk 'NR == 1 { sub(/^usage: */, "Usage: "); sub(/ *\\(botwire <command> --help.*/, ""); print; next }
+        /^       botwire / { sub(/^ +/, "  or:  "); print; next } { print }'
+else
+    exec "$bw" "\$@"
+fi
+WRAP
+chmod +x "$wrap"
 help2man --no-info --no-discard-stderr --name "serial protocols between a robot and its base" \
-    --include "$inc" --output "$out" "$bw"
-rm -f "$inc"
+    --include "$inc" --output "$out" "$wrap"
+rm -f "$inc" "$wrap"
+# The page names the tool, not the wrapper.
+sed -i "s/$(basename "$wrap" | sed 's/[.]/[.]/g')/botwire/g" "$out"
