@@ -65,6 +65,8 @@ expect_error "drive family typo" 1 'unknown robot family "kobukk" .*(known: kobu
 # 5. demo --svg to a folder that is not there fails before the run.
 expect_error "demo: bad picture path" 2 "--svg cannot write $tmp/no/d.svg: no folder $tmp/no" \
     "$bw" demo --svg "$tmp/no/d.svg"
+expect_error "wander: bad picture path" 2 "--svg cannot write $tmp/no/w.svg: no folder $tmp/no" \
+    "$bw" wander sim:kobuki --fast --for 1 --svg "$tmp/no/w.svg"
 expect_error "demo: picture path is a folder" 2 "--svg cannot write $tmp: it is a directory" \
     "$bw" demo --svg "$tmp"
 

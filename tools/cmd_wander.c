@@ -157,6 +157,11 @@ int cmd_wander(int argc, char **argv)
         cli_error("wander", "--svg needs a sim: URL (the picture is of its world)");
         return 2;
     }
+    char werr[512];
+    if (svg && cli_check_writable(svg, werr, sizeof werr) < 0) {
+        cli_error("wander", "--svg %s", werr); /* before the run, not after it */
+        return 2;
+    }
 
     wclock_t clk = { fast, fast ? 0.0 : cli_now() };
     char err[256];
