@@ -379,6 +379,89 @@ static void test_bad_mode(void **state)
     assert_non_null(strstr(err, "mode=sport"));
 }
 
+/* ---- GRL's low-level signals (issue 26) ---------------------------------------- */
+
+/* Seed 003 (GRL): "raw-base-x raw-base-y - The estimated global position of
+ * the robot expressed in units of translational shaft encoder counts." A
+ * Create 2 streams each wheel's counts (packets 43, 44; 508.8 a turn of a
+ * 72 mm wheel): state.encoder is the emulator's true wheel travel in
+ * counts, unwrapped across the 16-bit wrap, and raw_x its true travel. */
+static void test_create2_encoder_counts(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:create?model=create2");
+    assert_true(bw_base_caps(r.b) & BW_CAP_ENCODERS);
+    const double per_m = 508.8 / (BW_PI * 0.072); /* 2249.4 */
+    assert_true(fabs(r.st->counts_per_m - per_m) < 1e-9);
+    double x0 = r.sim->body.pose.x;
+    /* 1.8 m ahead: about 4000 counts a wheel. */
+    run_drive(&r, 0.3, 0, 6);
+    run_drive(&r, 0, 0, 0.5);
+    double truth = (r.sim->body.pose.x - x0) * per_m;
+    printf("create2 raw_x %.0f counts, true travel %.0f, wheels %lld %lld\n", r.st->raw_x, truth,
+           (long long)r.st->encoder[0], (long long)r.st->encoder[1]);
+    assert_true(fabs(r.st->raw_x - truth) < 3); /* a count a wheel */
+    assert_true(fabs(r.st->raw_y) < 3);
+    assert_true(fabs((double)r.st->encoder[0] - floor(r.sim->body.odo_left * per_m)) <= 1);
+    assert_true(fabs((double)r.st->encoder[1] - floor(r.sim->body.odo_right * per_m)) <= 1);
+    /* Spinning in place until each wheel has counted past the 16-bit wrap
+     * (32768 counts, 14.6 m), the right forwards, the left backwards: the
+     * counts go on, unwrapped. */
+    run_drive(&r, 0, 2.0, 75);
+    run_drive(&r, 0, 0, 0.5);
+    printf("create2 after the spin: wheels %lld %lld\n", (long long)r.st->encoder[0],
+           (long long)r.st->encoder[1]);
+    assert_true(r.sim->body.odo_right * per_m > 32768 && r.sim->body.odo_left * per_m < -32768);
+    assert_true(fabs((double)r.st->encoder[0] - floor(r.sim->body.odo_left * per_m)) <= 1);
+    assert_true(fabs((double)r.st->encoder[1] - floor(r.sim->body.odo_right * per_m)) <= 1);
+    bw_base_close(r.b, r.now);
+
+    /* A Create 1 reports mm and degrees, no counts: no cap. */
+    run_open(&r, "sim:create");
+    assert_false(bw_base_caps(r.b) & BW_CAP_ENCODERS);
+    bw_base_close(r.b, r.now);
+}
+
+/* The bumper's two switches by packet 7's numbering (the OI: "Bump Right"
+ * bit 0, "Bump Left" bit 1): switch 0 right, switch 1 left. Head-on into
+ * the box both; past its corner, only the side the emulator truly touches. */
+static void test_bump_switches(void **state)
+{
+    (void)state;
+    static const char *const models[] = { "", "?model=create2" };
+    for (int m = 0; m < 2; m++) {
+        char url[96];
+        run_t r;
+        snprintf(url, sizeof url, "sim:create%s", models[m]);
+        run_open(&r, url);
+        assert_true(bw_base_caps(r.b) & BW_CAP_BUMP_SWITCHES);
+        assert_int_equal(r.st->nbump_switches, 2);
+        for (int i = 0; i < 400 && !r.st->bump_switches; i++)
+            run_drive(&r, 0.3, 0, 0.05);
+        printf("%s head-on: switches 0x%llx, contact at %.1f deg\n", url,
+               (unsigned long long)r.st->bump_switches, r.sim->body.contact_angle * 180 / BW_PI);
+        assert_true(r.sim->body.contact && fabs(r.sim->body.contact_angle) < 0.17);
+        assert_int_equal(r.st->bump_switches, 3u);
+        /* Back off, turn 60 degrees left, and go on: the box's face now
+         * meets the right side of the bumper. */
+        run_drive(&r, -0.2, 0, 1.0);
+        run_drive(&r, 0, 0.5, BW_PI / 3 / 0.5);
+        run_drive(&r, 0, 0, 0.3);
+        assert_int_equal(r.st->bump_switches, 0u);
+        for (int i = 0; i < 400 && !r.st->bump_switches; i++)
+            run_drive(&r, 0.2, -0.3, 0.05);
+        run_drive(&r, 0.2, -0.3, 0.05); /* two frames agree */
+        printf("%s angled: switches 0x%llx, contact at %.1f deg\n", url,
+               (unsigned long long)r.st->bump_switches, r.sim->body.contact_angle * 180 / BW_PI);
+        assert_true(r.sim->body.contact);
+        uint64_t truth = (r.sim->body.contact_angle >= -0.17 ? 2u : 0u) |
+                         (r.sim->body.contact_angle <= 0.17 ? 1u : 0u);
+        assert_int_equal(r.st->bump_switches, truth);
+        bw_base_close(r.b, r.now);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +473,8 @@ int main(void)
         cmocka_unit_test(test_stall),
         cmocka_unit_test(test_damaged_commands),
         cmocka_unit_test(test_create2_square),
+        cmocka_unit_test(test_create2_encoder_counts),
+        cmocka_unit_test(test_bump_switches),
         cmocka_unit_test(test_create2_slow_turn),
         cmocka_unit_test(test_create2_noisy),
     };

@@ -458,6 +458,102 @@ static void test_stops_when_the_host_goes(void **state)
     bw_device_destroy(r.dev);
 }
 
+/* The seed's window, at its edges: "When the low level sends ACK_READY, the
+ * high level can be assured that its command, if sent within a predefined
+ * timeout window (usually, 1.5 seconds), will be received and executed by
+ * the robot." By default a command 1.45 s after READY is executed; one
+ * 1.52 s after it comes when the USART is the Create's again (carrying out
+ * the STOP the silence was): never heard. */
+static void test_default_window_edges(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL, 0); /* the default */
+    assert_int_equal(bw_lobot_device_program(r.dev)->cfg.window_ms, 1500);
+    r.reply_id = 0; /* the test sends by hand */
+    advance(&r, 0.3);
+    size_t at = r.readies;
+    while (r.readies == at)
+        advance(&r, 0.001);
+    advance(&r, 1.45);
+    assert_true(bw_lobot_device_program(r.dev)->usb); /* still listening */
+    send_cmd(&r, BW_LOBOT_CMD_FORWARD, 200);
+    advance(&r, 0.3);
+    print_message("a command 1.45 s after READY: v %.3f m/s\n", body(&r)->v);
+    assert_true(fabs(body(&r)->v - 0.2) < 1e-6); /* received and executed */
+    /* The next READY: silent past the window, then the command. */
+    at = r.readies;
+    while (r.readies == at)
+        advance(&r, 0.001);
+    advance(&r, 1.52);
+    assert_false(bw_lobot_device_program(r.dev)->usb);
+    assert_true(fabs(body(&r)->v) < 1e-9); /* the silence was STOP */
+    size_t unheard = bw_lobot_device_unheard(r.dev);
+    send_cmd(&r, BW_LOBOT_CMD_FORWARD, 300);
+    advance(&r, 0.5);
+    assert_int_equal(bw_lobot_device_unheard(r.dev), unheard + 4);
+    assert_true(fabs(body(&r)->v) < 1e-9);
+    bw_device_destroy(r.dev);
+}
+
+/* The seed on SPIN's sign (the BUMPS and CLIFFS angle, the same for the
+ * program's turns): "Positive values indicate counterclockwise turns and
+ * negative values are for clockwise turns." SPIN -90: the emulated robot
+ * truly turns 90 degrees clockwise, and the SENSORS after it say -90. */
+static void test_spin_clockwise(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL, 0);
+    advance(&r, 0.3);
+    double th0 = body(&r)->pose.theta;
+    r.reply_id = BW_LOBOT_CMD_SPIN;
+    r.reply_param = -90;
+    r.once = true;
+    size_t from = r.nacks;
+    advance(&r, 3.0);
+    double turned = bw_angle_diff(body(&r)->pose.theta, th0) * 180 / BW_PI;
+    print_message("SPIN -90 turned %.2f degrees\n", turned);
+    assert_true(fabs(turned + 90) <= 3);
+    int reported = 0;
+    for (size_t k = from; k < r.nacks; k++)
+        if (r.acks[k].id == BW_LOBOT_ACK_SENSORS)
+            reported += r.acks[k].u.sensors.oi.angle;
+    assert_true(abs(reported + 90) <= 3);
+    bw_device_destroy(r.dev);
+}
+
+/* The mirror of test_cliff_left_alone: heading -x just below the
+ * stairwell's edge (y = 3.2), only the right sensor is over the drop. The
+ * seed's CLIFFS flags: "bit #0 for the right cliff sensor"; its SENSORS
+ * bytes 3-6 "are flags indicating whether the cliff sensors are active",
+ * left, front left, front right, right; and the reaction turns away from
+ * the side: counter-clockwise (positive) for the right. */
+static void test_cliff_right_alone(void **state)
+{
+    (void)state;
+    bw_world_t w;
+    bw_world_default(&w);
+    w.start = (bw_pose_t){ 2.5, 3.10, BW_PI };
+    rig_t r;
+    open_rig(&r, &w, 0);
+    r.reply_id = BW_LOBOT_CMD_FORWARD;
+    r.reply_param = 150;
+    r.once = true;
+    double heading = body(&r)->pose.theta;
+    advance(&r, 12.0);
+    const bw_lobot_ack_t *c = last(&r, BW_LOBOT_ACK_CLIFFS);
+    assert_non_null(c);
+    assert_int_equal(c->u.cliffs.flags, BW_LOBOT_CLIFF_RIGHT);
+    assert_int_equal(BW_LOBOT_CLIFF_RIGHT, 1u << 0);
+    assert_true(c->u.cliffs.angle > 0);
+    double turned = bw_angle_diff(body(&r)->pose.theta, heading) * 180 / BW_PI;
+    print_message("right cliff: backed %d mm, turned %d (truly %.1f) degrees\n",
+                  c->u.cliffs.distance, c->u.cliffs.angle, turned);
+    assert_true(turned > 5);
+    bw_device_destroy(r.dev);
+}
+
 int main(void)
 {
     bw_world_default(&world);
@@ -474,6 +570,9 @@ int main(void)
         cmocka_unit_test(test_rear_bump_sides),
         cmocka_unit_test(test_cliff_left_alone),
         cmocka_unit_test(test_default_window_is_the_seeds),
+        cmocka_unit_test(test_default_window_edges),
+        cmocka_unit_test(test_spin_clockwise),
+        cmocka_unit_test(test_cliff_right_alone),
         cmocka_unit_test(test_stops_when_the_host_goes),
     };
     return cmocka_run_group_tests_name("lobot emulated robot", tests, NULL, NULL);

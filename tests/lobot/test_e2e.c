@@ -392,6 +392,63 @@ static void test_bad_params(void **state)
                      BW_EINVAL);
 }
 
+/* The rear bumper through the driver (seed 000: "Bits 5 and 6 are for the
+ * right and left bump sensors added to the rear of the robot"): backing
+ * into the box with only its rear left, then only its rear right, over the
+ * box's edge, the base reports BW_BUMP_REAR_LEFT / _RIGHT and switch 3 /
+ * switch 2 (numbered as the BUMPS ACK packs them: "Bit #2 is for the rear
+ * right bumper and bit #3 for the rear left bumper"), as the emulator truly
+ * touches. */
+static void test_rear_bump_switches(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *url;
+        uint32_t place;
+        uint64_t sw;
+    } sides[] = {
+        /* facing -x, its left is -y */
+        { "sim:lobot?start=2.6,1.38,180", BW_BUMP_REAR_LEFT, 1u << 3 },
+        { "sim:lobot?start=2.6,0.62,180", BW_BUMP_REAR_RIGHT, 1u << 2 },
+    };
+    for (size_t k = 0; k < 2; k++) {
+        run_t r;
+        run_open(&r, sides[k].url);
+        assert_true(bw_base_caps(r.b) & BW_CAP_BUMP_SWITCHES);
+        assert_int_equal(r.st->nbump_switches, 4);
+        for (int i = 0; i < 200 && !r.st->bump_switches; i++)
+            run_drive(&r, -0.1, 0, 0.05);
+        printf("lobot %s: switches 0x%llx, contact at %.1f deg\n", sides[k].url,
+               (unsigned long long)r.st->bump_switches, r.sim->body.contact_angle * 180 / BW_PI);
+        assert_true(r.sim->body.contact && fabs(r.sim->body.contact_angle) > BW_PI / 2);
+        /* The side truly touched: left is a positive angle in the robot frame. */
+        assert_true((r.sim->body.contact_angle > 0) == (sides[k].place == BW_BUMP_REAR_LEFT));
+        assert_int_equal(r.st->bump_switches, sides[k].sw);
+        assert_int_equal(r.st->bumpers, sides[k].place);
+        bw_base_close(r.b, r.now);
+    }
+}
+
+/* The front switches: head on into the box, both (switch 0 "the right bump
+ * sensor", switch 1 "the left"), as the emulator touches dead ahead. */
+static void test_front_bump_switches(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:lobot");
+    /* The low level backs away at once: the truth is where it touched. */
+    bool touched = false;
+    double angle = 0;
+    for (int i = 0; i < 400 && !r.st->bump_switches; i++) {
+        run_drive(&r, 0.3, 0, 0.02);
+        if (r.sim->body.contact && !touched)
+            touched = true, angle = r.sim->body.contact_angle;
+    }
+    assert_true(touched && fabs(angle) < 0.17);
+    assert_int_equal(r.st->bump_switches, 3u);
+    bw_base_close(r.b, r.now);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -404,6 +461,8 @@ int main(void)
         cmocka_unit_test(test_link_lost_in_half_a_second),
         cmocka_unit_test(test_spin_is_no_silence),
         cmocka_unit_test(test_stall),
+        cmocka_unit_test(test_rear_bump_switches),
+        cmocka_unit_test(test_front_bump_switches),
     };
     return cmocka_run_group_tests_name("lobot driver and emulated robot", tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -700,6 +701,74 @@ static void test_models(void **state)
     assert_non_null(strstr(err, "p3dx"));
 }
 
+/* Seed 004: "Compass byte Compass heading in 2-degree units". The compass
+ * reads where the robot truly points in the world, not its odometry (which
+ * restarts at 0 with the session): a robot put down facing 90 degrees sends
+ * 45 while its Th pos says 0; turned to 135 degrees true it sends 67. */
+static void test_compass_reads_the_true_heading(void **state)
+{
+    (void)state;
+    client_t c;
+    memset(&c, 0, sizeof c);
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.has_start = true;
+    o.start = (bw_pose_t){ 1.0, 2.0, BW_PI / 2 };
+    assert_int_equal(bw_device_create(&c.dev, "p2os", &o, 0.0, NULL, 0), 0);
+    bw_p2os_parser_init(&c.parser);
+    connect(&c);
+    advance(&c, 0.3);
+    const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->thpos, 0); /* the robot's odometry starts at 0 */
+    assert_int_equal(s->compass, 45);
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    cmd_int(&c, BW_P2OS_HEAD, 45); /* 45 degrees more, by its odometry */
+    keep_alive(&c, 4.0);
+    s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    double truth = bw_device_sim(c.dev)->body.pose.theta * 180 / BW_PI;
+    printf("p2os compass: true heading %.2f deg, compass byte %u\n", truth, s->compass);
+    assert_true(fabs(truth - 135) < 1.0);
+    assert_int_equal(s->compass, lround(truth) / 2);
+    /* Facing -90 degrees true (270): 135. */
+    cmd_int(&c, BW_P2OS_HEAD, 180);
+    keep_alive(&c, 4.0);
+    s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    truth = bw_device_sim(c.dev)->body.pose.theta * 180 / BW_PI;
+    assert_true(fabs(truth + 90) < 1.0);
+    assert_int_equal(s->compass, lround(truth + 360) / 2);
+    bw_device_destroy(c.dev);
+}
+
+/* Seed 004, FLAGS: "b0 - motors flag (1=motors enabled) b1 - sonar flag:
+ * enabled if 1." The emulator sets bits 1 to 4 together for the sonar, as
+ * P2OS firmware does for its sonar arrays and as ARIA reads them
+ * (areSonarsEnabled tests bits 1-4; docs/p2os.md): bit 1 alone answers the
+ * seed, and bit 5 (ARIA's e-stop) and above stay clear. */
+static void test_sip_flags(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    connect(&c);
+    advance(&c, 0.3);
+    const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->flags, 0x001E); /* sonar on from OPEN, motors off */
+    assert_true(s->flags & 0x0002);     /* the seed's b1 */
+    cmd_int(&c, BW_P2OS_ENABLE, 1);
+    advance(&c, 0.3);
+    s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->flags, 0x001F);
+    cmd_int(&c, BW_P2OS_SONAR, 0);
+    advance(&c, 0.3);
+    s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+    assert_int_equal(s->flags, 0x0001); /* the seed's b1 clear: sonar off */
+    assert_int_equal(s->nsonar, 0);
+    cmd_int(&c, BW_P2OS_ENABLE, 0);
+    advance(&c, 0.3);
+    assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.flags, 0x0000);
+    bw_device_destroy(c.dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -718,6 +787,8 @@ int main(void)
         cmocka_unit_test(test_link_change_cleans_the_line),
         cmocka_unit_test(test_simulator_commands),
         cmocka_unit_test(test_models),
+        cmocka_unit_test(test_compass_reads_the_true_heading),
+        cmocka_unit_test(test_sip_flags),
     };
     return cmocka_run_group_tests_name("emulated pioneer", tests, NULL, NULL);
 }

@@ -397,6 +397,80 @@ static void test_bad_model(void **state)
     assert_null(b);
 }
 
+/* Seed 003 (GRL): "raw-base-x raw-base-y - The estimated global position of
+ * the robot expressed in units of translational shaft encoder counts." A
+ * Pioneer's counts come in its encoder packets (ENCODER 2) and its TicksMM
+ * in the config packet: the wheels' counts are the emulator's true wheel
+ * travel in counts, and raw_x its true travel along x. */
+static void test_encoder_counts(void **state)
+{
+    (void)state;
+    run_t r;
+    open_url(&r, "sim:p2os");
+    run_for(&r, 0.5);
+    assert_true(bw_base_caps(r.b) & BW_CAP_ENCODERS);
+    assert_true(fabs(r.st->counts_per_m - 128000) < 1e-9); /* the config packet's TicksMM 128 */
+    const bw_sim_t *sim = bw_device_sim(bw_base_device(r.b));
+    double x0 = sim->body.pose.x;
+    int64_t left0 = r.st->encoder[0];
+    for (double end = r.now + 4.0; r.now < end;) {
+        bw_base_drive(r.b, 0.3, 0, r.now);
+        step(&r);
+    }
+    bw_base_stop(r.b, r.now);
+    run_for(&r, 2.0);
+    const double per_m = 1000.0 * 128;
+    /* The wheels' counts, as the robot counts them. */
+    assert_int_equal(r.st->encoder[0], lround(sim->body.odo_left * per_m));
+    assert_int_equal(r.st->encoder[1], lround(sim->body.odo_right * per_m));
+    assert_true(r.st->encoder[0] - left0 > 0.9 * per_m);
+    /* raw_x: the true travel in counts, within a SIP position unit (0.84 mm). */
+    double truth = (sim->body.pose.x - x0) * per_m;
+    printf("p2os raw_x %.0f counts, true travel %.0f counts, wheels %lld %lld\n", r.st->raw_x,
+           truth, (long long)r.st->encoder[0], (long long)r.st->encoder[1]);
+    assert_true(fabs(r.st->raw_x - truth) < 0.84 * 128);
+    assert_true(fabs(r.st->raw_y) < 0.84 * 128);
+    bw_base_close(r.b, r.now);
+}
+
+/* The PeopleBot's bump switches by number, as ARIA and ROSARIA number them:
+ * the front ring's five first (seed 004: "bits 1-5 of that same msbyte
+ * correspond to the front bumpers switch states"), then the rear ring's
+ * ("Bits 1-5 of that same byte correspond to the bump switch states (1=on)
+ * for the rear bumpers accessory"). Straight into the box, the middle
+ * front switch (2); backing into it, the middle rear one (7). */
+static void test_peoplebot_bump_switches(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *url;
+        double v;
+        unsigned sw;
+    } runs[] = {
+        { "sim:p2os?model=p2pb", 0.3, 2 },
+        { "sim:p2os?model=p2pb&start=2,1,180", -0.3, 7 },
+    };
+    for (size_t k = 0; k < 2; k++) {
+        run_t r;
+        open_url(&r, runs[k].url);
+        assert_true(bw_base_caps(r.b) & BW_CAP_BUMP_SWITCHES);
+        assert_int_equal(r.st->nbump_switches, 10);
+        const bw_sim_t *sim = bw_device_sim(bw_base_device(r.b));
+        for (int i = 0; i < 1000 && !r.st->bump_switches; i++) {
+            bw_base_drive(r.b, runs[k].v, 0, r.now);
+            step(&r);
+        }
+        printf("p2pb %s: switches 0x%llx, contact at %.1f deg\n", runs[k].url,
+               (unsigned long long)r.st->bump_switches, sim->body.contact_angle * 180 / BW_PI);
+        assert_true(sim->body.contact);
+        /* The side the emulator truly touches: ahead, or behind. */
+        assert_true(runs[k].v > 0 ? fabs(sim->body.contact_angle) < BW_PI / 10
+                                  : fabs(sim->body.contact_angle) > 0.9 * BW_PI);
+        assert_int_equal(r.st->bump_switches, 1u << runs[k].sw);
+        bw_base_close(r.b, r.now);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +485,8 @@ int main(void)
         cmocka_unit_test(test_reconnect_without_close),
         cmocka_unit_test(test_close_ends_the_session),
         cmocka_unit_test(test_bad_model),
+        cmocka_unit_test(test_encoder_counts),
+        cmocka_unit_test(test_peoplebot_bump_switches),
     };
     return cmocka_run_group_tests_name("p2os end to end", tests, NULL, NULL);
 }

@@ -287,10 +287,17 @@ static void test_golden_sip(void **state)
     assert_int_equal(s->stall_bump & BW_P2OS_BUMP_FRONT_MASK, 0x0200);
     assert_int_equal(s->stall_bump & BW_P2OS_BUMP_REAR_MASK, 0);
     assert_int_equal(s->control, 1024);
+    /* Seed 004, FLAGS: "b0 - motors flag (1=motors enabled) b1 - sonar
+     * flag: enabled if 1." (offset 19, little-endian) */
+    assert_int_equal(SIP[19] | SIP[20] << 8, 0x0003);
     assert_int_equal(s->flags, 0x0003);
     assert_true(s->flags & BW_P2OS_FLAG_MOTORS);
     assert_int_equal(s->flags & BW_P2OS_FLAG_SONAR, 0x0002);
+    /* Seed 004: "Compass byte Compass heading in 2-degree units": the byte
+     * at offset 21 from the FA, 45 here, is 90 degrees. */
+    assert_int_equal(SIP[21], 45);
     assert_int_equal(s->compass, 45);
+    assert_int_equal(s->compass * 2, 90);
     assert_int_equal(s->nsonar, 3);
     assert_int_equal(s->sonar[0].number, 0);
     assert_int_equal(s->sonar[0].range, 0x0123);

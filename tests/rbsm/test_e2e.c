@@ -763,6 +763,39 @@ static void test_encoder_reset(void **state)
     relay_close(&x);
 }
 
+/* Seed 003 (GRL): "raw-base-x raw-base-y - The estimated global position of
+ * the robot expressed in units of translational shaft encoder counts." The
+ * buggy's one drive encoder counts a tick per 0.61 / 7 m: rolled straight
+ * along x, state.encoder[0] is the emulated encoder's true count (from 0
+ * at open) and raw_x the true travel in ticks, within the tick the count
+ * cannot resolve. */
+static void test_encoder_counts(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:rbsm");
+    run_for(&r, 0.3);
+    assert_true(bw_base_caps(r.b) & BW_CAP_ENCODERS);
+    const double per_m = 7.0 / 0.61;
+    assert_true(fabs(r.st->counts_per_m - per_m) < 1e-9);
+    bw_rbsm_buggy_t bug;
+    assert_int_equal(bw_rbsm_device_buggy(bw_base_device(r.b), &bug), 0);
+    uint32_t ticks0 = bug.enc_ticks;
+    double x0 = r.sim->body.pose.x;
+    run_drive(&r, 1, 0, 3);
+    run_drive(&r, 0, 0, 2);
+    assert_int_equal(bw_rbsm_device_buggy(bw_base_device(r.b), &bug), 0);
+    double truth = (r.sim->body.pose.x - x0) * per_m;
+    printf("rbsm raw_x %.1f ticks, true travel %.1f ticks; encoder %lld, the emulator's %u\n",
+           r.st->raw_x, truth, (long long)r.st->encoder[0], bug.enc_ticks - ticks0);
+    assert_true(bug.enc_ticks - ticks0 > 20);
+    assert_int_equal(r.st->encoder[0], (int64_t)(bug.enc_ticks - ticks0));
+    assert_int_equal(r.st->encoder[1], 0); /* no second encoder */
+    assert_true(fabs(r.st->raw_x - truth) < 1.0);
+    assert_true(fabs(r.st->raw_y) < 1.0);
+    bw_base_close(r.b, r.now);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -774,6 +807,7 @@ int main(void)
         cmocka_unit_test(test_lost_messages),   cmocka_unit_test(test_damaged_commands),
         cmocka_unit_test(test_encoder_reset),   cmocka_unit_test(test_deployed_noisy),
         cmocka_unit_test(test_line_rate),
+        cmocka_unit_test(test_encoder_counts),
     };
     return cmocka_run_group_tests_name("rbsm driver and emulated buggy", tests, NULL, NULL);
 }

@@ -84,6 +84,7 @@ typedef struct {
     double last_stream;     /* when the stream was last asked */
     double last_bytes;      /* when bytes last came */
     unsigned silent;        /* frames that never came, for the next frame to count */
+    bool have_enc;          /* st.encoder holds a Create 2's counts */
 } create_drv_t;
 
 static create_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -105,6 +106,14 @@ static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
     D(b)->two = model && strcmp(model, "create2") == 0;
     if (D(b)->two && !bw_url_param(url, "baud"))
         b->baud = BW_CREATE2_BAUD; /* the model's rate, not the family's */
+    /* The bumper's two switches as packet 7 numbers them: 0 right, 1 left. */
+    b->st.nbump_switches = 2;
+    if (D(b)->two) {
+        /* Packets 43 and 44: each wheel's counts, 508.8 a turn of a 72 mm
+         * wheel (the Create 2 OI). A Create 1 reports mm and degrees only. */
+        b->caps |= BW_CAP_ENCODERS;
+        b->st.counts_per_m = BW_CREATE2_COUNTS_PER_TURN / (BW_PI * BW_CREATE2_WHEEL_DIAMETER_M);
+    }
     return 0;
 }
 
@@ -369,6 +378,25 @@ static void encoder_odometry(bw_base_t *b, const bw_create_sensors_t *s, double 
     st->w = dth / dt;
 }
 
+/* A Create 2's counts, unwrapped: 16-bit differences added from the first
+ * frame on (step false: a new reference, a robot reset or the port
+ * reopened; the counts carry on from where they were, as the pose does). */
+static void encoder_counts(create_drv_t *c, bw_base_state_t *st, const bw_create_sensors_t *s,
+                           bool step)
+{
+    const uint16_t cur[2] = { (uint16_t)s->left_encoder_counts,
+                              (uint16_t)s->right_encoder_counts };
+    const uint16_t last[2] = { (uint16_t)c->last.left_encoder_counts,
+                               (uint16_t)c->last.right_encoder_counts };
+    for (int i = 0; i < 2; i++) {
+        if (!c->have_enc)
+            st->encoder[i] = cur[i];
+        else if (step)
+            st->encoder[i] += (int16_t)(uint16_t)(cur[i] - last[i]);
+    }
+    c->have_enc = true;
+}
+
 /* The robot's requested speeds are not what this side asked: a Drive Direct
  * lost or damaged on the way (or a Start heard, which zeroes them). Two
  * frames in a row, in a mode that drives: sent again. */
@@ -411,6 +439,7 @@ static void on_frame(bw_base_t *b, const bw_create_stream_frame_t *f, double now
         return;
     }
     bw_create_to_state(st, &s, 0);
+    st->bump_switches = s.bumps_wheel_drops & (BW_CREATE_BUMP_RIGHT | BW_CREATE_BUMP_LEFT);
     st->estimated = false;
     if (c->two) {
         /* The counts hold every frame's motion, those lost too. A frame
@@ -418,6 +447,7 @@ static void on_frame(bw_base_t *b, const bw_create_stream_frame_t *f, double now
          * zero) is the new reference, its jump not taken. */
         if (c->have_last && !bad)
             encoder_odometry(b, &s, (c->pending + 1) * STREAM_PERIOD);
+        encoder_counts(c, st, &s, c->have_last && !bad);
     } else {
         if (c->have_last && c->pending) {
             estimate_lost(b, &s, now);
@@ -520,7 +550,8 @@ const bw_driver_ops_t bw_create_driver_ops = {
     .family = "create",
     .size = sizeof(create_drv_t),
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BUMPERS | BW_CAP_CLIFFS |
-            BW_CAP_WHEEL_DROPS | BW_CAP_BUTTONS | BW_CAP_BATTERY | BW_CAP_CHARGING,
+            BW_CAP_WHEEL_DROPS | BW_CAP_BUTTONS | BW_CAP_BATTERY | BW_CAP_CHARGING |
+            BW_CAP_BUMP_SWITCHES,
     .params = params,
     .max_v = 0.5,
     .max_w = 0.5 / (BW_CREATE_WHEELBASE_M / 2),

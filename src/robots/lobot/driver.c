@@ -291,13 +291,19 @@ static void answer_ready(bw_base_t *b, double now)
     send_cmd(b, BW_LOBOT_CMD_NOP, 0, now);
 }
 
-/* The sensors into the state, the rear bumpers from SENSORS byte 0's bits. */
+/* The sensors into the state, the rear bumpers from SENSORS byte 0's bits.
+ * Each switch by number as the BUMPS ACK packs them in its flags' low four
+ * bits (seed 000): 0 front right, 1 front left, 2 rear right, 3 rear left. */
 static void to_state(bw_base_t *b, const bw_create_sensors_t *oi)
 {
-    uint8_t rear = oi->bumps_wheel_drops;
+    uint8_t bits = oi->bumps_wheel_drops;
     bw_create_to_state(&b->st, oi,
-                       ((rear & BW_LOBOT_BUMP_REAR_LEFT) ? BW_BUMP_REAR_LEFT : 0u) |
-                           ((rear & BW_LOBOT_BUMP_REAR_RIGHT) ? BW_BUMP_REAR_RIGHT : 0u));
+                       ((bits & BW_LOBOT_BUMP_REAR_LEFT) ? BW_BUMP_REAR_LEFT : 0u) |
+                           ((bits & BW_LOBOT_BUMP_REAR_RIGHT) ? BW_BUMP_REAR_RIGHT : 0u));
+    b->st.bump_switches = (bits & (BW_CREATE_BUMP_RIGHT | BW_CREATE_BUMP_LEFT)) |
+                          ((bits & BW_LOBOT_BUMP_REAR_RIGHT) ? BW_LOBOT_BUMP_ACK_REAR_RIGHT : 0u) |
+                          ((bits & BW_LOBOT_BUMP_REAR_LEFT) ? BW_LOBOT_BUMP_ACK_REAR_LEFT : 0u);
+    b->st.nbump_switches = 4;
 }
 
 /* ---- event ACKs ---------------------------------------------------------------- */
@@ -786,7 +792,7 @@ const bw_driver_ops_t bw_lobot_driver_ops = {
     .init = init,
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BUMPERS | BW_CAP_CLIFFS |
             BW_CAP_WHEEL_DROPS | BW_CAP_BUTTONS | BW_CAP_BATTERY | BW_CAP_CHARGING |
-            BW_CAP_REFLEXES,
+            BW_CAP_REFLEXES | BW_CAP_BUMP_SWITCHES,
     .max_v = 0.5,
     .max_w = 0.5 / (BW_CREATE_WHEELBASE_M / 2),
     /* The program is never silent that long but while it moves on its own:

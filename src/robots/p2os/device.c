@@ -592,7 +592,10 @@ static void send_sip(bw_device_t *d)
     s->control = p->head_mode ? heading_units(p, p->head_target) : s->thpos;
     s->flags = (uint16_t)((p->motors ? BW_P2OS_FLAG_MOTORS : 0) |
                           (p->sonar_on ? BW_P2OS_FLAG_SONAR : 0));
-    double deg = bw_angle_norm(p->th) * 180 / BW_PI;
+    /* A compass reads where the robot truly points (its world heading,
+     * degrees CCW from the world's x axis here), not the odometry, which
+     * restarts at 0 with each session and drifts. */
+    double deg = bw_angle_norm(b->pose.theta) * 180 / BW_PI;
     s->compass = (uint8_t)((lround(deg < 0 ? deg + 360 : deg) / 2) % 180);
     if (p->sonar_on) {
         for (unsigned k = 0; k < SONARS_PER_SIP && k < mo->nsonar; k++) {

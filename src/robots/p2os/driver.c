@@ -19,6 +19,11 @@
 #define TOP_W (2 * BW_PI)  /* rad/s */
 #define SLACK 0.1          /* s added to the elapsed time */
 #define BATTERY_JUMP 10    /* 0.1 V */
+/* s after input that left a frame half in, before the driver looks again:
+ * inside the line gap (ops.line_gap), so a caller that waits for the next
+ * deadline reads a long frame (the config packet takes 117 ms at 9600
+ * baud) in pieces that come within the gap, not across it. */
+#define HELD_WATCH 0.03
 
 typedef enum { H_SYNC0, H_SYNC1, H_SYNC2, H_CLOSING, H_READY } handshake_t;
 
@@ -37,6 +42,11 @@ typedef struct {
     uint8_t last_battery;
     double last_time;
     double rot; /* odometry heading minus the robot's own heading */
+    /* The encoder packets (ENCODER 2): the last counts as sent, to unwrap. */
+    bool have_enc;
+    int32_t last_enc[2];
+    double last_input;  /* when bytes last came */
+    bool watch;         /* a frame is half in: look again at last_input + HELD_WATCH */
 } p2os_drv_t;
 
 static p2os_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -130,7 +140,51 @@ static void adopt_model(bw_base_t *b, const bw_p2os_sync_t *s)
             .max_range = SONAR_MAX,
         };
     }
-    b->caps = b->ops->caps | (m->front_bumpers || m->rear_bumpers ? BW_CAP_BUMPERS : 0u);
+    bool bumps = m->front_bumpers || m->rear_bumpers;
+    b->caps = b->ops->caps | (bumps ? BW_CAP_BUMPERS | BW_CAP_BUMP_SWITCHES : 0u);
+    st->nbump_switches = bumps ? (unsigned)m->front_bumpers + m->rear_bumpers : 0u;
+    st->bump_switches = 0;
+    /* Counts per metre come from the robot's config packet (TicksMM), not
+     * from a table: the encoder cap waits for it and the first counts. */
+    st->counts_per_m = 0;
+    p->have_enc = false;
+}
+
+/* Each switch by number as ARIA and ROSARIA number them: the front ring's
+ * switches first, bit 1 of the high byte as switch 0 (the leftmost), then
+ * the rear ring's, bit 1 of the low byte first (docs/p2os.md). */
+static uint64_t switches(const bw_p2os_model_t *m, uint16_t stall_bump)
+{
+    uint64_t front = (uint64_t)((stall_bump >> 9) & 0x7Fu) & ((1u << m->front_bumpers) - 1u);
+    uint64_t rear = (uint64_t)((stall_bump >> 1) & 0x7Fu) & ((1u << m->rear_bumpers) - 1u);
+    return front | rear << m->front_bumpers;
+}
+
+/* The config packet: TicksMM, where the firmware sends it (AROS and later
+ * P2OS; older ones end the packet before it), gives counts per metre. */
+static void on_config(bw_base_t *b, const bw_p2os_config_t *c)
+{
+    if (c->nfields >= 36 && c->ticks_mm > 0) /* ticks_mm is the 36th field from sip_cycle */
+        b->st.counts_per_m = c->ticks_mm * 1000.0;
+}
+
+/* An encoder packet (ENCODER 2: one after every SIP): the left and right
+ * wheels' counts, int32 as sent, unwrapped. */
+static void on_encoder(bw_base_t *b, const bw_p2os_encoder_t *e)
+{
+    p2os_drv_t *p = D(b);
+    bw_base_state_t *st = &b->st;
+    const int32_t cur[2] = { e->left, e->right };
+    for (int i = 0; i < 2; i++) {
+        if (p->have_enc)
+            st->encoder[i] += (int32_t)((uint32_t)cur[i] - (uint32_t)p->last_enc[i]);
+        else
+            st->encoder[i] = cur[i];
+        p->last_enc[i] = cur[i];
+    }
+    p->have_enc = true;
+    if (st->counts_per_m > 0)
+        b->caps |= BW_CAP_ENCODERS;
 }
 
 /* Bumper switches counted from the robot's left: the left ones, the middle
@@ -196,6 +250,7 @@ static void on_sip(bw_base_t *b, const bw_p2os_sip_t *s, double now)
                        BW_BUMP_FRONT, BW_BUMP_FRONT_RIGHT) |
                   ring((s->stall_bump >> 1) & 0x7Fu, m->rear_bumpers, BW_BUMP_REAR_LEFT,
                        BW_BUMP_REAR, BW_BUMP_REAR_RIGHT);
+    st->bump_switches = switches(m, s->stall_bump);
     for (unsigned i = 0; i < s->nsonar; i++) {
         unsigned n = s->sonar[i].number;
         if (n >= st->nranges)
@@ -226,6 +281,10 @@ static void on_body(bw_base_t *b, const bw_p2os_frame_t *f, double now)
     if (p->hs == H_READY) {
         if (m.type == BW_P2OS_SIP)
             on_sip(b, &m.u.sip, now);
+        else if (m.type == BW_P2OS_CONFIG_PAC)
+            on_config(b, &m.u.config);
+        else if (m.type == BW_P2OS_ENCODER_PAC)
+            on_encoder(b, &m.u.encoder);
         return;
     }
     if (m.type == BW_P2OS_SIP && p->had_session && p->hs != H_CLOSING) {
@@ -262,6 +321,11 @@ static void on_body(bw_base_t *b, const bw_p2os_frame_t *f, double now)
     send_cmd(b, BW_P2OS_OPEN, now);
     send_int(b, BW_P2OS_ENABLE, 1, now);
     send_int(b, BW_P2OS_SONAR, 1, now);
+    /* TicksMM from the config packet and the wheels' counts with every SIP:
+     * the encoder counts (BW_CAP_ENCODERS). A robot without them ignores
+     * both, and the cap is not set. */
+    send_int(b, BW_P2OS_CONFIG, 1, now);
+    send_int(b, BW_P2OS_ENCODER, 2, now);
     send_twist(b, now);
 }
 
@@ -285,11 +349,15 @@ static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
             on_body(b, &f, now);
     b->st.link = p->parser.stats;
     bw_parse_stats_add(&b->st.link, &p->sub_stats);
+    p->last_input = now;
+    p->watch = p->parser.held > p->parser.drop;
 }
 
 static void on_tick(bw_base_t *b, double now)
 {
     p2os_drv_t *p = D(b);
+    if (now >= p->last_input + HELD_WATCH)
+        p->watch = false; /* looked once: a line gone silent is the gap's business */
     if (p->hs != H_READY) {
         if (now >= p->hs_deadline)
             start_sync(b, now); /* no echo in time, or done closing */
@@ -313,9 +381,11 @@ static void on_tick(bw_base_t *b, double now)
 static double next_deadline(const bw_base_t *b)
 {
     const p2os_drv_t *p = D(b);
+    double watch = p->watch ? p->last_input + HELD_WATCH : INFINITY;
     if (p->hs != H_READY)
-        return p->hs_deadline;
-    return p->last_send + PULSE_IDLE; /* (the base's link deadline brings on_tick when offline) */
+        return fmin(watch, p->hs_deadline);
+    /* (the base's link deadline brings on_tick when offline) */
+    return fmin(watch, p->last_send + PULSE_IDLE);
 }
 
 static size_t stop_bytes(const bw_base_t *b, uint8_t *buf, size_t cap)

@@ -188,6 +188,9 @@ static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
         snprintf(err, errlen, "push= and slope= set the emulated buggy's course (sim:rbsm only)");
         return BW_EINVAL;
     }
+    /* One drive encoder, a tick per 87 mm of the rear wheel's roll: its
+     * ticks are the translational counts (docs/rbsm.md). */
+    b->st.counts_per_m = 1.0 / BW_RBSM_M_PER_TICK;
     return 0;
 }
 
@@ -340,6 +343,7 @@ static void on_ticks(bw_base_t *b, uint64_t d, double t, double steer)
     double late = 0; /* distance the count revealed late */
     if (d) {
         r->total += d;
+        b->st.encoder[0] = (int64_t)r->total;
         /* The count changed between the last reading and this one. */
         memmove(r->change_t + 1, r->change_t, sizeof r->change_t - sizeof r->change_t[0]);
         memmove(r->change_n + 1, r->change_n, sizeof r->change_n - sizeof r->change_n[0]);
@@ -413,6 +417,7 @@ static void rebase(bw_base_t *b, const reading_t *x)
     double before = r->est;
     r->est += r->speed * dt;
     r->total = (uint64_t)(r->est / BW_RBSM_M_PER_TICK);
+    b->st.encoder[0] = (int64_t)r->total; /* the lost readings' ticks, estimated */
     r->last_est_t = r->clock;
     advance_pose(&b->st.pose, r->est - before, tan(x->steer));
     b->st.estimated = true;
@@ -802,7 +807,8 @@ static const char *const params[] = { "model", "push", "slope", NULL };
 const bw_driver_ops_t bw_rbsm_driver_ops = {
     .family = "rbsm",
     .size = sizeof(rbsm_drv_t),
-    .caps = BW_CAP_STEER | BW_CAP_ODOMETRY | BW_CAP_BATTERY | BW_CAP_BRAKE | BW_CAP_FAULTS,
+    .caps = BW_CAP_STEER | BW_CAP_ODOMETRY | BW_CAP_BATTERY | BW_CAP_BRAKE | BW_CAP_FAULTS |
+            BW_CAP_ENCODERS,
     .params = params,
     .max_v = 0, /* not commanded */
     .max_w = 0,
