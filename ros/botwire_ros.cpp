@@ -15,7 +15,15 @@
  *
  * Parameters (private): url (sim:kobuki), cmd_vel_timeout (0.6 s),
  * publish_tf (true), odom_frame (odom), base_frame (base_footprint),
- * range_frame_prefix (range_), rate (50 Hz), diagnostic_period (1 s).
+ * range_frame_prefix (range_), frame_prefix (""), rate (50 Hz),
+ * diagnostic_period (1 s).
+ *
+ * Fleets: every topic but /tf, /tf_static and /diagnostics is relative, so
+ * a node started in a namespace (roslaunch's ns, __ns:=robot1) has
+ * /robot1/odom, /robot1/cmd_vel, ...; ~frame_prefix ("robot1/"), or the
+ * older ~tf_prefix convention ("robot1", a '/' added), goes before every
+ * frame it names, so each robot's tf tree stays its own. Its diagnostics
+ * status is named with the namespace.
  */
 #include <cmath>
 #include <cstdio>
@@ -70,6 +78,15 @@ class Bridge {
         pnh.param<std::string>("odom_frame", odom_frame_, "odom");
         pnh.param<std::string>("base_frame", base_frame_, "base_footprint");
         pnh.param<std::string>("range_frame_prefix", range_prefix_, "range_");
+        std::string prefix, tf_prefix;
+        pnh.param<std::string>("frame_prefix", prefix, "");
+        if (prefix.empty() && pnh.getParam("tf_prefix", tf_prefix) && !tf_prefix.empty())
+            prefix = tf_prefix + "/";
+        while (!prefix.empty() && prefix[0] == '/') /* tf2 frame ids have no leading '/' */
+            prefix.erase(0, 1);
+        odom_frame_ = prefix + odom_frame_;
+        base_frame_ = prefix + base_frame_;
+        range_prefix_ = prefix + range_prefix_;
         pnh.param("rate", rate_, 50.0);
         pnh.param("diagnostic_period", diag_period_, 1.0);
         if (!(rate_ > 0 && rate_ <= 1000))
@@ -291,7 +308,9 @@ class Bridge {
     void publish_diagnostics(const bw_base_state_t *st, const ros::Time &stamp)
     {
         diagnostic_msgs::DiagnosticStatus s;
-        s.name = std::string("botwire_ros: ") + bw_base_family(base_) + " base";
+        const std::string &ns = ros::this_node::getNamespace();
+        s.name = std::string("botwire_ros") + (ns == "/" || ns.empty() ? "" : " " + ns) + ": " +
+                 bw_base_family(base_) + " base";
         s.hardware_id = url_;
         s.level = st->online ? s.OK : s.ERROR;
         s.message = st->online ? "online" : "offline";

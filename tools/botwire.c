@@ -20,6 +20,7 @@ static const struct {
     { "decode", cmd_decode, "protocol bytes to JSON Lines" },
     { "encode", cmd_encode, "JSON Lines to protocol bytes" },
     { "bench", cmd_bench, "measure codec throughput" },
+    { "ros-launch", cmd_roslaunch, "a roslaunch file for a fleet's botwire_ros nodes" },
 };
 
 static void usage(FILE *f)

@@ -23,6 +23,17 @@
  *       default; and odometry comes) or offline (WANT 0), printing the
  *       status's values (key value, a line each); 1 if that has not
  *       happened within TIMEOUT seconds.
+ *   ros_bridge_check fleet-online N TIMEOUT
+ *       exits 0 as soon as each of robot1..robotN has said online on
+ *       /diagnostics (its status names its namespace) and sent /robotK/odom;
+ *       else prints the ones missing and exits 1.
+ *   ros_bridge_check fleet-watch N SECONDS
+ *       for SECONDS, counts each /robotK/odom and gathers /tf and
+ *       /diagnostics; then a line per robot:
+ *         robot K hz H x X y Y online B
+ *       and, from /tf, one line: trees T mixed M (T: robots whose own
+ *       robotK/odom -> robotK/base_footprint was seen; M: transforms whose
+ *       two frames are of different robots, or of none).
  *   ros_bridge_check master TIMEOUT
  *       exits 0 as soon as the master at ROS_MASTER_URI answers and the
  *       /rosout node it starts is registered with it (roscore is up), 1 if
@@ -184,6 +195,110 @@ int online(double timeout, bool want)
     return done() ? 0 : 1;
 }
 
+/* The robot a frame or a diagnostics name belongs to: K of "robotK/..." or
+ * "... /robotK: ...", 0 if none. */
+int robot_of_frame(const std::string &frame)
+{
+    if (frame.compare(0, 5, "robot") != 0)
+        return 0;
+    size_t slash = frame.find('/');
+    if (slash == std::string::npos || slash == 5)
+        return 0;
+    return std::atoi(frame.substr(5, slash - 5).c_str());
+}
+
+int robot_of_status(const std::string &name)
+{
+    size_t at = name.find(" /robot");
+    return at == std::string::npos ? 0 : std::atoi(name.c_str() + at + 7);
+}
+
+struct Fleet {
+    int n;
+    std::vector<int> count;
+    std::vector<double> x, y;
+    std::vector<bool> online, said;
+    std::vector<bool> tree;
+    int mixed = 0;
+
+    explicit Fleet(int robots)
+        : n(robots), count(robots + 1), x(robots + 1), y(robots + 1), online(robots + 1),
+          said(robots + 1), tree(robots + 1)
+    {
+    }
+    void odom(int k, const nav_msgs::Odometry::ConstPtr &m)
+    {
+        count[k]++;
+        x[k] = m->pose.pose.position.x;
+        y[k] = m->pose.pose.position.y;
+    }
+    void tf(const tf2_msgs::TFMessage::ConstPtr &m)
+    {
+        for (const auto &t : m->transforms) {
+            int a = robot_of_frame(t.header.frame_id), b = robot_of_frame(t.child_frame_id);
+            if (a == 0 || a != b || a > n) {
+                mixed++;
+                continue;
+            }
+            if (t.header.frame_id == "robot" + std::to_string(a) + "/odom" &&
+                t.child_frame_id == "robot" + std::to_string(a) + "/base_footprint")
+                tree[a] = true;
+        }
+    }
+    void diag(const diagnostic_msgs::DiagnosticArray::ConstPtr &m)
+    {
+        for (const auto &s : m->status) {
+            int k = robot_of_status(s.name);
+            if (k < 1 || k > n)
+                continue;
+            said[k] = true;
+            online[k] = s.level == s.OK;
+        }
+    }
+};
+
+int fleet(int n, double seconds, bool until_online)
+{
+    ros::NodeHandle nh;
+    Fleet f(n);
+    std::vector<ros::Subscriber> subs;
+    for (int k = 1; k <= n; k++)
+        subs.push_back(nh.subscribe<nav_msgs::Odometry>(
+            "/robot" + std::to_string(k) + "/odom", 100,
+            [&f, k](const nav_msgs::Odometry::ConstPtr &m) { f.odom(k, m); }));
+    ros::Subscriber st = nh.subscribe("/tf", 1000, &Fleet::tf, &f);
+    ros::Subscriber sd = nh.subscribe("/diagnostics", 100, &Fleet::diag, &f);
+    auto all_online = [&] {
+        for (int k = 1; k <= n; k++)
+            if (!f.online[k] || f.count[k] == 0)
+                return false;
+        return true;
+    };
+    ros::WallTime start = ros::WallTime::now(), end = start + ros::WallDuration(seconds);
+    ros::WallRate rate(500.0);
+    while (ros::WallTime::now() < end && ros::ok() && !(until_online && all_online())) {
+        ros::spinOnce();
+        rate.sleep();
+    }
+    double took = (ros::WallTime::now() - start).toSec();
+    if (until_online) {
+        for (int k = 1; k <= n; k++)
+            if (!f.online[k] || f.count[k] == 0)
+                std::printf("robot %d: %s, %d odom\n", k,
+                            f.said[k] ? (f.online[k] ? "online" : "offline") : "no diagnostics",
+                            f.count[k]);
+        return all_online() ? 0 : 1;
+    }
+    int trees = 0;
+    for (int k = 1; k <= n; k++) {
+        std::printf("robot %d hz %.1f x %.4f y %.4f online %d\n", k, f.count[k] / took, f.x[k],
+                    f.y[k], f.online[k] ? 1 : 0);
+        trees += f.tree[k];
+    }
+    std::printf("trees %d mixed %d\n", trees, f.mixed);
+    return 0;
+}
+
 int master(double timeout)
 {
     ros::WallTime end = ros::WallTime::now() + ros::WallDuration(timeout);
@@ -218,8 +333,12 @@ int main(int argc, char **argv)
         return online(std::atof(argv[2]), argc < 4 || std::atoi(argv[3]) != 0);
     if (argc >= 3 && !std::strcmp(argv[1], "master"))
         return master(std::atof(argv[2]));
+    if (argc >= 4 && !std::strcmp(argv[1], "fleet-online"))
+        return fleet(std::atoi(argv[2]), std::atof(argv[3]), true);
+    if (argc >= 4 && !std::strcmp(argv[1], "fleet-watch"))
+        return fleet(std::atoi(argv[2]), std::atof(argv[3]), false);
     std::fprintf(stderr, "usage: ros_bridge_check publish V SECONDS zero|die | "
                          "watch SECONDS [WALL_X START_X] | online TIMEOUT [WANT] | "
-                         "master TIMEOUT\n");
+                         "master TIMEOUT | fleet-online N TIMEOUT | fleet-watch N SECONDS\n");
     return 2;
 }
