@@ -25,7 +25,7 @@ stats() {
 # both ways: the host's messages and the base's, every type.
 grep -v '^#' "$data/rflex_golden.hex" >"$tmp/golden.hex"
 cat "$data/rflex_host.jsonl" "$data/rflex_robot.jsonl" >"$tmp/golden.jsonl"
-stats 21 0 0 0 2 >"$tmp/golden.stats"
+stats 23 0 0 0 2 >"$tmp/golden.stats"
 "$bw" encode --proto rflex --hex "$tmp/golden.jsonl" >"$tmp/enc.hex"
 cmp -s "$tmp/enc.hex" "$tmp/golden.hex" && pass "encode: every golden frame" ||
     fail "encode golden: $(diff "$tmp/golden.hex" "$tmp/enc.hex")"
@@ -34,10 +34,10 @@ cat "$tmp/golden.jsonl" "$tmp/golden.stats" >"$tmp/want"
 cmp -s "$tmp/dec.jsonl" "$tmp/want" && pass "decode: every golden frame, and the stats line" ||
     fail "decode golden: $(diff "$tmp/want" "$tmp/dec.jsonl")"
 for t in sys_status_req mot_set_dir mot_set_defaults mot_brake_set mot_brake_release \
-    mot_system_report_req sonar_run dio_reports_req ir_run unknown; do
+    mot_system_report_req sonar_run dio_reports_req ir_run jstk_state_req unknown; do
     grep -q "\"type\":\"$t\"" "$data/rflex_host.jsonl" || fail "host file lacks $t"
 done
-for t in sys_status mot_system_report sonar_report dio_report ir_report unknown; do
+for t in sys_status mot_system_report sonar_report dio_report ir_report jstk_state unknown; do
     grep -q "\"type\":\"$t\"" "$data/rflex_robot.jsonl" || fail "robot file lacks $t"
 done
 # The ones to read at a glance; mot_set_dir carries 1b 03 in its velocity.
@@ -199,7 +199,7 @@ bad() {
 }
 set_dir='"axis":0,"velocity":1,"acceleration":0,"torque":0,"direction":1'
 report='"retval":0,"timestamp":0,"axis":0,"position":0,"velocity":0,"acceleration":0'
-bad "unknown type" 'unknown rflex message type "warp" (message types: sys_status_req, sys_status, mot_set_dir, mot_set_defaults, mot_brake_set, mot_brake_release, mot_system_report, mot_system_report_req, sonar_run, sonar_report, dio_reports_req, dio_report, ir_run, ir_report, unknown)' '{"type":"warp"}'
+bad "unknown type" 'unknown rflex message type "warp" (message types: sys_status_req, sys_status, mot_set_dir, mot_set_defaults, mot_brake_set, mot_brake_release, mot_system_report, mot_system_report_req, sonar_run, sonar_report, dio_reports_req, dio_report, ir_run, ir_report, jstk_state_req, jstk_state, unknown)' '{"type":"warp"}'
 bad "missing type" 'missing string field "type"' '{"id":0}'
 bad "type not a string" 'missing string field "type"' '{"type":7}'
 bad "unknown field" 'unknown field "speed"' "{\"type\":\"mot_set_dir\",$set_dir,\"speed\":3}"
