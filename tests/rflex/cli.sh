@@ -264,4 +264,27 @@ for seed in 6 7; do
         fail "drive $url --fast --square 1: exit $st$([ "$st" = 124 ] && echo ' (hung)'), $(cat "$tmp/sq.err") $last"
 done
 
+# GRL's raw-base-x and bump-switch-state reach `botwire wander`'s progress
+# lines (seed 003: "raw-base-x raw-base-y - The estimated global position of
+# the robot expressed in units of translational shaft encoder counts";
+# "bump-switch-state - A vector of booleans, indexed by bump switch number,
+# giving the state of each bump switch"): raw_x is x in the B21r's 103000
+# counts a metre, and bump_switches has the B21r's 14 panels
+# (docs/rflex.md).
+"$bw" wander sim:rflex --fast --for 3 >"$tmp/wander.out" 2>"$tmp/wander.err"
+st=$?
+grep '"t":' "$tmp/wander.out" >"$tmp/progress"
+lines=$(wc -l <"$tmp/progress")
+bad=0
+while read -r line; do
+    x=$(echo "$line" | sed -E 's/^\{"t":[^,]*,"x":(-?[0-9.e+-]+),.*/\1/') # the pose's, not the joystick's
+    raw=$(echo "$line" | sed -nE 's/.*"raw_x":(-?[0-9.e+-]+).*/\1/p')
+    n=$(echo "$line" | sed -nE 's/.*"bump_switches":\[([^]]*)\].*/\1/p' | tr ',' '\n' | grep -c -E '^(true|false)$')
+    [ -n "$raw" ] && within "$raw" "$(awk -v x="$x" 'BEGIN { print x * 103000 }')" 1 && [ "$n" = 14 ] ||
+        { bad=$((bad + 1)); echo "  $line"; }
+done <"$tmp/progress"
+[ "$st" = 0 ] && [ "$lines" -ge 3 ] && [ "$bad" = 0 ] &&
+    pass "wander sim:rflex: $lines progress lines with raw_x (x in counts) and 14 bump_switches: $(tail -n 1 "$tmp/progress" | cut -c1-120)" ||
+    fail "wander sim:rflex: exit $st, $lines progress lines, $bad without raw_x = x * 103000 or 14 bump_switches: $(cat "$tmp/wander.err")"
+
 finish "rflex CLI"
