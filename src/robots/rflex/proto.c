@@ -198,16 +198,19 @@ bw_rflex_type_t bw_rflex_type_from_name(const char *name)
 
 static BW_HOT_INLINE bw_rflex_type_t type_of(uint8_t port, uint8_t opcode, size_t len)
 {
-    /* Two requests share their (port, opcode) with their answers. */
-    if (port == BW_RFLEX_PORT_SYS && opcode == BW_RFLEX_OP_SYS_STATUS)
-        return len == 0 ? BW_RFLEX_SYS_STATUS_REQ : BW_RFLEX_SYS_STATUS;
-    if (port == BW_RFLEX_PORT_JSTK && opcode == BW_RFLEX_OP_JSTK_GET_STATE)
-        return len == 0 ? BW_RFLEX_JSTK_STATE_REQ : BW_RFLEX_JSTK_STATE;
     /* (Host builds: unrolled, each entry's port and opcode folded in.) */
     BW_UNROLL_ALL
     for (unsigned t = 1; t < BW_RFLEX_TYPE_COUNT; t++)
-        if (types[t].port == port && types[t].opcode == opcode)
+        if (types[t].port == port && types[t].opcode == opcode) {
+            /* A request without data (sys_status_req, jstk_state_req) is
+             * listed just before its answer on the same (port, opcode):
+             * with data, the frame is the answer. One rule, not one test
+             * per pair: the firmware's flash is counted. */
+            if (len != 0 && t + 1 < BW_RFLEX_TYPE_COUNT && types[t + 1].port == port &&
+                types[t + 1].opcode == opcode)
+                t++;
             return (bw_rflex_type_t)t;
+        }
     return BW_RFLEX_UNKNOWN;
 }
 
