@@ -243,9 +243,10 @@ typedef struct {
     uint8_t mode; /* BW_RFLEX_RUN_ON (2) or BW_RFLEX_RUN_OFF */
 } bw_rflex_ir_run_t;
 
-/* The IR report's layout is known only from Player's reader: the first
- * byte it takes as a count of banks, and range j of bank b it reads at data
- * offset 13 b + j + 5 (bw_rflex_ir_range). The bytes are kept as sent. */
+/* The IR report: a count of banks, then 13 bytes a bank (a stamp, eight
+ * range bytes, a reserved 0x80: BW_RFLEX_IR_BANK_BYTES below), range j of
+ * bank b at data offset 13 b + j + 5 as Player reads it (bw_rflex_ir_range).
+ * The bytes are kept as sent. */
 typedef struct {
     uint8_t count;  /* data[0] */
     uint8_t nbytes; /* data bytes after it, 0..BW_RFLEX_MAX_IR_BYTES */
