@@ -45,10 +45,11 @@
  * not know decodes as `unknown`, with its bytes, and re-encodes byte for
  * byte. The two sides share one opcode space, so decoding needs no
  * direction: SYS/STATUS with no data is the host's request, with 9 bytes
- * the base's answer.
+ * the base's answer; JSTK/GET_STATE likewise, with 13.
  *
  * Firmware builds (wire.h): under BW_DEVICE_SIDE the base's messages
- * (sys_status, mot_system_report, sonar_report, dio_report, ir_report)
+ * (sys_status, mot_system_report, sonar_report, dio_report, ir_report,
+ * jstk_state)
  * decode as BW_RFLEX_UNKNOWN with their bytes, so the sonar and IR report
  * decoders are left out, and the host's commands do not encode
  * (BW_EINVAL; bw_rflex_frame_data still frames any bytes).
@@ -128,7 +129,8 @@ enum {
     BW_RFLEX_OP_IR_REPORT = 1,
 };
 
-/* Message types: one per (port, opcode), SYS/STATUS split by length. */
+/* Message types: one per (port, opcode), SYS/STATUS and JSTK/GET_STATE
+ * split by length. */
 typedef enum {
     BW_RFLEX_UNKNOWN = 0,
     BW_RFLEX_SYS_STATUS_REQ,       /* SYS 1, no data: host asks for sys_status */
@@ -145,6 +147,8 @@ typedef enum {
     BW_RFLEX_DIO_REPORT,           /* DIO 1, 7 bytes */
     BW_RFLEX_IR_RUN,               /* IR 0, 21 bytes */
     BW_RFLEX_IR_REPORT,            /* IR 1, 1 + n bytes */
+    BW_RFLEX_JSTK_STATE_REQ,       /* JSTK 0, no data: host asks for jstk_state */
+    BW_RFLEX_JSTK_STATE,           /* JSTK 0, 13 bytes: the base's answer */
     BW_RFLEX_TYPE_COUNT
 } bw_rflex_type_t;
 
@@ -239,14 +243,29 @@ typedef struct {
     uint8_t mode; /* BW_RFLEX_RUN_ON (2) or BW_RFLEX_RUN_OFF */
 } bw_rflex_ir_run_t;
 
-/* The IR report's layout is known only from Player's reader: the first
- * byte it takes as a count of banks, and range j of bank b it reads at data
- * offset 13 b + j + 5 (bw_rflex_ir_range). The bytes are kept as sent. */
+/* The IR report: a count of banks, then 13 bytes a bank (a stamp, eight
+ * range bytes, a reserved 0x80: BW_RFLEX_IR_BANK_BYTES below), range j of
+ * bank b at data offset 13 b + j + 5 as Player reads it (bw_rflex_ir_range).
+ * The bytes are kept as sent. */
 typedef struct {
     uint8_t count;  /* data[0] */
     uint8_t nbytes; /* data bytes after it, 0..BW_RFLEX_MAX_IR_BYTES */
     uint8_t bytes[BW_RFLEX_MAX_IR_BYTES];
 } bw_rflex_ir_report_t;
+
+/* The joystick's state, the base's answer to a jstk_state_req. Layout from
+ * Player's rflex-protocol.txt ("From base to client: JSTK_GET_STATE:
+ * Timestamp 4 bytes, X 4 bytes, Y 4 bytes, Buttons 1 byte") and its reader
+ * (rflex_commands.cc, parseJoyReport: x and y signed at data offsets 4 and
+ * 8, buttons at 12; it drives the base from the stick while button bit 0
+ * is set, turning at x * rflex_joy_ang_ratio rad/s, -0.01 in its stock
+ * B21r configuration, so a positive x turns clockwise: to the right). */
+typedef struct {
+    uint32_t timestamp; /* the base's clock */
+    int32_t x;          /* sideways: positive to the right */
+    int32_t y;          /* forward positive */
+    uint8_t buttons;    /* bit 0: BW_RFLEX_JSTK_ENABLE */
+} bw_rflex_jstk_state_t;
 
 typedef struct {
     const uint8_t *data; /* `length` bytes; decoded: into the frame; NULL encodes zeros */
@@ -274,6 +293,7 @@ typedef struct {
         bw_rflex_dio_report_t dio_report;
         bw_rflex_ir_run_t ir_run;
         bw_rflex_ir_report_t ir_report;
+        bw_rflex_jstk_state_t jstk_state;
         bw_rflex_unknown_t unknown;
     } u;
 } bw_rflex_msg_t;
@@ -288,7 +308,8 @@ bw_rflex_type_t bw_rflex_type_from_name(const char *name);
 uint8_t bw_rflex_type_port(bw_rflex_type_t type);
 uint8_t bw_rflex_type_opcode(bw_rflex_type_t type);
 /* Type of a frame's (port, opcode), or BW_RFLEX_UNKNOWN. The data length
- * only tells SYS/STATUS apart: 0 is the request, anything else the status. */
+ * only tells SYS/STATUS and JSTK/GET_STATE apart: 0 is the host's request,
+ * anything else the base's answer. */
 bw_rflex_type_t bw_rflex_type_of(uint8_t port, uint8_t opcode, size_t len);
 /* Lower-case name of a port ("sys", "mot", "jstk", "sonar", "dio", "ir"),
  * or NULL. */
@@ -471,6 +492,36 @@ static inline double bw_rflex_b21r_panel_width_deg(unsigned p)
 }
 #define BW_RFLEX_HEADING_HOME_ADDRESS 0x31u
 
+/* IR. The report (Player's rflex-protocol.txt, "IR_REPORT 1": "BankCount
+ * 1 byte", then per bank "Timestamp? 4 Bytes, IR value 8 bytes (1 byte for
+ * each sensor), Reserved 1 byte (seems to always be 0x80)"), so 13 bytes a
+ * bank, sensor j of bank b at data offset 13 b + j + 5 (bw_rflex_ir_range).
+ * Player's stock B21r configuration (b21r_rflex_lms200.cfg: rflex_bank_count
+ * 6, rflex_banks [4 4 4 4 4 4], poses, rflex_ir_calib [4000 -2 ...],
+ * ir_min_range 0.1, ir_max_range 0.8): 24 sensors, sensor i being j = i % 4
+ * of bank i / 4 and posed as body sonar i (same x, y and heading); range =
+ * 4000 raw^-2 m (rflex.cc: "range = a*voltage^b"), below 0.1 m read as 0,
+ * beyond 0.8 m as 0.8. The drivers turn it on with ir_run 0, 70, 10, 20,
+ * 150, mode 2 (BW_RFLEX_IR_ON_PARAMS). */
+#define BW_RFLEX_IR_BANK_BYTES 13u
+#define BW_RFLEX_IR_BANK_SENSORS 8u /* range bytes a bank holds */
+#define BW_RFLEX_IR_RESERVED 0x80u
+#define BW_RFLEX_B21R_IR_BANKS 6u
+#define BW_RFLEX_B21R_IR_PER_BANK 4u
+#define BW_RFLEX_B21R_IR_COUNT 24u
+#define BW_RFLEX_B21R_IR_CALIB_A 4000.0
+#define BW_RFLEX_B21R_IR_CALIB_B (-2.0)
+#define BW_RFLEX_B21R_IR_MIN_M 0.1
+#define BW_RFLEX_B21R_IR_MAX_M 0.8
+#define BW_RFLEX_IR_ON_PARAMS { 0u, 70u, 10u, 20u, 150u }
+
+/* Joystick: bit 0 of the buttons is the one Player's driver drives by. No
+ * public source gives the axes' full scale: botwire takes +-100 as full
+ * deflection (with Player's stock ratio of -0.01 rad/s a count, 1 rad/s),
+ * an assumption docs/rflex.md explains. */
+#define BW_RFLEX_JSTK_ENABLE 0x01u
+#define BW_RFLEX_JSTK_FULL_SCALE 100.0
+
 /* Battery: volts = voltage / 100 + offset (ROS rflex: 1.2 V on the B21r). */
 #define BW_RFLEX_VOLTS_PER_UNIT 0.01
 #define BW_RFLEX_B21R_VOLTAGE_OFFSET 1.2
@@ -482,6 +533,19 @@ static inline double bw_rflex_b21r_panel_width_deg(unsigned p)
 
 /* Report periods the drivers ask for (odometry and DIO). */
 #define BW_RFLEX_REPORT_PERIOD 100000u
+
+/* ---- the emulated base (host builds; src/robots/rflex/device.c) ------------- */
+
+struct bw_device;
+
+/* Its two axes' encoder counters as it keeps them (translation, rotation;
+ * counts, not wrapped: the wire carries them modulo 2^32). BW_EINVAL for
+ * another family. */
+int bw_rflex_device_counts(const struct bw_device *dev, double counts[2]);
+
+/* What its joystick reads from now on (raw, as jstk_state carries it).
+ * BW_EINVAL for another family. */
+int bw_rflex_device_joystick(struct bw_device *dev, int32_t x, int32_t y, uint8_t buttons);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,7 @@ stats() {
 # both ways: the host's messages and the base's, every type.
 grep -v '^#' "$data/rflex_golden.hex" >"$tmp/golden.hex"
 cat "$data/rflex_host.jsonl" "$data/rflex_robot.jsonl" >"$tmp/golden.jsonl"
-stats 21 0 0 0 2 >"$tmp/golden.stats"
+stats 23 0 0 0 2 >"$tmp/golden.stats"
 "$bw" encode --proto rflex --hex "$tmp/golden.jsonl" >"$tmp/enc.hex"
 cmp -s "$tmp/enc.hex" "$tmp/golden.hex" && pass "encode: every golden frame" ||
     fail "encode golden: $(diff "$tmp/golden.hex" "$tmp/enc.hex")"
@@ -34,10 +34,10 @@ cat "$tmp/golden.jsonl" "$tmp/golden.stats" >"$tmp/want"
 cmp -s "$tmp/dec.jsonl" "$tmp/want" && pass "decode: every golden frame, and the stats line" ||
     fail "decode golden: $(diff "$tmp/want" "$tmp/dec.jsonl")"
 for t in sys_status_req mot_set_dir mot_set_defaults mot_brake_set mot_brake_release \
-    mot_system_report_req sonar_run dio_reports_req ir_run unknown; do
+    mot_system_report_req sonar_run dio_reports_req ir_run jstk_state_req unknown; do
     grep -q "\"type\":\"$t\"" "$data/rflex_host.jsonl" || fail "host file lacks $t"
 done
-for t in sys_status mot_system_report sonar_report dio_report ir_report unknown; do
+for t in sys_status mot_system_report sonar_report dio_report ir_report jstk_state unknown; do
     grep -q "\"type\":\"$t\"" "$data/rflex_robot.jsonl" || fail "robot file lacks $t"
 done
 # The ones to read at a glance; mot_set_dir carries 1b 03 in its velocity.
@@ -199,7 +199,7 @@ bad() {
 }
 set_dir='"axis":0,"velocity":1,"acceleration":0,"torque":0,"direction":1'
 report='"retval":0,"timestamp":0,"axis":0,"position":0,"velocity":0,"acceleration":0'
-bad "unknown type" 'unknown rflex message type "warp" (message types: sys_status_req, sys_status, mot_set_dir, mot_set_defaults, mot_brake_set, mot_brake_release, mot_system_report, mot_system_report_req, sonar_run, sonar_report, dio_reports_req, dio_report, ir_run, ir_report, unknown)' '{"type":"warp"}'
+bad "unknown type" 'unknown rflex message type "warp" (message types: sys_status_req, sys_status, mot_set_dir, mot_set_defaults, mot_brake_set, mot_brake_release, mot_system_report, mot_system_report_req, sonar_run, sonar_report, dio_reports_req, dio_report, ir_run, ir_report, jstk_state_req, jstk_state, unknown)' '{"type":"warp"}'
 bad "missing type" 'missing string field "type"' '{"id":0}'
 bad "type not a string" 'missing string field "type"' '{"type":7}'
 bad "unknown field" 'unknown field "speed"' "{\"type\":\"mot_set_dir\",$set_dir,\"speed\":3}"
@@ -263,5 +263,28 @@ for seed in 6 7; do
         pass "drive $url --fast --square 1: $(echo "$last" | cut -c1-80)" ||
         fail "drive $url --fast --square 1: exit $st$([ "$st" = 124 ] && echo ' (hung)'), $(cat "$tmp/sq.err") $last"
 done
+
+# GRL's raw-base-x and bump-switch-state reach `botwire wander`'s progress
+# lines (seed 003: "raw-base-x raw-base-y - The estimated global position of
+# the robot expressed in units of translational shaft encoder counts";
+# "bump-switch-state - A vector of booleans, indexed by bump switch number,
+# giving the state of each bump switch"): raw_x is x in the B21r's 103000
+# counts a metre, and bump_switches has the B21r's 14 panels
+# (docs/rflex.md).
+"$bw" wander sim:rflex --fast --for 3 >"$tmp/wander.out" 2>"$tmp/wander.err"
+st=$?
+grep '"t":' "$tmp/wander.out" >"$tmp/progress"
+lines=$(wc -l <"$tmp/progress")
+bad=0
+while read -r line; do
+    x=$(echo "$line" | sed -E 's/^\{"t":[^,]*,"x":(-?[0-9.e+-]+),.*/\1/') # the pose's, not the joystick's
+    raw=$(echo "$line" | sed -nE 's/.*"raw_x":(-?[0-9.e+-]+).*/\1/p')
+    n=$(echo "$line" | sed -nE 's/.*"bump_switches":\[([^]]*)\].*/\1/p' | tr ',' '\n' | grep -c -E '^(true|false)$')
+    [ -n "$raw" ] && within "$raw" "$(awk -v x="$x" 'BEGIN { print x * 103000 }')" 1 && [ "$n" = 14 ] ||
+        { bad=$((bad + 1)); echo "  $line"; }
+done <"$tmp/progress"
+[ "$st" = 0 ] && [ "$lines" -ge 3 ] && [ "$bad" = 0 ] &&
+    pass "wander sim:rflex: $lines progress lines with raw_x (x in counts) and 14 bump_switches: $(tail -n 1 "$tmp/progress" | cut -c1-120)" ||
+    fail "wander sim:rflex: exit $st, $lines progress lines, $bad without raw_x = x * 103000 or 14 bump_switches: $(cat "$tmp/wander.err")"
 
 finish "rflex CLI"

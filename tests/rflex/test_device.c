@@ -432,6 +432,74 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(err, "b21r, atrvjr"));
 }
 
+/* The IR ring, as Player's reader takes it: ir_run with the drivers' words
+ * starts a report every 150 ms (the fifth word, taken as ms) of six banks of
+ * 13 bytes (a stamp, eight sensor bytes, the reserved 0x80: Player's
+ * rflex-protocol.txt), sensor j of bank b at Player's data offset
+ * 13 b + j + 5. At (1, 1) facing +x, IR 0 and 23 (posed as sonars 0 and 23,
+ * +-172.5 degrees) see the wall behind: Player's calibration (range =
+ * 4000 raw^-2) gives the true distance within 2 %; the ones facing ahead,
+ * 2 m from the box, see nothing (0); the four unfitted bytes of each bank
+ * are 0. ir_run off stops it; an ATRV-Jr ignores it. The joystick answers
+ * each request with what its stick reads. */
+static void test_ir_and_joystick(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r, NULL);
+    static const uint32_t on[5] = BW_RFLEX_IR_ON_PARAMS;
+    bw_rflex_msg_t m;
+    bw_rflex_msg_init(&m, BW_RFLEX_IR_RUN);
+    memcpy(m.u.ir_run.params, on, sizeof on);
+    m.u.ir_run.mode = BW_RFLEX_RUN_ON;
+    send(&r, &m);
+    advance(&r, 1.0);
+    assert_int_equal(r.count[BW_RFLEX_IR_REPORT], 6);
+    const bw_rflex_ir_report_t *ir = &r.last[BW_RFLEX_IR_REPORT].u.ir_report;
+    assert_int_equal(ir->count, 6);
+    assert_int_equal(ir->nbytes, 6 * 13);
+    double behind = (1 - 0.25 * cos(7.5 * BW_PI / 180)) / cos(7.5 * BW_PI / 180);
+    for (unsigned b = 0; b < 6; b++) {
+        assert_int_equal(ir->bytes[13 * b + 12], 0x80);
+        for (unsigned j = 4; j < 8; j++)
+            assert_int_equal(bw_rflex_ir_range(ir, b, j), 0);
+    }
+    static const unsigned back[] = { 0, 23 }, ahead[] = { 11, 12 };
+    for (size_t k = 0; k < 2; k++) {
+        int raw = bw_rflex_ir_range(ir, back[k] / 4, back[k] % 4);
+        double got = BW_RFLEX_B21R_IR_CALIB_A * pow(raw, BW_RFLEX_B21R_IR_CALIB_B);
+        print_message("IR %u: byte %d, %.3f m (truly %.3f)\n", back[k], raw, got, behind);
+        assert_true(fabs(got - behind) < 0.02 * behind);
+        assert_int_equal(bw_rflex_ir_range(ir, ahead[k] / 4, ahead[k] % 4), 0);
+    }
+    m.u.ir_run = (bw_rflex_ir_run_t){ { 0 }, BW_RFLEX_RUN_OFF };
+    send(&r, &m);
+    unsigned before = r.count[BW_RFLEX_IR_REPORT];
+    advance(&r, 0.5);
+    assert_int_equal(r.count[BW_RFLEX_IR_REPORT], before);
+
+    send_type(&r, BW_RFLEX_JSTK_STATE_REQ);
+    advance(&r, 0.01);
+    assert_int_equal(r.count[BW_RFLEX_JSTK_STATE], 1);
+    const bw_rflex_jstk_state_t *js = &r.last[BW_RFLEX_JSTK_STATE].u.jstk_state;
+    assert_true(js->x == 0 && js->y == 0 && js->buttons == 0);
+    assert_int_equal(bw_rflex_device_joystick(r.dev, -30, 60, 1), 0);
+    send_type(&r, BW_RFLEX_JSTK_STATE_REQ);
+    advance(&r, 0.01);
+    assert_int_equal(r.count[BW_RFLEX_JSTK_STATE], 2);
+    assert_true(js->x == -30 && js->y == 60 && js->buttons == 1);
+    bw_device_destroy(r.dev);
+
+    open_rig(&r, "atrvjr");
+    memcpy(m.u.ir_run.params, on, sizeof on);
+    m.u.ir_run.mode = BW_RFLEX_RUN_ON;
+    send(&r, &m);
+    advance(&r, 0.5);
+    assert_int_equal(r.count[BW_RFLEX_IR_REPORT], 0);
+    assert_int_equal(bw_device_stats(r.dev)->ignored_by_id[BW_RFLEX_PORT_IR], 1);
+    bw_device_destroy(r.dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_failsafe),
         cmocka_unit_test(test_sonar_faces_as_configured),
         cmocka_unit_test(test_bump_panels_as_configured),
+        cmocka_unit_test(test_ir_and_joystick),
     };
     return cmocka_run_group_tests_name("the emulated B21r", tests, NULL, NULL);
 }

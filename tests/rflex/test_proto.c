@@ -98,12 +98,22 @@ static const uint8_t G_DIO_REPORT[] = { 0x1B, 0x02, 0x05, 0x00, 0x01, 0x07, 0x00
 static const uint8_t G_IR_REPORT[] = { 0x1B, 0x02, 0x06, 0x00, 0x01, 0x0E, 0x01, 0x10,
                                        0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,
                                        0x19, 0x1A, 0x1B, 0x1C, 0x14, 0x1B, 0x03 };
-/* A joystick state (JSTK 0): not in the catalogue, so unknown. Header
+/* The joystick's state (JSTK 0, 13 bytes), by Player's
+ * server/drivers/mixed/rflex/rflex-protocol.txt: "From base to client:
+ * JSTK_GET_STATE 0 / Timestamp 4 bytes / X 4 bytes / Y 4 bytes / Buttons 1
+ * byte", as its rflex_commands.cc parseJoyReport reads it (x at buffer[10],
+ * y at buffer[14], buttons at buffer[18]: data offsets 4, 8, 12; it needs
+ * dlen >= 13). Timestamp 9, x -5 (FF FF FF FB), y 7, buttons 1. Header
  * 03^00^00^0D = 0E; data 09^FB = F2, ^FF^FF^FF = 0D, ^07 = 0A, ^01 = 0B;
  * 0E^0B = 05. */
 static const uint8_t G_JSTK[] = { 0x1B, 0x02, 0x03, 0x00, 0x00, 0x0D, 0x00, 0x00,
                                   0x00, 0x09, 0xFF, 0xFF, 0xFF, 0xFB, 0x00, 0x00,
                                   0x00, 0x07, 0x01, 0x05, 0x1B, 0x03 };
+/* The host's request for it: "From client to base: JSTK_GET_STATE 0 / No
+ * Data Segment" (the same file), as Player's rflex_update_system sends it
+ * when its rflex_joystick is set: cmdSend(fd, JSTK_PORT, 0, JSTK_GET_STATE,
+ * 0, NULL). 03^00^00^00 = 03. */
+static const uint8_t G_JSTK_REQ[] = { 0x1B, 0x02, 0x03, 0x00, 0x00, 0x00, 0x03, 0x1B, 0x03 };
 
 static void b_brake_set(bw_rflex_msg_t *m) { bw_rflex_msg_init(m, BW_RFLEX_MOT_BRAKE_SET); }
 static void b_brake_release(bw_rflex_msg_t *m) { bw_rflex_msg_init(m, BW_RFLEX_MOT_BRAKE_RELEASE); }
@@ -203,12 +213,10 @@ static void b_ir_report(bw_rflex_msg_t *m)
 }
 static void b_jstk(bw_rflex_msg_t *m)
 {
-    bw_rflex_msg_init(m, BW_RFLEX_UNKNOWN);
-    m->port = BW_RFLEX_PORT_JSTK;
-    m->opcode = BW_RFLEX_OP_JSTK_GET_STATE;
-    m->length = 13;
-    m->u.unknown.data = G_JSTK + 6;
+    bw_rflex_msg_init(m, BW_RFLEX_JSTK_STATE);
+    m->u.jstk_state = (bw_rflex_jstk_state_t){ 9, -5, 7, BW_RFLEX_JSTK_ENABLE };
 }
+static void b_jstk_req(bw_rflex_msg_t *m) { bw_rflex_msg_init(m, BW_RFLEX_JSTK_STATE_REQ); }
 
 typedef struct {
     const char *what;
@@ -228,6 +236,7 @@ static const golden_t GOLDEN[] = {
     G(G_SYS_STATUS, b_sys_status),       G(G_SYSTEM_REPORT, b_system_report),
     G(G_SONAR_REPORT, b_sonar_report),   G(G_DIO_REPORT, b_dio_report),
     G(G_IR_REPORT, b_ir_report),         G(G_JSTK, b_jstk),
+    G(G_JSTK_REQ, b_jstk_req),
 };
 #define NGOLDEN (sizeof GOLDEN / sizeof GOLDEN[0])
 
@@ -536,8 +545,19 @@ static void test_golden_fields(void **state)
     assert_int_equal(bw_rflex_ir_range(&m.u.ir_report, 0, 100000), -1);
 
     m = decode_frame(G_JSTK, sizeof G_JSTK, 0);
+    assert_int_equal(m.type, BW_RFLEX_JSTK_STATE);
+    assert_string_equal(bw_rflex_type_name(m.type), "jstk_state");
+    assert_int_equal(m.u.jstk_state.timestamp, 9);
+    assert_int_equal(m.u.jstk_state.x, -5);
+    assert_int_equal(m.u.jstk_state.y, 7);
+    assert_int_equal(m.u.jstk_state.buttons, BW_RFLEX_JSTK_ENABLE);
+    m = decode_frame(G_JSTK_REQ, sizeof G_JSTK_REQ, 0);
+    assert_int_equal(m.type, BW_RFLEX_JSTK_STATE_REQ);
+    /* Shorter than Player's 13 (it rejects "Joystick Packet too small"):
+     * a length error, kept as unknown. */
+    static const uint8_t short_jstk[] = { 0x1B, 0x02, 0x03, 0x00, 0x00, 0x01, 0x00, 0x02, 0x1B, 0x03 };
+    m = decode_frame(short_jstk, sizeof short_jstk, BW_ELENGTH);
     assert_int_equal(m.type, BW_RFLEX_UNKNOWN);
-    assert_ptr_equal(m.u.unknown.data, G_JSTK + 6);
 }
 
 /* Two more hand frames whose fields are all different and nonzero, so that
@@ -701,6 +721,8 @@ static void test_catalogue(void **state)
         { BW_RFLEX_DIO_REPORT, "dio_report", 5, 1, 0, 7 },
         { BW_RFLEX_IR_RUN, "ir_run", 6, 0, 0, 21 },
         { BW_RFLEX_IR_REPORT, "ir_report", 6, 1, 0, 1 },
+        { BW_RFLEX_JSTK_STATE_REQ, "jstk_state_req", 3, 0, 0, 0 },
+        { BW_RFLEX_JSTK_STATE, "jstk_state", 3, 0, 0, 13 },
     };
     assert_int_equal(sizeof want / sizeof want[0], BW_RFLEX_TYPE_COUNT - 1);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -750,7 +772,11 @@ static void test_catalogue(void **state)
     /* Pairs outside the catalogue. */
     assert_int_equal(bw_rflex_type_of(1, 0, 0), BW_RFLEX_UNKNOWN);   /* LCD dump */
     assert_int_equal(bw_rflex_type_of(2, 8, 17), BW_RFLEX_UNKNOWN);  /* set position */
-    assert_int_equal(bw_rflex_type_of(3, 0, 13), BW_RFLEX_UNKNOWN);  /* joystick */
+    /* ...and so is the joystick's pair. */
+    assert_int_equal(bw_rflex_type_of(3, 0, 0), BW_RFLEX_JSTK_STATE_REQ);
+    assert_int_equal(bw_rflex_type_of(3, 0, 13), BW_RFLEX_JSTK_STATE);
+    assert_int_equal(bw_rflex_type_of(3, 0, 4), BW_RFLEX_JSTK_STATE);
+    assert_int_equal(bw_rflex_type_of(3, 1, 0), BW_RFLEX_UNKNOWN);
     assert_int_equal(bw_rflex_type_of(4, 1, 0), BW_RFLEX_UNKNOWN);
     assert_int_equal(bw_rflex_type_of(0, 0, 0), BW_RFLEX_UNKNOWN);
     assert_int_equal(bw_rflex_type_of(7, 0, 0), BW_RFLEX_UNKNOWN);
@@ -759,7 +785,7 @@ static void test_catalogue(void **state)
     for (unsigned port = 0; port < 256; port++)
         for (unsigned op = 0; op < 256; op++)
             known += bw_rflex_type_of((uint8_t)port, (uint8_t)op, 1) != BW_RFLEX_UNKNOWN;
-    assert_int_equal(known, BW_RFLEX_TYPE_COUNT - 2); /* SYS/1 counts once */
+    assert_int_equal(known, BW_RFLEX_TYPE_COUNT - 3); /* SYS/1 and JSTK/0 count once */
 
     assert_string_equal(bw_rflex_type_name(BW_RFLEX_UNKNOWN), "unknown");
     assert_string_equal(bw_rflex_type_name((bw_rflex_type_t)99), "unknown");
@@ -931,7 +957,7 @@ static void test_roundtrip_unknown(void **state)
         { 1, 0, 12 },  /* LCD dump */
         { 2, 8, 17 },  /* set position */
         { 2, 65, 0 },  /* number of axes */
-        { 3, 0, 13 },  /* joystick */
+        { 3, 1, 13 },  /* the joystick's port, another opcode */
         { 5, 4, 3 },   /* DIO set */
         { 0, 0, 0 },   { 0xFF, 0xFF, BW_RFLEX_MAX_DATA }, { 6, 2, 200 },
     };
@@ -965,12 +991,17 @@ static void test_roundtrip_unknown(void **state)
     assert_int_equal(bw_rflex_encode_frame(out, sizeof out, &m), 9);
     assert_memory_equal(out, G_BRAKE_SET, 9);
     assert_int_equal(decode_frame(out, 9, 0).type, BW_RFLEX_MOT_BRAKE_SET);
-    /* Re-encoded in place over its own frame, it stays the same. */
+    /* Re-encoded in place over its own frame, it stays the same (a
+     * joystick state one byte short: a length error, kept as unknown). */
+    static const uint8_t jstk12[] = { 0x1B, 0x02, 0x03, 0x00, 0x00, 0x0C, 0x00, 0x00, 0x00, 0x09,
+                                      0xFF, 0xFF, 0xFF, 0xFB, 0x00, 0x00, 0x00, 0x07, 0x05,
+                                      0x1B, 0x03 };
     uint8_t fr[32];
-    memcpy(fr, G_JSTK, sizeof G_JSTK);
-    bw_rflex_msg_t d = decode_frame(fr, sizeof G_JSTK, 0);
-    assert_int_equal(bw_rflex_encode_frame(fr, sizeof fr, &d), sizeof G_JSTK);
-    assert_memory_equal(fr, G_JSTK, sizeof G_JSTK);
+    memcpy(fr, jstk12, sizeof jstk12);
+    bw_rflex_msg_t d = decode_frame(fr, sizeof jstk12, BW_ELENGTH);
+    assert_int_equal(d.type, BW_RFLEX_UNKNOWN);
+    assert_int_equal(bw_rflex_encode_frame(fr, sizeof fr, &d), sizeof jstk12);
+    assert_memory_equal(fr, jstk12, sizeof jstk12);
 }
 
 static void test_set_dir_sign(void **state)
@@ -1052,13 +1083,14 @@ static void test_decode_errors(void **state)
             continue;
         uint8_t port = bw_rflex_type_port((bw_rflex_type_t)t);
         uint8_t op = bw_rflex_type_opcode((bw_rflex_type_t)t);
-        if (port == BW_RFLEX_PORT_SYS && op == BW_RFLEX_OP_SYS_STATUS) {
+        if ((port == BW_RFLEX_PORT_SYS && op == BW_RFLEX_OP_SYS_STATUS) ||
+            (port == BW_RFLEX_PORT_JSTK && op == BW_RFLEX_OP_JSTK_GET_STATE)) {
             /* 0 bytes is the request, so only other lengths are wrong. */
             if (d->wire_len == 0)
                 continue;
             expect_elength(port, op, data, 1);
-            expect_elength(port, op, data, 8);
-            expect_elength(port, op, data, 10);
+            expect_elength(port, op, data, d->wire_len - 1u);
+            expect_elength(port, op, data, d->wire_len + 1u);
             expect_elength(port, op, data, BW_RFLEX_MAX_DATA);
             continue;
         }

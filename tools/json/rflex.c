@@ -10,9 +10,10 @@
  * byte-exact for every frame the parser accepts. encode gives the id the
  * public drivers send (4 for sonar_run, else 0) when a line has none.
  *
- * Direction: host and base share one opcode space (SYS/STATUS with no data
- * is the host's request, with data the base's answer), so the codec decodes
- * without one; --from only picks a side of a record, as for the others.
+ * Direction: host and base share one opcode space (SYS/STATUS and
+ * JSTK/GET_STATE with no data are the host's requests, with data the base's
+ * answers), so the codec decodes without one; --from only picks a side of a
+ * record, as for the others.
  *
  * Lengths: the codec rejects (BW_ELENGTH) a known (port, opcode) whose data
  * is not its exact length and gives it back as unknown. Here a frame with
@@ -34,7 +35,9 @@
  * (echo_delay, ping_delay, set_delay, mode), `sonar_report` (retval,
  * timestamp, readings as [[id, range], ...]), `dio_reports_req` (period),
  * `dio_report` (timestamp, address, value), `ir_run` (params, an array of
- * five; mode), `ir_report` (count, bytes as hex), and `unknown` (port, id,
+ * five; mode), `ir_report` (count, bytes as hex), `jstk_state_req` (the
+ * host's request: no data), `jstk_state` (timestamp, x, y, buttons), and
+ * `unknown` (port, id,
  * opcode, length, data as hex). Values are raw counts. Both sides use the
  * same opcodes, so `--from` only picks a side of a record. Data longer than
  * a type's fields is kept as `extra` (hex), shorter data makes the frame
@@ -214,8 +217,8 @@ static int get_known(json_t *o, bw_rflex_msg_t *m, char *err, size_t errlen)
     static const char *const ir_keys[] = { "id", "bytes", NULL };
     const bw_msgdesc_t *d = bw_rflex_desc(m->type);
     const char *const *keys = fixed_keys;
-    if (m->type == BW_RFLEX_SYS_STATUS_REQ)
-        keys = no_data_keys; /* with data it would be sys_status */
+    if (m->type == BW_RFLEX_SYS_STATUS_REQ || m->type == BW_RFLEX_JSTK_STATE_REQ)
+        keys = no_data_keys; /* with data it would be the answer */
     if (!d) {
         d = bw_rflex_head_desc(m->type);
         keys = m->type == BW_RFLEX_SONAR_REPORT ? sonar_keys : ir_keys;

@@ -22,6 +22,14 @@
  * reaches: they never press here. SYS status on request. The base ring of
  * sonars and the ATRV-Jr's sonars are not emulated.
  *
+ * IR (B21r): once an ir_run turns it on, a report of all six banks every
+ * repeat delay (its fifth word, taken as ms: 150 from the drivers), each
+ * sensor ray-cast from body sonar i's pose (Player's B21r configuration
+ * poses its IR there) and its byte the inverse of Player's calibration,
+ * sqrt(4000 / range), up to 255; 0 when nothing is within IR_SENSE_M.
+ * The joystick: a jstk_state_req is answered with what the stick reads
+ * (idle: 0, 0, no buttons; bw_rflex_device_joystick moves it).
+ *
  * The failsafe: a base that hears no set-direction for FAILSAFE seconds
  * while an axis is asked to move stops both axes (each at its last
  * command's acceleration), as Player's rflex driver says the rflex does
@@ -53,6 +61,8 @@
  * the base's 0.26 m round). */
 #define SEAM_DEG 5.0
 #define FAILSAFE 1.0            /* s without a set-direction before the base stops itself */
+#define IR_SENSE_M 1.0          /* beyond this an IR sensor sees nothing (raw 0) */
+#define IR_MIN_PERIOD 0.01      /* s: the fastest IR reports come */
 
 typedef struct {
     const char *name;
@@ -61,13 +71,14 @@ typedef struct {
     double max_v, max_w;       /* m/s, rad/s */
     double volts_full, volts_empty, volts_offset;
     bool sonar;
+    bool ir;
 } model_t;
 
 static const model_t models[] = {
     { "b21r", BW_RFLEX_B21R_COUNTS_PER_M, BW_RFLEX_B21R_COUNTS_PER_RAD, 0.26, 0.40, 1.0, 2.0,
-      50.0, 44.0, BW_RFLEX_B21R_VOLTAGE_OFFSET, true },
+      50.0, 44.0, BW_RFLEX_B21R_VOLTAGE_OFFSET, true, true },
     { "atrvjr", BW_RFLEX_ATRVJR_COUNTS_PER_M, BW_RFLEX_ATRVJR_COUNTS_PER_RAD, 0.40, 0.55, 1.5,
-      2.0, 26.0, 22.0, BW_RFLEX_B21R_VOLTAGE_OFFSET, false },
+      2.0, 26.0, 22.0, BW_RFLEX_B21R_VOLTAGE_OFFSET, false, false },
 };
 
 typedef struct {
@@ -97,6 +108,9 @@ typedef struct {
     uint16_t panel[PANELS];
     double last_move;            /* when the last set-direction came */
     bool failsafe;               /* stopped by the failsafe since */
+    bool ir_on;
+    double ir_period, next_ir;   /* s */
+    bw_rflex_jstk_state_t jstk;  /* what the stick reads (timestamp unused) */
 } rflex_dev_t;
 
 static rflex_dev_t *X(const bw_device_t *d) { return d->priv; }
@@ -171,6 +185,16 @@ static void send_status(bw_device_t *d, double now)
     send(d, &m);
 }
 
+static void send_jstk(bw_device_t *d, double now)
+{
+    rflex_dev_t *x = X(d);
+    bw_rflex_msg_t m;
+    bw_rflex_msg_init(&m, BW_RFLEX_JSTK_STATE);
+    m.u.jstk_state = x->jstk;
+    m.u.jstk_state.timestamp = ms_of(x, now);
+    send(d, &m);
+}
+
 static void command(bw_device_t *d, const bw_rflex_msg_t *m, const bw_rflex_frame_t *f, double now)
 {
     rflex_dev_t *x = X(d);
@@ -215,8 +239,18 @@ static void command(bw_device_t *d, const bw_rflex_msg_t *m, const bw_rflex_fram
             bw_device_ignored(d, f->port);
         break;
     case BW_RFLEX_DIO_REPORTS_REQ: x->dio_on = m->u.dio_reports_req.period > 0; break;
+    case BW_RFLEX_IR_RUN:
+        if (!x->m->ir) {
+            bw_device_ignored(d, f->port);
+            break;
+        }
+        x->ir_on = m->u.ir_run.mode != BW_RFLEX_RUN_OFF;
+        x->ir_period = fmax(IR_MIN_PERIOD, m->u.ir_run.params[4] / 1000.0);
+        x->next_ir = now + x->ir_period;
+        break;
+    case BW_RFLEX_JSTK_STATE_REQ: send_jstk(d, now); break;
     case BW_RFLEX_UNKNOWN: bw_device_unknown(d, f->port); break;
-    default: bw_device_ignored(d, f->port); break; /* reports, IR: not a host's to send here */
+    default: bw_device_ignored(d, f->port); break; /* reports: not a host's to send */
     }
 }
 
@@ -307,6 +341,37 @@ static void ping(bw_device_t *d, double now)
     x->next_ping = now + x->echo + x->ping + (x->sonar_k == 0 ? x->set : 0);
 }
 
+/* An IR report: every bank, each of its sensors' byte as Player's
+ * calibration reads it back (range = 4000 raw^-2), the bank's stamp before
+ * them and the reserved 0x80 after. */
+static void ir_report(bw_device_t *d, double now)
+{
+    rflex_dev_t *x = X(d);
+    bw_rflex_msg_t m;
+    bw_rflex_msg_init(&m, BW_RFLEX_IR_REPORT);
+    bw_rflex_ir_report_t *r = &m.u.ir_report;
+    r->count = BW_RFLEX_B21R_IR_BANKS;
+    r->nbytes = (uint8_t)(BW_RFLEX_B21R_IR_BANKS * BW_RFLEX_IR_BANK_BYTES);
+    uint32_t stamp = ms_of(x, now);
+    for (unsigned bank = 0; bank < BW_RFLEX_B21R_IR_BANKS; bank++) {
+        uint8_t *b = r->bytes + bank * BW_RFLEX_IR_BANK_BYTES;
+        bw_put_be32(b, stamp);
+        for (unsigned j = 0; j < BW_RFLEX_B21R_IR_PER_BANK; j++) {
+            unsigned i = bank * BW_RFLEX_B21R_IR_PER_BANK + j;
+            double ang = bw_rflex_b21r_sonar_deg(i) * BW_PI / 180;
+            bw_pose_t mount = { BW_RFLEX_B21R_SONAR_RADIUS_M * cos(ang),
+                                BW_RFLEX_B21R_SONAR_RADIUS_M * sin(ang), ang };
+            double range = bw_sim_range(&d->sim, mount, IR_SENSE_M);
+            double raw = range >= IR_SENSE_M ? 0
+                         : range <= 0       ? 255
+                                            : sqrt(BW_RFLEX_B21R_IR_CALIB_A / range);
+            b[4 + j] = (uint8_t)lround(fmin(255, raw));
+        }
+        b[BW_RFLEX_IR_BANK_BYTES - 1] = BW_RFLEX_IR_RESERVED;
+    }
+    send(d, &m);
+}
+
 /* Whether a contact at bearing a (rad) presses panel p: base panels only
  * (see the top), within SEAM_DEG of its arc. */
 static bool pressed(unsigned p, double a)
@@ -387,6 +452,10 @@ static void step(bw_device_t *d, double now)
         }
         if (x->sonar_on && t >= x->next_ping - 1e-9)
             ping(d, t);
+        if (x->ir_on && t >= x->next_ir - 1e-9) {
+            ir_report(d, t);
+            x->next_ir = fmax(x->next_ir + x->ir_period, t);
+        }
     }
     bw_sim_step_to(&d->sim, now);
 }
@@ -403,6 +472,23 @@ static void reset_line(bw_device_t *d)
 }
 
 static const char *command_name(unsigned id) { return bw_rflex_port_name((uint8_t)id); }
+
+int bw_rflex_device_counts(const bw_device_t *d, double counts[2])
+{
+    if (!d || d->ops != &bw_rflex_device_ops)
+        return BW_EINVAL;
+    counts[0] = X(d)->ax[0].pos;
+    counts[1] = X(d)->ax[1].pos;
+    return 0;
+}
+
+int bw_rflex_device_joystick(bw_device_t *d, int32_t x, int32_t y, uint8_t buttons)
+{
+    if (!d || d->ops != &bw_rflex_device_ops)
+        return BW_EINVAL;
+    X(d)->jstk = (bw_rflex_jstk_state_t){ 0, x, y, buttons };
+    return 0;
+}
 
 const bw_device_ops_t bw_rflex_device_ops = {
     .family = "rflex",

@@ -62,7 +62,17 @@
  * state.trans and state.rot; the 24 sonars of the body ring are range
  * sensors with the odometry pose of each reading, mounted where Player's
  * stock B21r configuration puts them (rflex.h); the 14 bump panels of that
- * configuration are bumpers by where they face (panel_bits).
+ * configuration are bumpers by where they face (panel_bits), and each is
+ * a bump switch by its number (address - 0x40, Player's bumper index).
+ *
+ * GRL's low-level signals (docs/rflex.md): the encoders are the reports'
+ * own counters (translation, rotation), unwrapped from the wire's 32 bits;
+ * the base API turns the pose into counts. The B21r's IR ring is turned on
+ * with the sonar and its readings are ranges of kind IR after the sonars,
+ * as many as the state holds (those facing ahead first). The joystick is
+ * asked for every JSTK_PERIOD, as Player's driver does when its
+ * rflex_joystick is set; a base that answers has BW_CAP_JOYSTICK. It is
+ * reported, never obeyed: the host decides.
  */
 #include <math.h>
 #include <stdio.h>
@@ -98,12 +108,20 @@
 #define OBEY_ROT 0.05       /* rad/s */
 #define VOLT_JUMP 3.0       /* V between two status messages */
 #define VOLT_MAX 100.0      /* V */
+#define JSTK_PERIOD REPORT_S /* s between joystick requests */
+#define IR_RESTART 1.0      /* s without an IR report (it comes every 150 ms) before starting it again */
+/* IR sensors the state has room for after the 24 sonars: the ones facing
+ * ahead, body sonar positions FIRST_IR.. (all 24 once the state holds 48). */
+#define NIR (BW_BASE_MAX_RANGES - BW_RFLEX_B21R_SONARS_PER_RING < BW_RFLEX_B21R_IR_COUNT \
+                 ? BW_BASE_MAX_RANGES - BW_RFLEX_B21R_SONARS_PER_RING                  \
+                 : BW_RFLEX_B21R_IR_COUNT)
+#define FIRST_IR (BW_RFLEX_B21R_IR_COUNT / 2 - NIR / 2)
 
 typedef struct {
     const char *name;
     double counts_per_m, counts_per_rad;
     double top_v, top_w; /* m/s, rad/s */
-    bool sonar;
+    bool sonar;          /* and the IR ring: the B21r's body */
 } rmodel_t;
 
 static const rmodel_t rmodels[] = {
@@ -159,6 +177,10 @@ typedef struct {
     uint32_t echo_us, ping_us, set_us;
     double sonar_sent, sonar_heard;
     uint16_t panel[PANELS];
+    /* The encoders: the last accepted report's counter of each axis. */
+    bool enc_have[2];
+    uint32_t enc_last[2];
+    double ir_sent, ir_heard, jstk_sent;
 } rflex_drv_t;
 
 static rflex_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -178,14 +200,22 @@ static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
     }
     bw_base_state_t *st = &b->st;
     snprintf(st->hardware, sizeof st->hardware, "RWI %s", D(b)->m->name);
+    st->counts_per_m = D(b)->m->counts_per_m;
+    st->nbump_switches = PANELS;
     if (D(b)->m->sonar) {
-        b->caps |= BW_CAP_SONAR | BW_CAP_SONAR_TIMING;
-        st->nranges = BW_RFLEX_B21R_SONARS_PER_RING;
-        for (unsigned i = 0; i < st->nranges; i++) {
+        b->caps |= BW_CAP_SONAR | BW_CAP_SONAR_TIMING | BW_CAP_IR;
+        /* The sonars, then the IR sensors: each IR is posed as the body
+         * sonar of its number in Player's configuration. */
+        st->nranges = BW_RFLEX_B21R_SONARS_PER_RING + NIR;
+        for (unsigned k = 0; k < st->nranges; k++) {
+            bool ir = k >= BW_RFLEX_B21R_SONARS_PER_RING;
+            unsigned i = ir ? FIRST_IR + k - BW_RFLEX_B21R_SONARS_PER_RING : k;
             double a = bw_rflex_b21r_sonar_deg(i) * BW_PI / 180;
-            st->ranges[i].mount = (bw_pose_t){ BW_RFLEX_B21R_SONAR_RADIUS_M * cos(a),
-                                               BW_RFLEX_B21R_SONAR_RADIUS_M * sin(a), a };
-            st->ranges[i].max_range = SONAR_MAX_M;
+            bw_range_t *rg = &st->ranges[k];
+            rg->mount = (bw_pose_t){ BW_RFLEX_B21R_SONAR_RADIUS_M * cos(a),
+                                     BW_RFLEX_B21R_SONAR_RADIUS_M * sin(a), a };
+            rg->max_range = ir ? BW_RFLEX_B21R_IR_MAX_M : SONAR_MAX_M;
+            rg->kind = ir ? BW_RANGE_IR : BW_RANGE_SONAR;
         }
     }
     return 0;
@@ -225,6 +255,20 @@ static void request_reports(bw_base_t *b, double now)
     m.u.mot_system_report_req.mask = BW_RFLEX_MASK_TRANS | BW_RFLEX_MASK_ROT;
     send_msg(b, &m, now);
     D(b)->last_req = now;
+}
+
+/* The IR ring on (with the drivers' words) or off. */
+static void ir_run(bw_base_t *b, bool on, double now)
+{
+    static const uint32_t params[5] = BW_RFLEX_IR_ON_PARAMS;
+    bw_rflex_msg_t m;
+    bw_rflex_msg_init(&m, BW_RFLEX_IR_RUN);
+    if (on) {
+        memcpy(m.u.ir_run.params, params, sizeof params);
+        m.u.ir_run.mode = BW_RFLEX_RUN_ON;
+    }
+    send_msg(b, &m, now);
+    D(b)->ir_sent = now;
 }
 
 static void request_dio(bw_base_t *b, double now)
@@ -269,10 +313,15 @@ static void on_open(bw_base_t *b, double now)
         r->ping_us = r->set_us = 0;
         r->sonar_heard = -INFINITY;
         sonar_run(b, now);
+        r->ir_heard = -INFINITY;
+        ir_run(b, true, now);
     }
+    r->enc_have[0] = r->enc_have[1] = false;
     release_brake(b, now);
     send_type(b, BW_RFLEX_SYS_STATUS_REQ, now);
     r->last_status = now;
+    send_type(b, BW_RFLEX_JSTK_STATE_REQ, now);
+    r->jstk_sent = now;
     r->last_send = now;
 }
 
@@ -393,6 +442,11 @@ static bool want_sonar(const bw_base_t *b)
     return D(b)->m->sonar && D(b)->sonar_on;
 }
 
+static double ir_restart_at(const rflex_drv_t *r)
+{
+    return fmax(r->ir_sent, r->ir_heard) + IR_RESTART;
+}
+
 static void on_tick(bw_base_t *b, double now)
 {
     rflex_drv_t *r = D(b);
@@ -409,6 +463,12 @@ static void on_tick(bw_base_t *b, double now)
         request_reports(b, now);
     if (want_sonar(b) && now >= sonar_restart_at(r))
         sonar_run(b, now);
+    if (r->m->sonar && now >= ir_restart_at(r))
+        ir_run(b, true, now);
+    if (now >= r->jstk_sent + JSTK_PERIOD) {
+        send_type(b, BW_RFLEX_JSTK_STATE_REQ, now);
+        r->jstk_sent = now;
+    }
     if (now >= r->last_status + STATUS_PERIOD) {
         send_type(b, BW_RFLEX_SYS_STATUS_REQ, now);
         request_dio(b, now); /* a lost DIO request leaves no trace: it goes again */
@@ -432,9 +492,12 @@ static void on_tick(bw_base_t *b, double now)
 static double next_deadline(const bw_base_t *b)
 {
     const rflex_drv_t *r = D(b);
-    double t = fmin(r->last_status + STATUS_PERIOD, rerequest_at(r));
+    double t = fmin(fmin(r->last_status + STATUS_PERIOD, rerequest_at(r)),
+                    r->jstk_sent + JSTK_PERIOD);
     if (want_sonar(b))
         t = fmin(t, sonar_restart_at(r));
+    if (r->m->sonar)
+        t = fmin(t, ir_restart_at(r));
     if (moving(b)) {
         t = fmin(t, r->last_send + RESEND);
         if (!r->held)
@@ -450,6 +513,7 @@ static void on_close(bw_base_t *b, double now)
     if (r->m->sonar) {
         r->sonar_on = false;
         sonar_run(b, now);
+        ir_run(b, false, now);
     }
     bw_rflex_msg_t m;
     bw_rflex_msg_init(&m, BW_RFLEX_MOT_SYSTEM_REPORT_REQ); /* period 0, mask 0: off */
@@ -581,10 +645,14 @@ static void frame_ok(bw_base_t *b, double now)
 {
     rflex_drv_t *r = D(b);
     uint32_t bits = 0;
+    uint64_t switches = 0;
     for (unsigned i = 0; i < PANELS; i++)
-        if (r->panel[i])
+        if (r->panel[i]) {
             bits |= panel_bits(i);
+            switches |= 1ull << i;
+        }
     b->st.bumpers = bits;
+    b->st.bump_switches = switches;
     b->st.brake = r->brake;
     bw_base_frame_ok(b, now);
 }
@@ -694,6 +762,12 @@ static void on_report(bw_base_t *b, const bw_rflex_mot_system_report_t *rep, dou
         integrate(b, a, 0);
     }
     x->ref = s;
+    /* The encoder: the base's counter, unwrapped (a step of more than 2^31
+     * counts is not one the base makes between two reports). */
+    st->encoder[a] = r->enc_have[a] ? st->encoder[a] + (int32_t)((uint32_t)s.pos - r->enc_last[a])
+                                    : (int64_t)s.pos;
+    r->enc_last[a] = (uint32_t)s.pos;
+    r->enc_have[a] = true;
     clock_learn(r, rep->timestamp, now);
     double per = a == BW_RFLEX_AXIS_TRANS ? r->m->counts_per_m : r->m->counts_per_rad;
     double std = a == BW_RFLEX_AXIS_TRANS ? BW_RFLEX_STD_TRANS_TORQUE : BW_RFLEX_STD_ROT_TORQUE;
@@ -785,6 +859,48 @@ static void on_dio(bw_base_t *b, const bw_rflex_dio_report_t *rep, double now)
     frame_ok(b, now);
 }
 
+/* An IR report: each sensor the state holds, by Player's reading (bank
+ * i / 4, byte i % 4) and calibration. Below its least range Player gives 0;
+ * here the least range (0 is "no reading yet" in the state, and something
+ * that near is no less near for it). A byte of 0 saw nothing. */
+static void on_ir(bw_base_t *b, const bw_rflex_ir_report_t *rep, double now)
+{
+    rflex_drv_t *r = D(b);
+    bw_base_state_t *st = &b->st;
+    if (!r->m->sonar)
+        return;
+    /* No stamp check: the stamps sit inside the data, one a bank. */
+    r->ir_heard = now;
+    for (unsigned k = 0; k < NIR; k++) {
+        unsigned i = FIRST_IR + k;
+        int raw = bw_rflex_ir_range(rep, i / BW_RFLEX_B21R_IR_PER_BANK, i % BW_RFLEX_B21R_IR_PER_BANK);
+        if (raw < 0)
+            continue; /* a short report: the banks it has */
+        double m = raw == 0 ? INFINITY
+                            : BW_RFLEX_B21R_IR_CALIB_A * pow(raw, BW_RFLEX_B21R_IR_CALIB_B);
+        bw_range_t *rg = &st->ranges[BW_RFLEX_B21R_SONARS_PER_RING + k];
+        rg->range = fmax(BW_RFLEX_B21R_IR_MIN_M, fmin(rg->max_range, m));
+        rg->t = now;
+        rg->at = st->pose;
+    }
+}
+
+/* The joystick's answer: axes to -1..1, left and forward positive. */
+static void on_jstk(bw_base_t *b, const bw_rflex_jstk_state_t *j, double now)
+{
+    rflex_drv_t *r = D(b);
+    bool bad = stamp_from_future(r, j->timestamp, now);
+    bw_base_implausible(b, bad);
+    if (bad)
+        return;
+    b->caps |= BW_CAP_JOYSTICK;
+    bw_joystick_t *js = &b->st.joystick;
+    js->active = true;
+    js->x = fmax(-1, fmin(1, -j->x / BW_RFLEX_JSTK_FULL_SCALE));
+    js->y = fmax(-1, fmin(1, j->y / BW_RFLEX_JSTK_FULL_SCALE));
+    js->buttons = j->buttons;
+}
+
 static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
 {
     rflex_drv_t *r = D(b);
@@ -803,6 +919,8 @@ static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
         case BW_RFLEX_SONAR_REPORT: on_sonar(b, &m.u.sonar_report, now); break;
         case BW_RFLEX_DIO_REPORT: on_dio(b, &m.u.dio_report, now); break;
         case BW_RFLEX_SYS_STATUS: on_status(b, &m.u.sys_status, now); break;
+        case BW_RFLEX_IR_REPORT: on_ir(b, &m.u.ir_report, now); break;
+        case BW_RFLEX_JSTK_STATE: on_jstk(b, &m.u.jstk_state, now); break;
         case BW_RFLEX_UNKNOWN: r->sub_stats.unknown++; break;
         default: break;
         }
@@ -817,7 +935,7 @@ const bw_driver_ops_t bw_rflex_driver_ops = {
     .family = "rflex",
     .size = sizeof(rflex_drv_t),
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BUMPERS | BW_CAP_BATTERY | BW_CAP_BRAKE |
-            BW_CAP_MOTOR_REPORT | BW_CAP_MOTOR_VECTOR,
+            BW_CAP_MOTOR_REPORT | BW_CAP_MOTOR_VECTOR | BW_CAP_ENCODERS | BW_CAP_BUMP_SWITCHES,
     .params = params,
     .max_v = 1.0,
     .max_w = 2.0,

@@ -62,6 +62,12 @@ static const BW_ROM bw_field_t f_ir_run[] = {
 static const BW_ROM bw_field_t f_ir_head[] = {
     FIELD("count", BW_FT_U8, ir_report.count),
 };
+static const BW_ROM bw_field_t f_jstk_state[] = {
+    FIELD("timestamp", BW_FT_U32, jstk_state.timestamp),
+    FIELD("x", BW_FT_I32, jstk_state.x),
+    FIELD("y", BW_FT_I32, jstk_state.y),
+    FIELD("buttons", BW_FT_U8, jstk_state.buttons),
+};
 
 #define SONAR_HEAD 8u   /* retval, timestamp */
 #define SONAR_READING 3u /* id u8, range u16 */
@@ -91,7 +97,9 @@ static const BW_ROM bw_field_t f_ir_head[] = {
     F(DIO_REPORTS_REQ, "dio_reports_req", DIO, OP_DIO_REPORTS_REQ, 0, f_dio_reports_req, 4) \
     F(DIO_REPORT, "dio_report", DIO, OP_DIO_REPORT, 0, f_dio_report, 7)                   \
     F(IR_RUN, "ir_run", IR, OP_IR_RUN, 0, f_ir_run, 21)                                   \
-    V(IR_REPORT, "ir_report", IR, OP_IR_REPORT, 0, f_ir_head, IR_HEAD)
+    V(IR_REPORT, "ir_report", IR, OP_IR_REPORT, 0, f_ir_head, IR_HEAD)                    \
+    E(JSTK_STATE_REQ, "jstk_state_req", JSTK, OP_JSTK_GET_STATE, 0)                       \
+    F(JSTK_STATE, "jstk_state", JSTK, OP_JSTK_GET_STATE, 0, f_jstk_state, 13)
 
 #define NFIELDS(fields) ((uint8_t)(sizeof fields / sizeof fields[0]))
 
@@ -146,7 +154,8 @@ static const BW_ROM type_info_t types[BW_RFLEX_TYPE_COUNT] = {
 /* The types the base sends; the others are the host's. */
 #define ROBOT_TYPES                                                                            \
     (1ul << BW_RFLEX_SYS_STATUS | 1ul << BW_RFLEX_MOT_SYSTEM_REPORT |                          \
-     1ul << BW_RFLEX_SONAR_REPORT | 1ul << BW_RFLEX_DIO_REPORT | 1ul << BW_RFLEX_IR_REPORT)
+     1ul << BW_RFLEX_SONAR_REPORT | 1ul << BW_RFLEX_DIO_REPORT | 1ul << BW_RFLEX_IR_REPORT |   \
+     1ul << BW_RFLEX_JSTK_STATE)
 
 static bool robot_sends(bw_rflex_type_t t) { return (ROBOT_TYPES >> t) & 1u; }
 
@@ -189,13 +198,19 @@ bw_rflex_type_t bw_rflex_type_from_name(const char *name)
 
 static BW_HOT_INLINE bw_rflex_type_t type_of(uint8_t port, uint8_t opcode, size_t len)
 {
-    if (port == BW_RFLEX_PORT_SYS && opcode == BW_RFLEX_OP_SYS_STATUS)
-        return len == 0 ? BW_RFLEX_SYS_STATUS_REQ : BW_RFLEX_SYS_STATUS;
     /* (Host builds: unrolled, each entry's port and opcode folded in.) */
     BW_UNROLL_ALL
     for (unsigned t = 1; t < BW_RFLEX_TYPE_COUNT; t++)
-        if (types[t].port == port && types[t].opcode == opcode)
+        if (types[t].port == port && types[t].opcode == opcode) {
+            /* A request without data (sys_status_req, jstk_state_req) is
+             * listed just before its answer on the same (port, opcode):
+             * with data, the frame is the answer. One rule, not one test
+             * per pair: the firmware's flash is counted. */
+            if (len != 0 && t + 1 < BW_RFLEX_TYPE_COUNT && types[t + 1].port == port &&
+                types[t + 1].opcode == opcode)
+                t++;
             return (bw_rflex_type_t)t;
+        }
     return BW_RFLEX_UNKNOWN;
 }
 
