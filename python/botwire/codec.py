@@ -56,7 +56,10 @@ class Decoder:
             self.warnings.append(string(self._warn) or "")
         if n == 0:
             return []
-        return [json.loads(line) for line in ffi.unpack(text, n).splitlines()]
+        # Whole lines, none holding a raw newline (JSON escapes them): one
+        # array for json.loads, far faster than a call per line.
+        lines = ffi.buffer(text, n)[:].rstrip(b"\n").replace(b"\n", b",")
+        return json.loads(b"[" + lines + b"]")
 
     def feed(self, data: Data) -> List[Any]:
         """Pushes bytes; returns the messages (dicts) they complete."""
