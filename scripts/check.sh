@@ -108,6 +108,7 @@ run_tests() {
 build() {
     dir=$1
     shift
+    set -- -DBW_PYTHON="$(on python)" "$@"
     cmake -S . -B "$dir" --no-warn-unused-cli -DBW_FIRMWARE="$(on firmware)" -DBW_ROS="$(on ros)" "$@" \
         >/dev/null
     cmake --build "$dir" -j "$jobs" -- --no-print-directory >"$dir/build.log" 2>&1 || {

@@ -9,8 +9,10 @@
 #   ros       the ROS 1 bridge and its test under a real roscore
 #             (make check SKIP=ros leaves it out)
 #   fuzz      the short fuzz run at the end of make check (SKIP=fuzz)
+#   python    the Python package's tests, pytest with Debian's python3 and
+#             cffi (make check SKIP=python leaves them out)
 
-parts_optional="firmware ros fuzz"
+parts_optional="firmware ros fuzz python"
 
 pkgs_core="cmake make gcc clang libclang-rt-14-dev llvm pkg-config binutils libcmocka-dev
            libjansson-dev help2man librsvg2-bin"
@@ -21,6 +23,7 @@ pkgs_ros="g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
           python3-std-msgs python3-geometry-msgs python3-nav-msgs python3-sensor-msgs
           python3-diagnostic-msgs python3-tf2-msgs"
 pkgs_fuzz=""
+pkgs_python="python3 python3-cffi python3-pytest"
 
 # KIND:WHAT:PACKAGE, KIND one of cmd (on PATH), file, py (a module Debian's
 # python3 imports).
@@ -43,6 +46,7 @@ needs_ros="cmd:g++:g++ cmd:roscore:python3-roslaunch cmd:roslaunch:python3-rosla
            py:geometry_msgs.msg:python3-geometry-msgs py:nav_msgs.msg:python3-nav-msgs
            py:sensor_msgs.msg:python3-sensor-msgs py:diagnostic_msgs.msg:python3-diagnostic-msgs"
 needs_fuzz=""
+needs_python="file:/usr/bin/python3:python3 py:cffi:python3-cffi py:pytest:python3-pytest"
 
 # parts_check_skip SKIP: exits 2 with one line if SKIP names a part that is
 # not optional. SKIP is a list separated by spaces or commas.

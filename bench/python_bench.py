@@ -1,0 +1,111 @@
+"""The Python package's speed, beside plain Python (README: "Python").
+
+    PYTHONPATH=build/python python3 bench/python_bench.py [--quick]
+
+1. Decode: Kobuki feedback (an emulated Kobuki's own bytes, every
+   sub-payload of its 50 Hz frames) into dicts, MB/s of wire: botwire.decode
+   (the C codec, the command's JSON text, json.loads) and, side by side,
+   bench/kobuki_plain.py (AA 55, length, XOR, struct per sub-payload). Both
+   give the same dicts; the run checks that first.
+2. Driver overhead per state update: a botwire.Base on sim:kobuki in virtual
+   time, one poll per feedback frame, with and without taking b.state (the
+   frozen snapshot) each time; beside the plain parser taking one frame
+   and updating a pose from its encoders. botwire's figure includes the
+   emulated robot making the frame (in C) and the driver's supervision.
+Best of several rounds each; a machine's other load slows every figure.
+"""
+
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import botwire  # noqa: E402
+from kobuki_plain import KobukiParser  # noqa: E402
+
+
+def feedback(seconds: float) -> bytes:
+    """An emulated Kobuki's output over `seconds` of virtual time."""
+    sim = botwire.Sim("kobuki")
+    out = bytearray()
+    t = 0.0
+    while t < seconds:
+        t = sim.next_deadline
+        sim.step(t)
+        out += sim.output()
+    sim.close()
+    return bytes(out)
+
+
+def best(fn, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    rounds = 2 if quick else 5
+    data = feedback(10 if quick else 200)
+    ours = list(botwire.decode("kobuki", data))[:-1]
+    plain = KobukiParser().feed(data)
+    assert ours == plain, "the two parsers disagree"
+    mb = len(data) / 1e6
+    t_ours = best(lambda: list(botwire.decode("kobuki", data)), rounds)
+    t_plain = best(lambda: KobukiParser().feed(data), rounds)
+    print(f"decode: {len(data)} bytes, {len(ours)} messages of Kobuki feedback")
+    print(f"  botwire.decode     {mb / t_ours:6.2f} MB/s  {len(ours) / t_ours / 1e3:7.1f} k msgs/s")
+    print(f"  plain Python       {mb / t_plain:6.2f} MB/s  {len(plain) / t_plain / 1e3:7.1f} k msgs/s")
+
+    n = 500 if quick else 5000
+
+    def run(take_state: bool) -> float:
+        with botwire.Base("sim:kobuki", clock="virtual") as b:
+            b.drive(0.2, 0.3)
+            f0 = b.state.link.frames
+            t0 = time.perf_counter()
+            frames = f0
+            while frames - f0 < n:
+                b.poll(1.0)
+                if take_state:
+                    frames = b.state.link.frames
+                else:
+                    frames = b._st.link.frames  # the C struct, no snapshot
+            return (time.perf_counter() - t0) / (frames - f0)
+
+    frame_len = len(data) // max(1, len(plain) // 7)
+    frames = [data[i:i + frame_len] for i in range(0, min(len(data), n * frame_len), frame_len)]
+
+    def plain_driver() -> None:
+        p = KobukiParser()
+        x = y = th = 0.0
+        last = None
+        for f in frames:
+            for m in p.feed(f):
+                if m["type"] == "basic_sensor_data":
+                    enc = (m["left_encoder"], m["right_encoder"])
+                    if last:
+                        dl = ((enc[0] - last[0] + 32768) % 65536 - 32768) * 0.000085292
+                        dr = ((enc[1] - last[1] + 32768) % 65536 - 32768) * 0.000085292
+                        d, dth = (dl + dr) / 2, (dr - dl) / 0.23
+                        x += d * math.cos(th + dth / 2)
+                        y += d * math.sin(th + dth / 2)
+                        th += dth
+                    last = enc
+
+    with_state = min(run(True) for _ in range(rounds))
+    without = min(run(False) for _ in range(rounds))
+    t_pd = best(plain_driver, rounds) / len(frames)
+    print(f"driver: per state update (one 50 Hz Kobuki frame), {n} updates")
+    print(f"  botwire.Base poll + b.state   {with_state * 1e6:6.1f} us")
+    print(f"  botwire.Base poll alone       {without * 1e6:6.1f} us")
+    print(f"  plain Python parse + odometry {t_pd * 1e6:6.1f} us")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+/*
+ * botwire JSON: `botwire decode` and `botwire encode` as a library, for
+ * programs (and the Python package) that want the command's JSON without
+ * running it. The text is the command's, byte for byte: the same code
+ * writes it (the command's JSON writers, built into libbotwire_json).
+ *
+ *     bw_json_decoder_t *d;
+ *     bw_json_decoder_new(&d, "kobuki", NULL, NULL, false, err, sizeof err);
+ *     bw_json_decoder_push(d, bytes, n);          any split
+ *     text = bw_json_decoder_text(d, &len);       complete JSON lines
+ *     bw_json_decoder_finish(d);                  the end: the stats line
+ *     bw_json_decoder_free(d);
+ *
+ * Link: -lbotwire_json (with -lbotwire). Not in libbotwire itself: it needs
+ * jansson, and the codec core stays dependency-free. Memory: a decoder
+ * allocates on creation and as its output grows. Threads: one decoder per
+ * thread; bw_json_encode is reentrant.
+ */
+#ifndef BOTWIRE_JSON_H
+#define BOTWIRE_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bw_json_decoder bw_json_decoder_t;
+
+/*
+ * A decoder of protocol `proto` ("kobuki", ... any case), as `botwire decode
+ * --proto P [--model M] [--from SIDE] [--frames]`: model NULL for the
+ * protocol's default (or a record's url's model=); from "robot", "host" or
+ * NULL (raw bytes: from the robot; a record: both sides). Returns 0, or
+ * BW_EUNKNOWN (protocol), BW_EINVAL (side, model) with a one-line reason in
+ * err, BW_ENOMEM.
+ */
+int bw_json_decoder_new(bw_json_decoder_t **d, const char *proto, const char *model,
+                        const char *from, bool frames, char *err, size_t errlen);
+void bw_json_decoder_free(bw_json_decoder_t *d);
+
+/*
+ * Pushes input, in any split: raw protocol bytes, or the text of a
+ * `botwire record` file, told apart by its first line as the command does
+ * (until enough bytes have come to tell, they wait). Returns 0, or
+ * BW_ENOMEM (the decoder is then unusable).
+ */
+int bw_json_decoder_push(bw_json_decoder_t *d, const uint8_t *data, size_t n);
+/* The end of input: what held bytes still give, then the stats line. Once
+ * only; pushes after it are refused (BW_ESTATE). */
+int bw_json_decoder_finish(bw_json_decoder_t *d);
+/* The JSON Lines written since the last call: whole lines, each ending in
+ * '\n'; *len 0 when there is none. Valid until the next call on d. */
+const char *bw_json_decoder_text(bw_json_decoder_t *d, size_t *len);
+/* A record line that could not be read ("line N: ..."), which the command
+ * reports on stderr and counts (damaged_lines): 1 with the oldest in buf,
+ * 0 when there is none left. */
+int bw_json_decoder_next_warning(bw_json_decoder_t *d, char *buf, size_t cap);
+
+/*
+ * One line of `botwire encode --proto P` input (a JSON object: one message;
+ * an array of them: one frame carrying them all) into the frame's bytes.
+ * Returns 0 with *len bytes in out; 1 when the line is no message (a stats
+ * line: nothing written); BW_ENOSPC when cap is too small (*len: the size
+ * needed); BW_EINVAL with the command's one-line reason in err for a bad
+ * line; BW_EUNKNOWN for an unknown protocol.
+ */
+int bw_json_encode(const char *proto, const char *json, size_t n, uint8_t *out, size_t cap,
+                   size_t *len, char *err, size_t errlen);
+
+/* The protocols' names, comma-separated ("kobuki, p2os, ..."). */
+const char *bw_json_protocols(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
