@@ -235,8 +235,10 @@ class Bridge {
             sensor_msgs::Range m;
             m.header.stamp = stamp;
             m.header.frame_id = range_prefix_ + std::to_string(i);
-            m.radiation_type = sensor_msgs::Range::ULTRASOUND;
-            m.field_of_view = static_cast<float>(15.0 * M_PI / 180); /* a Polaroid transducer's cone */
+            bool ir = r.kind == BW_RANGE_IR;
+            m.radiation_type = ir ? sensor_msgs::Range::INFRARED : sensor_msgs::Range::ULTRASOUND;
+            /* a Polaroid transducer's cone; an IR proximity sensor's narrow beam */
+            m.field_of_view = static_cast<float>((ir ? 5.0 : 15.0) * M_PI / 180);
             m.min_range = 0.0f;
             m.max_range = static_cast<float>(r.max_range);
             /* REP 117: nothing seen within max_range is +Inf */

@@ -163,8 +163,9 @@ void cli_put_sensors(json_t *o, const bw_base_t *b, const bw_base_state_t *s)
     }
     if ((caps & BW_CAP_JOYSTICK) && s->joystick.active) {
         json_t *j = json_object();
-        json_object_set_new(j, "x", json_real(s->joystick.x));
-        json_object_set_new(j, "y", json_real(s->joystick.y));
+        /* Not "x" and "y": the state line's x and y are the pose's. */
+        json_object_set_new(j, "turn", json_real(s->joystick.x));
+        json_object_set_new(j, "forward", json_real(s->joystick.y));
         json_object_set_new(j, "buttons", json_integer(s->joystick.buttons));
         json_object_set_new(o, "joystick", j);
     }

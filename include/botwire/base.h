@@ -204,7 +204,7 @@ typedef struct {
     uint32_t status;  /* the family's status bits */
 } bw_power_t;
 
-#define BW_BASE_MAX_RANGES 32
+#define BW_BASE_MAX_RANGES 48
 /* A noisy link (bytes come, no valid frame among them) stays online this
  * many link timeouts, at least 1 s (see bw_base_options_t.link_timeout). */
 #define BW_BASE_NOISY_LINK_FACTOR 10

@@ -188,7 +188,7 @@ typedef struct {
     char hardware[32];
     char name[32];
     unsigned nranges;
-    bw_range_t ranges[32];
+    bw_range_t ranges[48];
     uint64_t reconnects;
     bw_parse_stats_t link;
     uint64_t events_dropped;
