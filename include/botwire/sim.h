@@ -198,6 +198,11 @@ void bw_sim_init(bw_sim_t *s, const bw_world_t *world, const bw_body_params_t *p
  * BW_ERANGE (and nothing moves) for a place outside the world's extent or
  * where the body would overlap a wall. */
 int bw_sim_place(bw_sim_t *s, bw_pose_t pose);
+/* The same wherever pose is, as MobileSim moves a robot where its client
+ * says (off the map or inside a wall is the client's business): 0 placed
+ * on the map, 1 placed outside the world's extent or overlapping a wall,
+ * BW_EINVAL (nothing moves) for a pose that is not finite. */
+int bw_sim_place_anywhere(bw_sim_t *s, bw_pose_t pose);
 
 /* Commands wheel speeds (m/s, clamped to max_wheel_speed); the body reaches
  * them within the acceleration limit. */

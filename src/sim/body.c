@@ -117,14 +117,10 @@ void bw_sim_init(bw_sim_t *s, const bw_world_t *world, const bw_body_params_t *p
     sense(s);
 }
 
-int bw_sim_place(bw_sim_t *s, bw_pose_t pose)
+/* Puts the body at pose, wherever that is. */
+static void put(bw_sim_t *s, bw_pose_t pose)
 {
     bw_body_t *b = &s->body;
-    const bw_world_t *w = world_of(s);
-    if (!isfinite(pose.x) || !isfinite(pose.y) || !isfinite(pose.theta) || pose.x < w->min_x ||
-        pose.x > w->max_x || pose.y < w->min_y || pose.y > w->max_y ||
-        clearance(s, (bw_vec2_t){ pose.x, pose.y }, NULL) < b->prm.radius)
-        return BW_ERANGE;
     b->pose = pose;
     b->pose.theta = bw_angle_norm(pose.theta);
     if (s->fleet)
@@ -133,7 +129,31 @@ int bw_sim_place(bw_sim_t *s, bw_pose_t pose)
     b->drop_left = b->drop_right = false;
     b->blocked = false;
     sense(s);
+}
+
+/* Outside the world's extent, or overlapping a wall. */
+static bool off_map(const bw_sim_t *s, bw_pose_t pose)
+{
+    const bw_world_t *w = world_of(s);
+    return pose.x < w->min_x || pose.x > w->max_x || pose.y < w->min_y || pose.y > w->max_y ||
+           clearance(s, (bw_vec2_t){ pose.x, pose.y }, NULL) < s->body.prm.radius;
+}
+
+int bw_sim_place(bw_sim_t *s, bw_pose_t pose)
+{
+    if (!isfinite(pose.x) || !isfinite(pose.y) || !isfinite(pose.theta) || off_map(s, pose))
+        return BW_ERANGE;
+    put(s, pose);
     return 0;
+}
+
+int bw_sim_place_anywhere(bw_sim_t *s, bw_pose_t pose)
+{
+    if (!isfinite(pose.x) || !isfinite(pose.y) || !isfinite(pose.theta))
+        return BW_EINVAL;
+    bool off = off_map(s, pose);
+    put(s, pose);
+    return off ? 1 : 0;
 }
 
 static double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }

@@ -612,17 +612,29 @@ static void test_simulator_commands(void **state)
     assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
     assert_string_equal(line, "client moved the robot to (2500 mm, 2000 mm, 90 deg)");
 
-    /* Into a wall, or out of the world: not moved, said, counted. */
-    uint8_t bad[32];
-    int nb = bw_p2os_encode_sim_set_pose(bad, sizeof bad, 3250, 1000, 0); /* the box */
-    send_raw(&c, bad, (size_t)nb);
-    nb = bw_p2os_encode_sim_set_pose(bad, sizeof bad, -2000000000, 1000, 0);
-    send_raw(&c, bad, (size_t)nb);
-    assert_true(fabs(sim->body.pose.x - 2.5) < 1e-9 && fabs(sim->body.pose.y - 2.0) < 1e-9);
-    assert_int_equal(bw_device_stats(c.dev)->ignored_by_id[BW_P2OS_SIM_SET_POSE], 2);
-    assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
-    assert_non_null(strstr(line, "not moved"));
-    assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
+    /* Into the box, and off the map: MobileSim moves the robot where its
+     * client says (ARIA's moveRobotInSim sends such poses); so does the
+     * emulator, and says so. SIMSTAT then reports it there. */
+    static const struct {
+        int32_t x, y;
+        bool off;
+    } where[] = { { 3250, 1000, true }, { 8000, 1, true }, { -8000, -1000, true },
+                  { 2500, 2000, false } };
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        uint8_t f[32];
+        int nb = bw_p2os_encode_sim_set_pose(f, sizeof f, where[i].x, where[i].y, 90);
+        send_raw(&c, f, (size_t)nb);
+        assert_true(fabs(sim->body.pose.x - where[i].x / 1000.0) < 1e-9);
+        assert_true(fabs(sim->body.pose.y - where[i].y / 1000.0) < 1e-9);
+        assert_int_equal(bw_device_next_notice(c.dev, line, sizeof line), 1);
+        assert_true((strstr(line, "off the map or inside a wall") != NULL) == where[i].off);
+        take(&c);
+        cmd_int(&c, BW_P2OS_SIM_STAT, 1);
+        const bw_p2os_simstat_t *ss = &last_of(&c, BW_P2OS_SIMSTAT_PAC)->u.simstat;
+        assert_int_equal(ss->true_x, where[i].x);
+        assert_int_equal(ss->true_y, where[i].y);
+    }
+    assert_int_equal(bw_device_stats(c.dev)->ignored_by_id[BW_P2OS_SIM_SET_POSE], 0);
 
     /* SIM_STAT 1: one SIMSTAT with the true pose. */
     take(&c);
@@ -634,7 +646,11 @@ static void test_simulator_commands(void **state)
     assert_int_equal(st->true_y, 2000);
     assert_int_equal(st->true_th, 90);
     assert_int_equal(st->gps_dop, -1);
-    assert_int_equal(st->sim_interval, 10);
+    /* The intervals are the SIP cycle, as MobileSim's (its cycle is the
+     * SIP's), not the emulator's inner 10 ms control step. */
+    assert_int_equal(st->sim_interval, 100);
+    assert_int_equal(st->real_interval, 100);
+    assert_int_equal(st->last_interval, 100);
     /* With no argument, one too (the simulator's documentation). */
     take(&c);
     cmd(&c, BW_P2OS_SIM_STAT);
@@ -678,8 +694,8 @@ static void test_simulator_commands(void **state)
     take(&c);
     advance(&c, 0.3);
     assert_int_equal(count_of(&c, BW_P2OS_SIP), 0);
-    /* Nothing else was ignored or unknown. */
-    assert_int_equal(bw_device_stats(c.dev)->ignored, 2);
+    /* Nothing was ignored or unknown. */
+    assert_int_equal(bw_device_stats(c.dev)->ignored, 0);
     assert_int_equal(bw_device_stats(c.dev)->link.unknown, 0);
     assert_int_equal(bw_device_stats(c.dev)->link.length_errors, 0);
     bw_device_destroy(c.dev);

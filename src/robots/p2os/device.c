@@ -39,6 +39,8 @@ typedef struct {
     double last_motion;   /* the last command that set a motion target */
     bool motors, sonar_on;
     int simstat_mode;     /* 0 off, 2 a SIMSTAT before every SIP */
+    unsigned long placed_off_map; /* SIM_SET_POSEs off the map or into a wall (done anyway) */
+    double last_sip, sip_gap; /* when the last SIP went, and the gap before it (s) */
     bw_pose_t start;      /* true start pose, for SIM_RESET */
     /* Motion control: translation by velocity or to a distance, rotation by
      * velocity or to a heading, or the two wheels directly (VEL2). */
@@ -203,7 +205,13 @@ static void send_simstat(bw_device_t *d)
     bw_p2os_msg_init(&m, BW_P2OS_SIMSTAT_PAC);
     bw_p2os_simstat_t *s = &m.u.simstat;
     s->flags = BW_P2OS_SIMSTAT_MAP;
-    s->sim_interval = s->real_interval = s->last_interval = (uint16_t)lround(CONTROL_PERIOD * 1000);
+    /* MobileSim's cycle is its SIP cycle: what it reports as the simulated
+     * interval; the real and last intervals are the gap the SIPs truly
+     * came at (the same in virtual time, longer when the machine lags). */
+    const p2os_dev_t *p = P(d);
+    s->sim_interval = (uint16_t)lround(SIP_PERIOD * 1000);
+    s->real_interval = s->last_interval =
+        (uint16_t)lround((p->sip_gap > 0 ? fmin(p->sip_gap, 60.0) : SIP_PERIOD) * 1000);
     s->true_x = (int32_t)lround(t->x * 1000);
     s->true_y = (int32_t)lround(t->y * 1000);
     s->true_th = (int32_t)lround(t->theta * 180 / BW_PI);
@@ -212,11 +220,12 @@ static void send_simstat(bw_device_t *d)
     send_msg(d, &m);
 }
 
-/* The host moved the robot by hand (SIM_SET_POSE, SIM_RESET). */
+/* The host moved the robot by hand (SIM_SET_POSE, SIM_RESET): wherever it
+ * says, as MobileSim does. 0, 1 when that is off the map or in a wall. */
 static int place(bw_device_t *d, bw_pose_t pose)
 {
-    int rc = bw_sim_place(&d->sim, pose);
-    if (rc == 0) {
+    int rc = bw_sim_place_anywhere(&d->sim, pose);
+    if (rc >= 0) {
         reset_motion(P(d));
         P(d)->v = P(d)->w = 0;
     }
@@ -333,14 +342,14 @@ static void command(bw_device_t *d, const bw_p2os_command_t *c, const uint8_t *b
             bw_device_malformed(d);
             break;
         }
-        if (place(d, (bw_pose_t){ x / 1000.0, y / 1000.0, th * BW_PI / 180 }) < 0) {
-            bw_device_ignored(d, c->cmd);
-            bw_device_notice(d, "client asked to move the robot to (%d mm, %d mm): outside the "
-                                "world or inside a wall, not moved", (int)x, (int)y);
-            break;
-        }
-        bw_device_notice(d, "client moved the robot to (%d mm, %d mm, %d deg)", (int)x, (int)y,
-                         (int)th);
+        int rc = place(d, (bw_pose_t){ x / 1000.0, y / 1000.0, th * BW_PI / 180 });
+        if (rc > 0)
+            p->placed_off_map++;
+        bw_device_notice(d, "client moved the robot to (%d mm, %d mm, %d deg)%s", (int)x, (int)y,
+                         (int)th,
+                         rc > 0 ? ": off the map or inside a wall, moved there all the same, as "
+                                  "MobileSim does"
+                                : "");
         break;
     }
     case BW_P2OS_SIM_RESET:
@@ -630,6 +639,11 @@ static void step(bw_device_t *d, double now)
         bw_sim_step_to(&d->sim, t);
         control(d, t);
         if (p->session == OPEN && p->ticks >= p->sip_tick) {
+            /* The gap the SIPs really come at, on the caller's clock (a
+             * catch-up sends several at one time: the gap before them holds). */
+            if (p->last_sip > 0 && now - p->last_sip > 1e-3)
+                p->sip_gap = now - p->last_sip;
+            p->last_sip = now;
             if (p->simstat_mode == 2)
                 send_simstat(d);
             send_sip(d);
