@@ -108,7 +108,8 @@ run_tests() {
 build() {
     dir=$1
     shift
-    cmake -S . -B "$dir" --no-warn-unused-cli -DBW_FIRMWARE="$(on firmware)" -DBW_ROS="$(on ros)" "$@" \
+    cmake -S . -B "$dir" --no-warn-unused-cli -DBW_FIRMWARE="$(on firmware)" -DBW_ROS="$(on ros)" \
+        -DBW_VIEW="$(on view)" "$@" \
         >/dev/null
     cmake --build "$dir" -j "$jobs" -- --no-print-directory >"$dir/build.log" 2>&1 || {
         cat "$dir/build.log"

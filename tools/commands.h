@@ -11,5 +11,6 @@ int cmd_sim(int argc, char **argv);
 int cmd_drive(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_wander(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 #endif
