@@ -1168,6 +1168,7 @@ static void client_gone(cli_view_t *v, client_t *c)
             r->tt = v->now;
             r->tseq++;
             r->owner = NULL;
+            log_event(v, r, 3, "stopped: the client driving it went away");
         }
     while (c->qlen)
         queue_drop_at(c, 0);
