@@ -200,14 +200,6 @@ int cmd_view(int argc, char **argv)
         fprintf(stderr, "\n");
         bw_base_close(b[i], now);
     }
-    cli_view_stats_t vs;
-    cli_view_stats(view, &vs);
-    fprintf(stderr,
-            "botwire view: served %llu clients, %llu messages (%llu dropped: a client was slow), "
-            "%llu drive commands, %llu refused; longest service %.1f ms\n",
-            (unsigned long long)vs.clients, (unsigned long long)vs.messages,
-            (unsigned long long)vs.dropped, (unsigned long long)vs.commands,
-            (unsigned long long)vs.refused, vs.max_service * 1000);
     cli_view_close(view);
     free(b);
     free(sent);

@@ -128,6 +128,7 @@ struct cli_view {
     bool started;
     client_t *clients;
     double now, next_publish;
+    double last_service; /* cli_now() at the last service, 0 before */
     unsigned tick;
     cli_view_stats_t stats;
 };
@@ -1470,6 +1471,9 @@ void cli_view_service(cli_view_t *v, double now)
     if (!v)
         return;
     double t0 = cli_now();
+    if (v->last_service > 0)
+        v->stats.max_gap = fmax(v->stats.max_gap, t0 - v->last_service);
+    v->last_service = t0;
     v->now = now;
     /* Sockets and timers that are ready; never waits. */
     uv_run(&v->loop, UV_RUN_NOWAIT);
@@ -1507,6 +1511,15 @@ void cli_view_close(cli_view_t *v)
 {
     if (!v)
         return;
+    const cli_view_stats_t *s = &v->stats;
+    if (v->started)
+        fprintf(stderr,
+            "botwire %s: view: served %llu clients, %llu messages (%llu dropped: a client did not "
+            "keep up), %llu drive commands, %llu refused; longest service %.1f ms, longest loop "
+            "gap %.1f ms\n",
+            v->cmd, (unsigned long long)s->clients, (unsigned long long)s->messages,
+            (unsigned long long)s->dropped, (unsigned long long)s->commands,
+            (unsigned long long)s->refused, s->max_service * 1000, s->max_gap * 1000);
     lws_context_destroy(v->ctx);
     /* lws closes its handles on the loop: let them finish (a few turns). */
     for (int i = 0; i < 100 && uv_loop_alive(&v->loop); i++)

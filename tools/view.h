@@ -87,10 +87,12 @@ typedef struct {
     uint64_t commands;     /* drive commands received */
     uint64_t refused;      /* messages refused (bad, or commands without the right) */
     double max_service;    /* s: the longest one cli_view_service took */
+    double max_gap;        /* s: the longest between two calls of it (the caller's loop) */
 } cli_view_stats_t;
 void cli_view_stats(const cli_view_t *view, cli_view_stats_t *out);
 
-/* Closes every connection and the listener. NULL is fine. */
+/* Closes every connection and the listener, and says on stderr what it
+ * served ("botwire CMD: view: served ..."). NULL is fine. */
 void cli_view_close(cli_view_t *view);
 
 /* The view's options of a command: --view [HOST:]PORT, --view-token T,
