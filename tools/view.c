@@ -589,6 +589,7 @@ static json_t *ranges_json(robot_t *r)
         json_t *e = json_object();
         json_object_set_new(e, "kind", json_string(g->kind == BW_RANGE_IR ? "ir" : "sonar"));
         json_object_set_new(e, "mount", jpose2(g->mount));
+        json_object_set_new(e, "at", jpose2(g->at)); /* odometry when it was heard */
         json_object_set_new(e, "range", g->t > 0 ? json_real(g->range) : json_null());
         json_object_set_new(e, "max_range", json_real(g->max_range));
         json_object_set_new(e, "age", g->t > 0 ? json_real(s->t - g->t) : json_null());

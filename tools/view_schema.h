@@ -77,7 +77,8 @@
            ",\"emulated\":" S_BOOL ",\"truth\":" S_POSE2 ",\"origin\":" S_POSE2              \
            ",\"command\":" S_OBJ("\"v\":" S_NUM ",\"w\":" S_NUM ",\"age\":" S_NUM))
 #define S_RANGE                                                                             \
-    S_OBJ("\"kind\":" S_STR ",\"mount\":" S_POSE2 ",\"range\":" S_NUM ",\"max_range\":" S_NUM \
+    S_OBJ("\"kind\":" S_STR ",\"mount\":" S_POSE2 ",\"at\":" S_POSE2 ",\"range\":" S_NUM \
+          ",\"max_range\":" S_NUM                                                               \
           ",\"age\":" S_NUM)
 #define SCHEMA_RANGES                                                                       \
     S_OBJT("botwire.Ranges",                                                                \
