@@ -109,7 +109,8 @@ build() {
     dir=$1
     shift
     set -- -DBW_PYTHON="$(on python)" "$@"
-    cmake -S . -B "$dir" --no-warn-unused-cli -DBW_FIRMWARE="$(on firmware)" -DBW_ROS="$(on ros)" "$@" \
+    cmake -S . -B "$dir" --no-warn-unused-cli -DBW_FIRMWARE="$(on firmware)" -DBW_ROS="$(on ros)" \
+        -DBW_VIEW="$(on view)" "$@" \
         >/dev/null
     cmake --build "$dir" -j "$jobs" -- --no-print-directory >"$dir/build.log" 2>&1 || {
         cat "$dir/build.log"

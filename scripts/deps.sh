@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs the Debian packages the build and the tests need, if missing: the
 # core's always, and those of each optional part (scripts/parts.sh) unless
-# SKIP names it (make check SKIP=ros). Quiet: a line per step; apt's own
+# SKIP names it (make check SKIP=ros); for the view's tests, the npm packages
+# of tests/view/package-lock.json into build/npm (npm ci, when the lock
+# changed or they are not there). Quiet: a line per step; apt's own
 # output goes to build/deps.log. Runs apt-get only when something is
 # missing, as root or with sudo; waits for another apt (one that started with
 # the machine, say) instead of failing on its lock.
@@ -24,7 +26,32 @@ for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
         missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+
+# The view test's Foxglove client, from the npm registry, exactly as locked.
+npm_packages() {
+    part_skipped view "$skip" && return 0
+    dir=build/npm
+    if [ -d "$dir/node_modules/@foxglove/ws-protocol" ] &&
+        cmp -s tests/view/package-lock.json "$dir/package-lock.json"; then
+        return 0
+    fi
+    command -v npm >/dev/null 2>&1 || return 0 # part_missing names it
+    mkdir -p "$dir"
+    cp tests/view/package.json tests/view/package-lock.json "$dir/"
+    printf 'deps: npm ci (the view test'"'"'s Foxglove client, into %s) ... ' "$dir"
+    if (cd "$dir" && npm ci --no-audit --no-fund) >>build/deps.log 2>&1; then
+        echo ok
+    else
+        echo "failed (full log: build/deps.log)"
+        tail -n 20 build/deps.log >&2
+        exit 1
+    fi
+}
+if [ -z "$missing" ]; then
+    mkdir -p build
+    npm_packages
+    exit 0
+fi
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -77,3 +104,4 @@ echo "deps: installing Debian packages:$missing (log: $log)"
 step "apt-get update" apt_get update -q
 # shellcheck disable=SC2086
 step "apt-get install" apt_get install -y -q --no-install-recommends $missing
+npm_packages

@@ -8,11 +8,16 @@
 #             simavr (make check SKIP=firmware leaves it out)
 #   ros       the ROS 1 bridge and its test under a real roscore
 #             (make check SKIP=ros leaves it out)
+#   view      the live view (libwebsockets on libuv) and its tests: a real
+#             Foxglove client (npm's @foxglove/ws-protocol under node, pinned
+#             by tests/view/package-lock.json, installed into build/npm) and
+#             the page in headless Chromium (make check SKIP=view leaves them
+#             out, and builds the tool without the view)
 #   fuzz      the short fuzz run at the end of make check (SKIP=fuzz)
 #   python    the Python package's tests, pytest with Debian's python3 and
 #             cffi (make check SKIP=python leaves them out)
 
-parts_optional="firmware ros fuzz python"
+parts_optional="firmware ros view fuzz python"
 
 pkgs_core="cmake make gcc clang libclang-rt-14-dev llvm pkg-config binutils libcmocka-dev
            libjansson-dev help2man librsvg2-bin"
@@ -22,6 +27,10 @@ pkgs_ros="g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
           libsensor-msgs-dev libdiagnostic-msgs-dev libtf2-msgs-dev ros-core rosbash
           python3-std-msgs python3-geometry-msgs python3-nav-msgs python3-sensor-msgs
           python3-diagnostic-msgs python3-tf2-msgs"
+# nodejs and npm are Debian's on a bare Debian 12; a node that came with its
+# own npm (NodeSource's, which conflicts with Debian's npm) is used as it is.
+pkgs_view="libwebsockets-dev libuv1-dev chromium chromium-driver python3-selenium
+           $(command -v npm >/dev/null 2>&1 || echo nodejs npm)"
 pkgs_fuzz=""
 pkgs_python="python3 python3-cffi python3-pytest"
 
@@ -45,6 +54,10 @@ needs_ros="cmd:g++:g++ cmd:roscore:python3-roslaunch cmd:roslaunch:python3-rosla
            file:/usr/include/tf2_msgs/TFMessage.h:libtf2-msgs-dev
            py:geometry_msgs.msg:python3-geometry-msgs py:nav_msgs.msg:python3-nav-msgs
            py:sensor_msgs.msg:python3-sensor-msgs py:diagnostic_msgs.msg:python3-diagnostic-msgs"
+needs_view="file:/usr/include/libwebsockets.h:libwebsockets-dev file:/usr/include/uv.h:libuv1-dev
+            cmd:node:nodejs cmd:npm:npm cmd:chromium:chromium cmd:chromedriver:chromium-driver
+            py:selenium:python3-selenium
+            file:build/npm/node_modules/@foxglove/ws-protocol/package.json:@foxglove/ws-protocol"
 needs_fuzz=""
 needs_python="file:/usr/bin/python3:python3 py:cffi:python3-cffi py:pytest:python3-pytest"
 

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "view.h"
 
 #define PRINT_PERIOD 0.1
 #define ONLINE_WAIT 3.0  /* s to wait for the robot to answer */
@@ -16,6 +17,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire drive URL [--v M/S] [--w RAD/S] [--for SECONDS] [--square SIDE] [--fast]\n"
+            "                         [--view [HOST:]PORT]\n"
             "\n"
             "Drives a robot and prints one JSON line of state every 100 ms: t (s), x, y (m),\n"
             "theta (rad), v (m/s), w (rad/s), bumper, cliff (bit masks), battery (V), online,\n"
@@ -42,6 +44,9 @@ static void usage(FILE *f)
             "                   how far from the start it closed; a bump, cliff or wheel drop\n"
             "                   stops it early (exit status 1)\n"
             "  --fast           sim: URLs only: run in virtual time, as fast as possible\n"
+            CLI_VIEW_HELP
+            "                   (a client's drive command overrides --v and --w while it\n"
+            "                   lasts, 0.5 s)\n"
             "  -h, --help       this help\n",
             cli_url_help);
 }
@@ -138,16 +143,20 @@ typedef struct {
     double now;
 } run_clock_t;
 
+/* The live view (--view), served as the robot is. */
+static cli_view_t *drive_view;
+
 static void advance(run_clock_t *c, bw_base_t *b, double until)
 {
     double next = fmin(bw_base_next_deadline(b), until);
     if (c->fast) {
         c->now = fmax(c->now, next);
     } else {
-        cli_wait(bw_base_fd(b), next);
+        cli_view_wait(drive_view, bw_base_fd(b), next);
         c->now = cli_now();
     }
     bw_base_poll(b, c->now);
+    cli_view_service(drive_view, c->now);
 }
 
 int cmd_drive(int argc, char **argv)
@@ -156,10 +165,12 @@ int cmd_drive(int argc, char **argv)
         { "v", required_argument, NULL, 'v' },      { "w", required_argument, NULL, 'w' },
         { "for", required_argument, NULL, 'f' },    { "square", required_argument, NULL, 's' },
         { "fast", no_argument, NULL, 'F' },         { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "view", required_argument, NULL, 'V' },   { "view-token", required_argument, NULL, 'T' },
+        { "view-readonly", no_argument, NULL, 'Q' }, { NULL, 0, NULL, 0 },
     };
     double v = 0, w = 0, duration = INFINITY, side = 0;
     bool have_v = false, have_w = false, fast = false;
+    cli_view_options_t vo = { .cmd = "drive" };
     int c;
     optind = 0;
     while ((c = cli_getopt("drive", argc, argv, "h", opts)) != -1) {
@@ -183,6 +194,9 @@ int cmd_drive(int argc, char **argv)
                 return 2;
             break;
         case 'F': fast = true; break;
+        case 'V': vo.listen = optarg; break;
+        case 'T': vo.token = optarg; break;
+        case 'Q': vo.readonly = true; break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
@@ -196,6 +210,16 @@ int cmd_drive(int argc, char **argv)
     if (fast && strncasecmp(url, "sim:", 4) != 0) {
         cli_error("drive", "--fast needs a sim: URL (a real robot runs in real time)");
         return 2;
+    }
+    char verr[512];
+    if ((fast || vo.token || vo.readonly) && !vo.listen == !fast) {
+        cli_error("drive", fast ? "--view runs in real time, not with --fast"
+                                : "--view-token and --view-readonly go with --view [HOST:]PORT");
+        return 2;
+    }
+    if (vo.listen && cli_view_open(&drive_view, &vo, verr, sizeof verr) < 0) {
+        cli_error("drive", "%s", verr);
+        return strstr(verr, "wants") ? 2 : 1;
     }
     bool square = side > 0;
     if (square) {
@@ -229,6 +253,11 @@ int cmd_drive(int argc, char **argv)
         return cli_interrupted ? 128 + cli_interrupted : 1;
     }
     cli_check_limits("drive", b, v, w); /* of the robot that is there */
+    if (drive_view) {
+        cli_view_add_base(drive_view, b, url, true, clk.now);
+        cli_view_start(drive_view);
+        fprintf(stderr, "botwire drive: view on %s\n", cli_view_url(drive_view));
+    }
     bw_event_t ev;
     while (bw_base_next_event(b, &ev))
         ; /* coming online is the start, not news */
@@ -290,6 +319,11 @@ int cmd_drive(int argc, char **argv)
             if (!going)
                 break;
         }
+        double tv, tw; /* a client of the view drives, while its command lasts */
+        if (cli_view_teleop(drive_view, 0, clk.now, &tv, &tw, NULL)) {
+            cv = tv;
+            cw = tw;
+        }
         bw_base_drive(b, cv, cw, clk.now);
         advance(&clk, b, fmin(next_print, end));
     }
@@ -345,6 +379,8 @@ int cmd_drive(int argc, char **argv)
         status = 1;
     }
     bw_base_close(b, clk.now);
+    cli_view_close(drive_view);
+    drive_view = NULL;
     if (!stop_sent) {
         cli_error("drive", "could not send the stop: the link to %s is down", url);
         if (status == 0)

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "view.h"
 
 #define P2OS_TCP_PORT 8101 /* where P2OS simulators conventionally listen */
 
@@ -23,7 +24,7 @@ static void usage(FILE *f)
             "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
             "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
             "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
-            "                  [--detach] [--robots N] [--baud N]\n"
+            "                  [--detach] [--robots N] [--baud N] [--view [HOST:]PORT]\n"
             "       botwire sim --world FILE [...]   (robots of the world file's robot lines)\n"
             "\n"
             "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm, rflex) in\n"
@@ -82,6 +83,9 @@ static void usage(FILE *f)
             "                   (at most %d)\n"
             "  A world file's robot lines (robot FAMILY[/MODEL] X Y HEADING) serve a fleet\n"
             "  of any families and models the same way; FAMILY is then not given.\n"
+            CLI_VIEW_HELP
+            "                   (here: the true poses, the world and each robot's link;\n"
+            "                   no driver runs here: steer with botwire view URL)\n"
             "  -h, --help       this help\n",
             P2OS_TCP_PORT, P2OS_TCP_PORT, BW_FLEET_MAX);
 }
@@ -311,11 +315,14 @@ static void tcp_turn(server_t *s, double now)
     }
 }
 
+/* The live view (--view), served between the robots' turns. */
+static cli_view_t *sim_view;
+
 /* Every robot until the end: wait for any of them, then give each its
  * turn (stepping a robot costs little when nothing is due). */
 static int serve(server_t *s, size_t n, double end)
 {
-    size_t cap = 2 * n;
+    size_t cap = 2 * n + 1;
     struct pollfd *p = calloc(cap, sizeof *p);
     if (!p) {
         cli_error("sim", "out of memory");
@@ -331,6 +338,10 @@ static int serve(server_t *s, size_t n, double end)
             for (int j = 0; j < m; j++)
                 if (fds[j] >= 0)
                     p[k++] = (struct pollfd){ fds[j], POLLIN, 0 };
+        }
+        if (sim_view) {
+            p[k++] = (struct pollfd){ cli_view_fd(sim_view), POLLIN, 0 };
+            until = fmin(until, cli_view_next_deadline(sim_view));
         }
         double left = until - cli_now();
         if (left > 0) {
@@ -355,6 +366,7 @@ static int serve(server_t *s, size_t n, double end)
                 tcp_turn(&s[i], now);
             }
         }
+        cli_view_service(sim_view, now);
     }
 done:
     free(p);
@@ -409,13 +421,15 @@ int cmd_sim(int argc, char **argv)
         { "insert", required_argument, NULL, 'I' }, { "window", required_argument, NULL, 'w' },
         { "push", required_argument, NULL, 'P' },   { "slope", required_argument, NULL, 'S' },
         { "robots", required_argument, NULL, 'R' }, { "baud", required_argument, NULL, 'B' },
-        { NULL, 0, NULL, 0 },
+        { "view", required_argument, NULL, 'V' },   { "view-token", required_argument, NULL, 'T' },
+        { "view-readonly", no_argument, NULL, 'Q' }, { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
     bool detach = false;
     double idle = 10, ber = 0, drop = 0, insert = 0, window = 0, push = 0, slope = 0;
     double robots = 0, baud = 0;
+    cli_view_options_t vo = { .cmd = "sim" };
     int c;
     optind = 0;
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
@@ -481,9 +495,16 @@ int cmd_sim(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'V': vo.listen = optarg; break;
+        case 'T': vo.token = optarg; break;
+        case 'Q': vo.readonly = true; break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
+    }
+    if ((vo.token || vo.readonly) && !vo.listen) {
+        cli_error("sim", "--view-token and --view-readonly go with --view [HOST:]PORT");
+        return 2;
     }
     char err[512];
     static bw_world_t world;
@@ -573,7 +594,7 @@ int cmd_sim(int argc, char **argv)
 
     double t = cli_now();
     server_t *s = calloc(n, sizeof *s);
-    char *lines = calloc(n, 768);
+    char *lines = calloc(n + 1, 768); /* and the view's line */
     if (!s || !lines) {
         free(s);
         free(lines);
@@ -647,6 +668,17 @@ int cmd_sim(int argc, char **argv)
             *dst++ = '\n';
             memmove(dst, lines + i * 768, strlen(lines + i * 768) + 1);
         }
+        if (vo.listen) {
+            if (cli_view_open(&sim_view, &vo, err, sizeof err) < 0) {
+                cli_error("sim", "%s", err);
+                status = 1;
+                goto out;
+            }
+            for (size_t i = 0; i < n; i++)
+                cli_view_add_device(sim_view, s[i].dev, s[i].name);
+            cli_view_start(sim_view);
+            snprintf(lines + strlen(lines), 768, "\nbotwire sim: view on %s", cli_view_url(sim_view));
+        }
         announce(lines, detach);
         /* What each robot says of itself from the start (its model's
          * limits, a watchdog it has or has not) comes before any client. */
@@ -695,6 +727,9 @@ int cmd_sim(int argc, char **argv)
         if (bw_device_exit_requested(r->dev, &exit_status))
             status = exit_status;
     }
+out:
+    cli_view_close(sim_view);
+    sim_view = NULL;
     for (size_t i = 0; i < made && i < n; i++) {
         bw_port_close(s[i].client);
         bw_port_close(s[i].pty);

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "svg.h"
+#include "view.h"
 
 #define TICK 0.05          /* s between behaviour ticks */
 #define PROGRESS 1.0       /* s between progress lines */
@@ -19,7 +20,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire wander URL [--for SECONDS] [--fast] [--speed M/S] [--seed N]\n"
-            "                      [--svg FILE] [--keep-out X0,Y0,X1,Y1]...\n"
+            "                      [--svg FILE] [--keep-out X0,Y0,X1,Y1]... [--view [HOST:]PORT]\n"
             "\n"
             "Wanders with the GRL behaviour stack on any base: a reflex after a bump, a\n"
             "cliff or a wheel drop (back away, turn away), sonar avoidance on bases with\n"
@@ -44,6 +45,8 @@ static void usage(FILE *f)
             "  --svg FILE       draw the world, the path and the sonar pings (sim: URLs)\n"
             "  --keep-out X0,Y0,X1,Y1  a box to stay out of, in the odometry frame (the\n"
             "                   start is 0,0 facing +x); up to 8\n"
+            CLI_VIEW_HELP
+            "                   (to watch: the behaviours drive, not the view's clients)\n"
             "  -h, --help       this help\n",
             cli_url_help);
 }
@@ -53,16 +56,20 @@ typedef struct {
     double now;
 } wclock_t;
 
+/* The live view (--view), served as the robot is. */
+static cli_view_t *wander_view;
+
 static void advance(wclock_t *c, bw_base_t *b, double until)
 {
     double next = fmin(bw_base_next_deadline(b), until);
     if (c->fast) {
         c->now = fmax(c->now, next);
     } else {
-        cli_wait(bw_base_fd(b), next);
+        cli_view_wait(wander_view, bw_base_fd(b), next);
         c->now = cli_now();
     }
     bw_base_poll(b, c->now);
+    cli_view_service(wander_view, c->now);
 }
 
 typedef struct {
@@ -99,13 +106,16 @@ int cmd_wander(int argc, char **argv)
         { "for", required_argument, NULL, 'f' },  { "fast", no_argument, NULL, 'F' },
         { "speed", required_argument, NULL, 'v' }, { "seed", required_argument, NULL, 's' },
         { "svg", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
-        { "keep-out", required_argument, NULL, 'k' }, { NULL, 0, NULL, 0 },
+        { "keep-out", required_argument, NULL, 'k' }, { "view", required_argument, NULL, 'V' },
+        { "view-token", required_argument, NULL, 'T' }, { "view-readonly", no_argument, NULL, 'Q' },
+        { NULL, 0, NULL, 0 },
     };
     double keep[8][4];
     unsigned nkeep = 0;
     double duration = INFINITY, speed = 0.25, seed = 1;
     bool fast = false;
     const char *svg = NULL;
+    cli_view_options_t vo = { .cmd = "wander" };
     int c;
     optind = 0;
     while ((c = cli_getopt("wander", argc, argv, "h", opts)) != -1) {
@@ -138,9 +148,17 @@ int cmd_wander(int argc, char **argv)
             nkeep++;
             break;
         }
+        case 'V': vo.listen = optarg; break;
+        case 'T': vo.token = optarg; break;
+        case 'Q': vo.readonly = true; break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
+    }
+    if ((fast || vo.token || vo.readonly) && !vo.listen == !fast) {
+        cli_error("wander", fast ? "--view runs in real time, not with --fast"
+                                 : "--view-token and --view-readonly go with --view [HOST:]PORT");
+        return 2;
     }
     if (optind != argc - 1) {
         cli_error("wander", optind == argc ? "a robot URL is required (e.g. sim:p2os)"
@@ -181,6 +199,17 @@ int cmd_wander(int argc, char **argv)
             cli_base_unheard("wander", b, url, 5);
         bw_base_close(b, clk.now);
         return cli_interrupted ? 128 + cli_interrupted : 1;
+    }
+    char verr[512];
+    if (vo.listen && cli_view_open(&wander_view, &vo, verr, sizeof verr) < 0) {
+        cli_error("wander", "%s", verr);
+        bw_base_close(b, clk.now);
+        return strstr(verr, "wants") ? 2 : 1;
+    }
+    if (wander_view) {
+        cli_view_add_base(wander_view, b, url, false, clk.now);
+        cli_view_start(wander_view);
+        fprintf(stderr, "botwire wander: view on %s\n", cli_view_url(wander_view));
     }
     const bw_sim_t *sim = sim_url ? bw_device_sim(bw_base_device(b)) : NULL;
     bw_pose_t origin = sim ? sim->body.pose : (bw_pose_t){ 0, 0, 0 };
@@ -311,6 +340,8 @@ int cmd_wander(int argc, char **argv)
         }
     }
     bw_base_close(b, clk.now);
+    cli_view_close(wander_view);
+    wander_view = NULL;
     free(trace);
     free(pings);
     if (!signalled)
