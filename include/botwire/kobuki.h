@@ -151,7 +151,9 @@ typedef struct { int16_t speed; int16_t radius; } bw_kobuki_base_control_t; /* m
 typedef struct { uint16_t note; uint8_t duration; } bw_kobuki_sound_t; /* 1/(f*2.75e-6), ms */
 /* 0..6, BW_KOBUKI_SOUND_*: the encoder refuses more (BW_ERANGE); the decoder
  * gives a sub-payload of id 4 with more as BW_KOBUKI_UNKNOWN (counted as
- * unknown, its bytes kept), a command the robot does not have. */
+ * unknown, its bytes kept), a command the robot does not have. A
+ * BW_DEVICE_SIDE build checks neither (its size budget): its program sees
+ * the number. */
 typedef struct { uint8_t sequence; } bw_kobuki_sound_sequence_t;
 typedef struct { uint16_t flags; } bw_kobuki_flags_t; /* request extra, GP output */
 /* The seed's factory gains, as sent: "Kp * 1000 (default: 100*1000)",
