@@ -17,7 +17,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire drive URL [--v M/S] [--w RAD/S] [--for SECONDS] [--square SIDE] [--fast]\n"
-            "                         [--view [HOST:]PORT]\n"
+            "                         [--view [HOST:]PORT] [--led N=COLOUR]... [--sound N]\n"
+            "                         [--tone HZ:SECONDS]\n"
             "\n"
             "Drives a robot and prints one JSON line of state every 100 ms: t (s), x, y (m),\n"
             "theta (rad), v (m/s), w (rad/s), bumper, cliff (bit masks), battery (V), online,\n"
@@ -47,6 +48,15 @@ static void usage(FILE *f)
             CLI_VIEW_HELP
             "                   (a client's drive command overrides --v and --w while it\n"
             "                   lasts, 0.5 s)\n"
+            "  --led N=COLOUR   once the robot is online, set its LED N (numbered as on the\n"
+            "                   robot: a Kobuki's are 1 and 2) to green, red, orange or off;\n"
+            "                   repeatable\n"
+            "  --sound N        ...play its built-in sound N (a Kobuki's: 0 on, 1 off,\n"
+            "                   2 recharge, 3 button, 4 error, 5 cleaning start, 6 cleaning\n"
+            "                   end)\n"
+            "  --tone HZ:SECONDS  ...play a tone (a Kobuki's: 255 ms at most)\n"
+            "                   A robot without LEDs or sound, or a value it does not have:\n"
+            "                   one line saying so, the robot stopped, exit status 2\n"
             "  -h, --help       this help\n",
             cli_url_help);
 }
@@ -136,6 +146,132 @@ static void print_corner(FILE *out, int corner, bw_pose_t p, double t)
 }
 
 
+/* ---- --led, --sound, --tone: what the base has besides driving ---------- */
+
+#define MAX_LEDS 8
+
+typedef struct {
+    unsigned index;
+    bw_led_t colour;
+    const char *text; /* as given, for the messages */
+} led_opt_t;
+
+static const char *const colour_names[] = { "off", "green", "red", "orange" };
+
+/* "N=COLOUR": 0, or -1 after one line on what is wrong. */
+static int parse_led(const char *text, led_opt_t *out)
+{
+    const char *eq = strchr(text, '=');
+    char *end;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (!eq || end != eq || end == text || errno || n < 1 || n > 255) {
+        cli_error("drive", "--led wants N=COLOUR (an LED number from 1, then green, red, orange "
+                           "or off), not \"%s\"",
+                  text);
+        return -1;
+    }
+    for (size_t c = 0; c < sizeof colour_names / sizeof colour_names[0]; c++)
+        if (strcasecmp(eq + 1, colour_names[c]) == 0) {
+            *out = (led_opt_t){ (unsigned)n, (bw_led_t)c, text };
+            return 0;
+        }
+    cli_error("drive", "--led %s: the colours are green, red, orange and off", text);
+    return -1;
+}
+
+/* "HZ:SECONDS" */
+static int parse_tone(const char *text, double *hz, double *seconds)
+{
+    char *end;
+    errno = 0;
+    *hz = strtod(text, &end);
+    if (end == text || *end != ':' || errno || !(*hz > 0 && *hz < 1e5)) {
+        cli_error("drive", "--tone wants HZ:SECONDS (HZ in (0, 100000)), not \"%s\"", text);
+        return -1;
+    }
+    return cli_number("drive", "--tone's SECONDS", end + 1, 0.001, 10, seconds);
+}
+
+/* What each family's LEDs and sounds are, for the one line that says a value
+ * is not among them. */
+static const struct {
+    const char *family, *leds, *sounds, *tones;
+} extras_said[] = {
+    { "kobuki", "1 and 2",
+      "0..6 (0 on, 1 off, 2 recharge, 3 button, 4 error, 5 cleaning start, 6 cleaning end)",
+      "5.6 Hz and up, for 1 to 255 ms" },
+};
+
+static const char *said(const bw_base_t *b, int what)
+{
+    for (size_t i = 0; i < sizeof extras_said / sizeof extras_said[0]; i++)
+        if (strcmp(extras_said[i].family, bw_base_family(b)) == 0)
+            return what == 0 ? extras_said[i].leds
+                   : what == 1 ? extras_said[i].sounds
+                               : extras_said[i].tones;
+    return NULL;
+}
+
+/* Sends the --led, --sound and --tone asked for, once the robot is online.
+ * Every one is checked against the base's caps before any is sent. Returns
+ * 0, or the exit status after one line. */
+static int send_extras(bw_base_t *b, const char *url, const led_opt_t *leds, size_t nleds,
+                       int sound, bool tone, double hz, double seconds, double now)
+{
+    const char *family = bw_base_family(b);
+    uint32_t caps = bw_base_caps(b);
+    if (nleds && !(caps & BW_CAP_LEDS)) {
+        cli_error("drive", "--led: a %s base has no LEDs the host can set", family);
+        return 2;
+    }
+    if ((sound >= 0 || tone) && !(caps & BW_CAP_SOUND)) {
+        cli_error("drive", "--%s: a %s base has no sound the host can play",
+                  sound >= 0 ? "sound" : "tone", family);
+        return 2;
+    }
+    for (size_t i = 0; i < nleds; i++) {
+        int rc = bw_base_led(b, leds[i].index, leds[i].colour, now);
+        if (rc == BW_EINVAL) {
+            const char *l = said(b, 0);
+            cli_error("drive", "--led %s: a %s has no LED %u%s%s", leds[i].text, family,
+                      leds[i].index, l ? "; its LEDs are " : "", l ? l : "");
+            return 2;
+        }
+        if (rc < 0) {
+            cli_error("drive", "--led %s: %s (%s)", leds[i].text, bw_strerror(rc), url);
+            return 1;
+        }
+    }
+    if (sound >= 0) {
+        int rc = bw_base_sound(b, (unsigned)sound, now);
+        if (rc == BW_EINVAL) {
+            const char *l = said(b, 1);
+            cli_error("drive", "--sound %d: a %s has no sound %d%s%s", sound, family, sound,
+                      l ? "; its sounds are " : "", l ? l : "");
+            return 2;
+        }
+        if (rc < 0) {
+            cli_error("drive", "--sound %d: %s (%s)", sound, bw_strerror(rc), url);
+            return 1;
+        }
+    }
+    if (tone) {
+        int rc = bw_base_tone(b, hz, seconds, now);
+        if (rc == BW_EINVAL) {
+            const char *l = said(b, 2);
+            cli_error("drive", "--tone %g:%g: a %s cannot play that%s%s", hz, seconds, family,
+                      l ? "; it plays tones of " : "", l ? l : "");
+            return 2;
+        }
+        if (rc < 0) {
+            cli_error("drive", "--tone: %s (%s)", bw_strerror(rc), url);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The clock of the run: the wall clock, or virtual time that jumps to each
  * deadline. */
 typedef struct {
@@ -165,12 +301,19 @@ int cmd_drive(int argc, char **argv)
         { "v", required_argument, NULL, 'v' },      { "w", required_argument, NULL, 'w' },
         { "for", required_argument, NULL, 'f' },    { "square", required_argument, NULL, 's' },
         { "fast", no_argument, NULL, 'F' },         { "help", no_argument, NULL, 'h' },
-        { "view", required_argument, NULL, 'V' },   { "view-token", required_argument, NULL, 'T' },
-        { "view-readonly", no_argument, NULL, 'Q' }, { NULL, 0, NULL, 0 },
+        { "view", required_argument, NULL, 'V' },   { "view-token", required_argument, NULL, 'K' },
+        { "view-readonly", no_argument, NULL, 'Q' },
+        { "led", required_argument, NULL, 'L' },    { "sound", required_argument, NULL, 'S' },
+        { "tone", required_argument, NULL, 'T' },   { NULL, 0, NULL, 0 },
     };
     double v = 0, w = 0, duration = INFINITY, side = 0;
     bool have_v = false, have_w = false, fast = false;
     cli_view_options_t vo = { .cmd = "drive" };
+    led_opt_t leds[MAX_LEDS];
+    size_t nleds = 0;
+    int sound = -1;
+    bool tone = false;
+    double tone_hz = 0, tone_s = 0, number;
     int c;
     optind = 0;
     while ((c = cli_getopt("drive", argc, argv, "h", opts)) != -1) {
@@ -195,8 +338,31 @@ int cmd_drive(int argc, char **argv)
             break;
         case 'F': fast = true; break;
         case 'V': vo.listen = optarg; break;
-        case 'T': vo.token = optarg; break;
+        case 'K': vo.token = optarg; break;
         case 'Q': vo.readonly = true; break;
+        case 'L':
+            if (nleds == MAX_LEDS) {
+                cli_error("drive", "at most %d --led options", MAX_LEDS);
+                return 2;
+            }
+            if (parse_led(optarg, &leds[nleds]) < 0)
+                return 2;
+            nleds++;
+            break;
+        case 'S':
+            if (cli_number("drive", "--sound", optarg, 0, 255, &number) < 0)
+                return 2;
+            if (number != floor(number)) {
+                cli_error("drive", "--sound wants a sound's number, not \"%s\"", optarg);
+                return 2;
+            }
+            sound = (int)number;
+            break;
+        case 'T':
+            if (parse_tone(optarg, &tone_hz, &tone_s) < 0)
+                return 2;
+            tone = true;
+            break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
@@ -253,6 +419,13 @@ int cmd_drive(int argc, char **argv)
         return cli_interrupted ? 128 + cli_interrupted : 1;
     }
     cli_check_limits("drive", b, v, w); /* of the robot that is there */
+    int extras = send_extras(b, url, leds, nleds, sound, tone, tone_hz, tone_s, clk.now);
+    if (extras) {
+        bw_base_close(b, clk.now);
+        cli_view_close(drive_view);
+        drive_view = NULL;
+        return extras;
+    }
     if (drive_view) {
         cli_view_add_base(drive_view, b, url, true, clk.now);
         cli_view_start(drive_view);

@@ -38,7 +38,9 @@ static void usage(FILE *f)
             "  botwire sim: kobuki on /dev/pts/5 (link /tmp/kobuki)\n"
             "  botwire sim: p2os p2dx on tcp://127.0.0.1:%d\n"
             "Ctrl-C stops it (and removes the link); it ends with a line of what it\n"
-            "received, including every command it ignored or did not know, by number.\n"
+            "received, including every command it ignored or did not know, by number,\n"
+            "and on a Kobuki the LED and output commands, the LEDs' colours and the\n"
+            "sounds played.\n"
             "Clients connect with the URLs FAMILY:LINK (a pty) or p2os:tcp://HOST:PORT, e.g.\n"
             "  botwire drive kobuki:/tmp/kobuki --v 0.2 --for 2\n"
             "\n"
@@ -391,6 +393,23 @@ static void print_counts(const bw_device_t *dev, const char *what, const uint32_
     }
 }
 
+/* "; LEDs and outputs: 2 commands, LED1 green, LED2 off; sounds: 1": what
+ * the host set and played on a robot that has LEDs and sounds (a Kobuki). */
+static void print_extras(const bw_device_t *dev)
+{
+    const bw_kobuki_device_io_t *k = bw_kobuki_device_io(dev);
+    if (!k)
+        return;
+    static const char *const colour[] = { "off", "red", "green", "orange" };
+    unsigned led1 = (k->gp_output >> 8) & 3u, led2 = (k->gp_output >> 10) & 3u;
+    fprintf(stderr, "; LEDs and outputs: %lu command%s, LED1 %s, LED2 %s",
+            (unsigned long)k->gp_outputs, k->gp_outputs == 1 ? "" : "s", colour[led1],
+            colour[led2]);
+    if (k->gp_output & 0xFFu)
+        fprintf(stderr, ", outputs 0x%02x", k->gp_output & 0xFFu);
+    fprintf(stderr, "; sounds: %lu", (unsigned long)k->sounds);
+}
+
 /* "[HOST:]PORT" */
 static int parse_hostport(const char *text, char *host, size_t cap, int *port)
 {
@@ -713,6 +732,7 @@ int cmd_sim(int argc, char **argv)
         if (strcmp(bw_device_family(r->dev), "lobot") == 0 && bw_lobot_device_unheard(r->dev))
             fprintf(stderr, "; %llu bytes came outside the window, unheard",
                     (unsigned long long)bw_lobot_device_unheard(r->dev));
+        print_extras(r->dev);
         print_counts(r->dev, "ignored", ds->ignored_by_id);
         print_counts(r->dev, "unknown", ds->unknown_by_id);
         const uint32_t *pk = bw_create_device_unknown_packets(r->dev);

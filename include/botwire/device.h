@@ -157,12 +157,14 @@ uint64_t bw_device_dropped(const bw_device_t *dev);
 /* Kobuki: what the host has set on the emulated robot. */
 typedef struct {
     uint16_t gp_output;      /* digital outputs, external power, LEDs (0x0100..0x0800) */
+    uint32_t gp_outputs;     /* general purpose output commands (the LEDs') received */
     uint8_t sound_sequence;  /* the last sequence played */
     uint16_t sound_note;     /* the last note played, and its duration (ms) */
     uint8_t sound_duration;
     uint32_t sounds;         /* sounds and sequences played */
     bw_kobuki_gain_t gain;   /* the wheel controller's PID gains */
     bw_kobuki_base_control_t command; /* the motion command in force */
+    uint32_t udid[3];        /* its unique device id, as it sends it */
 } bw_kobuki_device_io_t;
 
 /* NULL if dev is not a Kobuki. */

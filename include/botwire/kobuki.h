@@ -130,14 +130,37 @@ enum {
     BW_KOBUKI_SOUND_ERROR = 4,
     BW_KOBUKI_SOUND_CLEANING_START = 5,
     BW_KOBUKI_SOUND_CLEANING_END = 6,
+    /* General Purpose Output flags: digital outputs 0..3, external power,
+     * and each LED's red and green (both: orange). */
+    BW_KOBUKI_GPO_OUTPUTS = 0x000F,
+    BW_KOBUKI_GPO_POWER_3V3 = 0x0010,
+    BW_KOBUKI_GPO_POWER_5V = 0x0020,
+    BW_KOBUKI_GPO_POWER_12V_5A = 0x0040,
+    BW_KOBUKI_GPO_POWER_12V_1A5 = 0x0080,
+    BW_KOBUKI_GPO_LED1_RED = 0x0100,
+    BW_KOBUKI_GPO_LED1_GREEN = 0x0200,
+    BW_KOBUKI_GPO_LED2_RED = 0x0400,
+    BW_KOBUKI_GPO_LED2_GREEN = 0x0800,
+    BW_KOBUKI_GAIN_FACTORY = 0,
+    BW_KOBUKI_GAIN_USER = 1,
 };
 
 /* ---- messages, in wire units ------------------------------------------ */
 
 typedef struct { int16_t speed; int16_t radius; } bw_kobuki_base_control_t; /* mm/s, mm */
 typedef struct { uint16_t note; uint8_t duration; } bw_kobuki_sound_t; /* 1/(f*2.75e-6), ms */
+/* 0..6, BW_KOBUKI_SOUND_*: the encoder refuses more (BW_ERANGE); the decoder
+ * gives a sub-payload of id 4 with more as BW_KOBUKI_UNKNOWN (counted as
+ * unknown, its bytes kept), a command the robot does not have. A
+ * BW_DEVICE_SIDE build checks neither (its size budget): its program sees
+ * the number. */
 typedef struct { uint8_t sequence; } bw_kobuki_sound_sequence_t;
 typedef struct { uint16_t flags; } bw_kobuki_flags_t; /* request extra, GP output */
+/* The seed's factory gains, as sent: "Kp * 1000 (default: 100*1000)",
+ * "Ki * 1000 (default: 0.1*1000)", "Kd * 1000 (default: 2*1000)". */
+#define BW_KOBUKI_GAIN_P_DEFAULT 100000u
+#define BW_KOBUKI_GAIN_I_DEFAULT 100u
+#define BW_KOBUKI_GAIN_D_DEFAULT 2000u
 typedef struct {
     uint8_t gain_type; /* 0 factory default, 1 user configured */
     uint32_t p_gain;   /* Kp * 1000 */
@@ -292,9 +315,9 @@ void bw_kobuki_iter_init(bw_kobuki_iter_t *it, const bw_kobuki_frame_t *frame,
 
 /*
  * Decodes the next sub-payload into *msg. Returns:
- *   1            *msg filled. An unknown identifier gives type
- *                BW_KOBUKI_UNKNOWN (counted in stats->unknown), skipped by its
- *                declared length;
+ *   1            *msg filled. An unknown identifier, or a sound sequence
+ *                beyond 6, gives type BW_KOBUKI_UNKNOWN (counted in
+ *                stats->unknown), skipped by its declared length;
  *   0            end of the payload;
  *   BW_ELENGTH   a known identifier with a length wrong for it: counted as a
  *                length error, *msg filled as BW_KOBUKI_UNKNOWN with its bytes,

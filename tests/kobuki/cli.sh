@@ -103,6 +103,20 @@ echo '{"type":"raw_gyro","frame_id":1,"samples":[[1,2]]}' >"$tmp/bad7"
 expect_error "bad gyro sample" 1 'samples\[0\]' "$bw" encode --proto kobuki "$tmp/bad7"
 echo '{"type":"unknown","id":5,"length":3,"data":"0102"}' >"$tmp/bad8"
 expect_error "unknown data length" 1 'holds 2 bytes' "$bw" encode --proto kobuki "$tmp/bad8"
+# The seed's sound sequences are "0 for ON sound ... 6 for CLEANINGEND sound":
+# encode refuses a 7; the seven's frame from the wire decodes as an unknown
+# sub-payload (id 4, its byte kept) and encodes back as it came.
+echo '{"type":"sound_sequence","sequence":7}' >"$tmp/bad_seq"
+expect_error "sound sequence 7" 1 'field "sequence": 7 is out of range 0..6' "$bw" encode --proto kobuki "$tmp/bad_seq"
+got=$(echo '{"type":"sound_sequence","sequence":6}' | "$bw" encode --proto kobuki --hex)
+[ "$got" = "aa 55 03 04 01 06 00" ] && pass "sound sequence 6 (CLEANINGEND), the seed's last" ||
+    fail "sound sequence 6: $got"
+got=$(echo 'aa 55 03 04 01 07 01' | "$bw" decode --proto kobuki --from host --hex)
+[ "$got" = '{"type":"unknown","id":4,"length":1,"data":"07"}
+{"type":"stats","frames":1,"checksum_errors":0,"length_errors":0,"skipped_bytes":0,"unknown":1}' ] &&
+    pass "a sound sequence 7 from the wire decodes as unknown, counted" || fail "decode of a 7: $got"
+got=$(echo 'aa 55 03 04 01 07 01' | "$bw" decode --proto kobuki --from host --hex | "$bw" encode --proto kobuki --hex)
+[ "$got" = "aa 55 03 04 01 07 01" ] && pass "...and encodes back as it came" || fail "7 round trip: $got"
 echo '[]' >"$tmp/bad9"
 expect_error "empty frame" 1 'empty array' "$bw" encode --proto kobuki "$tmp/bad9"
 expect_error "unreadable file" 1 "cannot open" "$bw" decode --proto kobuki "$tmp/no-such-file"
@@ -120,6 +134,45 @@ expect_error "unknown command" 2 'unknown command "fly"' sh -c "\"$bw\" fly 2>&1
 cat "$data/kobuki_host.jsonl" "$tmp/bad3" >"$tmp/mixed"
 "$bw" encode --proto kobuki -o "$tmp/never" "$tmp/mixed" 2>/dev/null
 [ $? = 1 ] && [ ! -e "$tmp/never" ] && pass "nothing half-written with -o" || fail "-o after error"
+
+# 8. `botwire drive --led/--sound` against the emulated Kobuki on a pty. The
+# seed: General Purpose Output "0x0100 for red colour of LED1 0x0200 for green
+# colour of LED1 0x0400 for red colour of LED2 0x0800 for green colour of
+# LED2"; Sound Sequence "3 for BUTTON sound". The emulator's closing line
+# says what it received and the LEDs' colours at the end.
+start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 60
+"$bw" drive "kobuki:$tmp/kobuki" --led 1=green --sound 3 --for 0.5 >"$tmp/leds.out" 2>"$tmp/leds.err"
+drove=$?
+stop_emulator
+said=$(tail -n 1 "$tmp/sim.err")
+[ "$drove" = 0 ] && [ "$status" = 0 ] && pass "drive --led 1=green --sound 3 over a pty" ||
+    fail "drive --led --sound: exit $drove, emulator $status: $(cat "$tmp/leds.err")"
+echo "$said" | grep -Eq '; LEDs and outputs: [1-9][0-9]* commands?, LED1 green, LED2 off; sounds: 1($|;)' &&
+    pass "the emulator saw LED1 green and one sound: $said" || fail "emulator's closing line: $said"
+# The seed's sequences are 0..6 and its LEDs 1 and 2: anything else is one line
+# that says what there is, exit 2, nothing on stdout; a base without LEDs or
+# sound says so.
+expect_error "drive --sound 7" 2 "no sound 7; its sounds are 0..6 (0 on, 1 off, 2 recharge, 3 button" \
+    "$bw" drive sim:kobuki --fast --for 0.1 --sound 7
+expect_error "drive --led 3=green" 2 "no LED 3; its LEDs are 1 and 2" \
+    "$bw" drive sim:kobuki --fast --for 0.1 --led 3=green
+expect_error "drive --led 1=blue" 2 "the colours are green, red, orange and off" \
+    "$bw" drive sim:kobuki --fast --for 0.1 --led 1=blue
+expect_error "drive --tone too long" 2 "255 ms" "$bw" drive sim:kobuki --fast --for 0.1 --tone 440:1
+expect_error "drive --led on a P2OS" 2 "a p2os base has no LEDs" "$bw" drive sim:p2os --fast --for 0.1 --led 1=green
+expect_error "drive --sound on a P2OS" 2 "a p2os base has no sound" "$bw" drive sim:p2os --fast --for 0.1 --sound 1
+# Repeated: each LED ends as the last --led for it said (orange: red and
+# green both); a tone is a sound.
+rm -f "$tmp/announce"
+start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 60
+"$bw" drive "kobuki:$tmp/kobuki" --led 1=red --led 2=orange --led 1=off --led 2=red --led 1=orange \
+    --tone 440:0.1 --for 0.3 >/dev/null 2>"$tmp/leds2.err"
+drove=$?
+stop_emulator
+said=$(tail -n 1 "$tmp/sim.err")
+[ "$drove" = 0 ] && echo "$said" | grep -q '; LEDs and outputs: 5 commands, LED1 orange, LED2 red; sounds: 1' &&
+    pass "five --led and a --tone: $said" || fail "repeated --led: exit $drove, $said $(cat "$tmp/leds2.err")"
+"$bw" drive --help | grep -q -- "--led N=COLOUR" && pass "drive --help: --led" || fail "drive --help has no --led"
 
 # 7. Every command has --help.
 for c in decode encode bench demo; do

@@ -186,6 +186,37 @@ static void test_outputs_and_sounds(void **state)
     assert_int_equal(io->sound_note, 826);
     assert_int_equal(io->sound_duration, 200);
     assert_int_equal(io->sounds, 2);
+    assert_int_equal(io->gp_outputs, 1);
+    bw_device_destroy(r.dev);
+}
+
+/* The seed's Sound Sequence has "0 for ON sound ... 6 for CLEANINGEND
+ * sound" and no more. A 7 on the wire (AA 55 03 04 01 07 CS: a good frame,
+ * which botwire's encoder would not make) plays nothing: the robot has no
+ * such sound, and the emulator counts the command as one it does not know,
+ * by its number, as it counts an unknown identifier. */
+static void test_sound_sequence_7_from_the_wire(void **state)
+{
+    (void)state;
+    rig_t r;
+    rig_open(&r, NULL);
+    static const uint8_t seven[] = { 0xAA, 0x55, 0x03, 0x04, 0x01, 0x07, 0x01 };
+    static const uint8_t six[] = { 0xAA, 0x55, 0x03, 0x04, 0x01, 0x06, 0x00 };
+    bw_device_input(r.dev, seven, sizeof seven, r.now);
+    tick(&r);
+    const bw_kobuki_device_io_t *io = bw_kobuki_device_io(r.dev);
+    const bw_device_stats_t *st = bw_device_stats(r.dev);
+    assert_int_equal(io->sounds, 0);
+    assert_int_equal(st->link.frames, 1);
+    assert_int_equal(st->link.unknown, 1);
+    assert_int_equal(st->unknown_by_id[BW_KOBUKI_CMD_SOUND_SEQUENCE], 1);
+    assert_int_equal(st->ignored, 0);
+    assert_string_equal(bw_device_command_name(r.dev, 4), "sound_sequence");
+    bw_device_input(r.dev, six, sizeof six, r.now);
+    tick(&r);
+    assert_int_equal(io->sounds, 1);
+    assert_int_equal(io->sound_sequence, BW_KOBUKI_SOUND_CLEANING_END);
+    assert_int_equal(st->unknown_by_id[BW_KOBUKI_CMD_SOUND_SEQUENCE], 1);
     bw_device_destroy(r.dev);
 }
 
@@ -362,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_feedback_layout_and_rate),
         cmocka_unit_test(test_request_extra_and_gains),
         cmocka_unit_test(test_outputs_and_sounds),
+        cmocka_unit_test(test_sound_sequence_7_from_the_wire),
         cmocka_unit_test(test_base_control_semantics),
         cmocka_unit_test(test_encoders_timestamp_and_gyro_wrap),
         cmocka_unit_test(test_watchdog),

@@ -55,9 +55,10 @@ static void open_run(run_t *r, const char *url)
     r->sim = bw_device_sim(bw_base_device(r->b));
     while (!r->st->online)
         step(r);
-    /* The first feedback frame, at 50 Hz, and its 8 ms on the 115200 baud
-     * line (docs/pacing.md). */
-    assert_true(r->now <= 0.030);
+    /* The first feedback frame, at 50 Hz, and its 12 ms on the 115200 baud
+     * line (docs/pacing.md): it carries the answers to the opening requests
+     * (versions, unique id, gains). */
+    assert_true(r->now <= 0.033);
     r->origin = r->sim->body.pose;
 }
 
@@ -417,6 +418,396 @@ static void test_stop_when_feedback_stops(void **state)
     bw_device_destroy(dev);
 }
 
+/* ---- issue 26: what a Kobuki has besides driving ------------------------- */
+
+static const bw_kobuki_device_io_t *io_of(run_t *r)
+{
+    return bw_kobuki_device_io(bw_base_device(r->b));
+}
+
+/* The docking IR as the emulated robot sent it: its last docking_ir
+ * sub-payload, read off the link by a tap. */
+typedef struct {
+    bw_kobuki_parser_t parser;
+    bw_kobuki_docking_ir_t last;
+    unsigned seen;
+} dock_tap_t;
+
+static void dock_tap(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now)
+{
+    (void)now;
+    dock_tap_t *t = ctx;
+    bw_kobuki_frame_t f;
+    if (!from_robot)
+        return;
+    while (bw_kobuki_parse(&t->parser, &data, &n, &f) != 0) {
+        bw_kobuki_iter_t it;
+        bw_kobuki_msg_t m;
+        int rc;
+        bw_kobuki_iter_init(&it, &f, BW_KOBUKI_FROM_ROBOT, NULL);
+        while ((rc = bw_kobuki_iter_next(&it, &m)) != 0)
+            if (rc > 0 && m.type == BW_KOBUKI_DOCKING_IR) {
+                t->last = m.u.docking_ir;
+                t->seen++;
+            }
+    }
+}
+
+/* Lifts the emulated robot to a pose, and lets a few frames come. */
+static void put_at(run_t *r, double x, double y, double deg)
+{
+    bw_sim_t *sim = bw_device_sim(bw_base_device(r->b));
+    assert_int_equal(bw_sim_place(sim, (bw_pose_t){ x, y, deg * BW_PI / 180 }), 0);
+    run_for(r, 0.1);
+}
+
+/* The seed's Docking IR: "Right signal | 1 | Flag will be setted when signal
+ * is detected 0x01 for NEAR_LEFT state 0x02 for NEAR_CENTER state 0x04 for
+ * NEAR_RIGHT state 0x08 for FAR_CENTER state ox10 for FAR_LEFT state 0x20
+ * for FAR_RIGHT state", then "Central signal", "Left signal"; and "Kobuki's
+ * docking station has 3 IR emitters. The emitted IR lights cover three
+ * regions in front of the docking station: left, central and right, each
+ * divided in two sub-fields: near and far." The built-in room's dock is at
+ * (4.9, 3.0) facing -x; the robot put in front of it sees it with the
+ * receiver that faces it, the region and field where it stands. */
+static void test_dock_ir_in_front_of_the_dock(void **state)
+{
+    (void)state;
+    run_t r;
+    dock_tap_t tap;
+    memset(&tap, 0, sizeof tap);
+    bw_kobuki_parser_init(&tap.parser);
+    open_run(&r, "sim:kobuki?start=3.9,3.0,0");
+    bw_base_set_tap(r.b, dock_tap, &tap);
+    assert_true(bw_base_caps(r.b) & BW_CAP_DOCK_IR);
+    assert_true(r.sim->world->has_dock);
+    static const struct {
+        double x, y, deg;
+        uint8_t right, centre, left; /* BW_DOCK_* per receiver */
+    } at[] = {
+        /* 1 m straight out, facing it: the central beam's far field, seen
+         * by the central receiver alone. */
+        { 3.9, 3.0, 0, 0, BW_DOCK_FAR_CENTER, 0 },
+        /* 0.5 m out: its near field. */
+        { 4.4, 3.0, 0, 0, BW_DOCK_NEAR_CENTER, 0 },
+        /* Turned left a quarter: the dock on its right. */
+        { 4.4, 3.0, 90, BW_DOCK_NEAR_CENTER, 0, 0 },
+        /* Turned right a quarter: on its left. */
+        { 4.4, 3.0, -90, 0, 0, BW_DOCK_NEAR_CENTER },
+        /* Off the dock's axis, far: at +y its right beam (the dock's right,
+         * as it faces -x), the dock 27 degrees to the robot's right, seen
+         * ahead and by the right receiver; at -y its left beam, seen ahead
+         * and on the left. */
+        { 3.9, 3.5, 0, BW_DOCK_FAR_RIGHT, BW_DOCK_FAR_RIGHT, 0 },
+        { 3.9, 2.5, 0, 0, BW_DOCK_FAR_LEFT, BW_DOCK_FAR_LEFT },
+        /* Facing away: no receiver sees it. */
+        { 3.9, 3.0, 180, 0, 0, 0 },
+        /* Beyond the beams' reach (3.5 m off). */
+        { 1.5, 2.0, 0, 0, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        put_at(&r, at[i].x, at[i].y, at[i].deg);
+        printf("dock IR at (%.1f, %.1f, %.0f deg): right %#x centre %#x left %#x\n", at[i].x,
+               at[i].y, at[i].deg, r.st->dock_ir[0], r.st->dock_ir[1], r.st->dock_ir[2]);
+        /* As the emulated robot sent it: right, central, left, each bit of
+         * the seed's to the base's of the same name. */
+        assert_true(tap.seen > 0);
+        assert_int_equal(r.st->dock_ir[0], tap.last.right);
+        assert_int_equal(r.st->dock_ir[1], tap.last.central);
+        assert_int_equal(r.st->dock_ir[2], tap.last.left);
+        /* ...and where the robot truly stands. */
+        assert_int_equal(r.st->dock_ir[0], at[i].right);
+        assert_int_equal(r.st->dock_ir[1], at[i].centre);
+        assert_int_equal(r.st->dock_ir[2], at[i].left);
+    }
+    bw_base_close(r.b, r.now);
+}
+
+/* Each of the seed's six flags on each receiver, to the base's bit of the
+ * same name (the driver alone, fed frames). */
+static void test_dock_ir_every_flag(void **state)
+{
+    (void)state;
+    static const struct {
+        uint8_t wire, base;
+    } flags[] = {
+        { 0x01, BW_DOCK_NEAR_LEFT }, { 0x02, BW_DOCK_NEAR_CENTER }, { 0x04, BW_DOCK_NEAR_RIGHT },
+        { 0x08, BW_DOCK_FAR_CENTER }, { 0x10, BW_DOCK_FAR_LEFT },   { 0x20, BW_DOCK_FAR_RIGHT },
+    };
+    bw_port_t *near, *robot;
+    bw_base_t *b;
+    char err[256];
+    assert_int_equal(bw_port_pair(&near, &robot, 1 << 16), 0);
+    assert_int_equal(bw_base_open_port(&b, "kobuki", near, NULL, 0, err, sizeof err), 0);
+    const bw_base_state_t *st = bw_base_state(b);
+    double now = 0;
+    for (size_t i = 0; i < 6; i++)
+        for (size_t rx = 0; rx < 3; rx++) {
+            bw_kobuki_msg_t m[2];
+            bw_kobuki_msg_init(&m[0], BW_KOBUKI_BASIC_SENSOR_DATA);
+            now += 0.02;
+            m[0].u.basic_sensor_data.timestamp = (uint16_t)lround(now * 1000);
+            m[0].u.basic_sensor_data.battery = 167;
+            bw_kobuki_msg_init(&m[1], BW_KOBUKI_DOCKING_IR);
+            uint8_t *wire[3] = { &m[1].u.docking_ir.right, &m[1].u.docking_ir.central,
+                                 &m[1].u.docking_ir.left };
+            *wire[rx] = flags[i].wire;
+            uint8_t fr[64];
+            int n = bw_kobuki_encode_frame(fr, sizeof fr, m, 2);
+            assert_true(n > 0);
+            assert_int_equal(bw_port_write(robot, fr, (size_t)n), n);
+            bw_base_poll(b, now);
+            for (size_t k = 0; k < 3; k++)
+                assert_int_equal(st->dock_ir[k], k == rx ? flags[i].base : 0);
+        }
+    bw_base_close(b, now);
+    bw_port_close(robot);
+}
+
+/* The seed: "Contains Unique Device IDentifier of robot. ... It can be
+ * represented by triplet form: <UDID0>-<UDID1>-<UDID2>"; asked for with
+ * Request Extra "0x08 for Unique Device ID". kobuki_core writes each in
+ * decimal. */
+static void test_unique_id(void **state)
+{
+    (void)state;
+    run_t r;
+    open_run(&r, "sim:kobuki?seed=3000000000");
+    run_for(&r, 0.2);
+    assert_true(bw_base_caps(r.b) & BW_CAP_UNIQUE_ID);
+    const bw_kobuki_device_io_t *io = io_of(&r);
+    char want[40];
+    snprintf(want, sizeof want, "%lu-%lu-%lu", (unsigned long)io->udid[0],
+             (unsigned long)io->udid[1], (unsigned long)io->udid[2]);
+    printf("kobuki unique id: %s\n", r.st->unique_id);
+    assert_string_equal(r.st->unique_id, want);
+    assert_string_equal(r.st->unique_id, "1263485525-3000000000-0"); /* "KOBU", the seed */
+    bw_base_close(r.b, r.now);
+}
+
+/* The seed's Set Controller Gain: "Type | 1 | 0 for factory-default PID gain
+ * 1 for user-configured PID gain", "P gain | 4 | Kp * 1000 (default:
+ * 100*1000)", "I gain | 4 | Ki * 1000 (default: 0.1*1000)", "D gain | 4 |
+ * Kd * 1000 (default: 2*1000)"; Controller Info says the same back. The
+ * base's gains are Kp, Ki, Kd. */
+static void test_gains(void **state)
+{
+    (void)state;
+    run_t r;
+    open_run(&r, "sim:kobuki");
+    run_for(&r, 0.2);
+    const bw_kobuki_device_io_t *io = io_of(&r);
+    /* Asked for at the start: the factory's. */
+    assert_true(r.st->gains.known);
+    assert_false(r.st->gains.user);
+    assert_int_equal(io->gain.gain_type, 0);
+    assert_true(fabs(r.st->gains.p - io->gain.p_gain / 1000.0) < 1e-12);
+    assert_true(fabs(r.st->gains.p - 100) < 1e-12);
+    assert_true(fabs(r.st->gains.i - 0.1) < 1e-12);
+    assert_true(fabs(r.st->gains.d - 2) < 1e-12);
+
+    bw_gains_t g = { .user = true, .p = 50, .i = 0.25, .d = 1.5 };
+    assert_int_equal(bw_base_set_gains(r.b, &g, r.now), 0);
+    run_for(&r, 0.1);
+    assert_int_equal(io->gain.gain_type, 1);
+    assert_int_equal(io->gain.p_gain, 50000);
+    assert_int_equal(io->gain.i_gain, 250);
+    assert_int_equal(io->gain.d_gain, 1500);
+    assert_true(r.st->gains.user);
+    assert_true(fabs(r.st->gains.p - 50) < 1e-12);
+    assert_true(fabs(r.st->gains.i - 0.25) < 1e-12);
+    assert_true(fabs(r.st->gains.d - 1.5) < 1e-12);
+
+    /* Back to the factory's. */
+    g.user = false;
+    assert_int_equal(bw_base_set_gains(r.b, &g, r.now), 0);
+    run_for(&r, 0.1);
+    assert_int_equal(io->gain.gain_type, 0);
+    assert_int_equal(io->gain.p_gain, 100000);
+    assert_int_equal(io->gain.i_gain, 100);
+    assert_int_equal(io->gain.d_gain, 2000);
+    assert_false(r.st->gains.user);
+    assert_true(fabs(r.st->gains.p - 100) < 1e-12);
+
+    /* Asked again, said again. */
+    assert_int_equal(bw_base_request_gains(r.b, r.now), 0);
+    run_for(&r, 0.1);
+    assert_true(r.st->gains.known);
+    /* Beyond Kp * 1000 in 32 bits: refused, nothing sent. */
+    g = (bw_gains_t){ .user = true, .p = 5e6, .i = 0, .d = 0 };
+    assert_int_equal(bw_base_set_gains(r.b, &g, r.now), BW_EINVAL);
+    run_for(&r, 0.1);
+    assert_int_equal(io->gain.gain_type, 0);
+    bw_base_close(r.b, r.now);
+}
+
+/* The seed's General Purpose Output: "Digital output flags | 2 | ... 0x0001
+ * for digital output ch. 0 0x0002 for digital output ch. 1 0x0004 for
+ * digital output ch. 2 0x0008 for digital output ch. 3 ... 0x0010 for
+ * external power 3.3V ch. 0x0020 for external power 5V ch. 0x0040 for
+ * external power 12V/5A ch. 0x0080 for external power 12V/1.5A ch. ...
+ * 0x0100 for red colour of LED1 0x0200 for green colour of LED1 0x0400 for
+ * red colour of LED2 0x0800 for green colour of LED2". LEDs and outputs are
+ * one command: setting one keeps the other. */
+static void test_leds_and_outputs(void **state)
+{
+    (void)state;
+    run_t r;
+    open_run(&r, "sim:kobuki");
+    const bw_kobuki_device_io_t *io = io_of(&r);
+    uint32_t caps = bw_base_caps(r.b);
+    assert_true((caps & BW_CAP_LEDS) && (caps & BW_CAP_OUTPUTS));
+    static const struct {
+        int what; /* 1, 2: that LED; 0: the outputs */
+        unsigned value;
+        uint16_t robot; /* what the emulated robot then holds */
+    } steps[] = {
+        { 1, BW_LED_GREEN, 0x0200 },
+        { 2, BW_LED_RED, 0x0600 },
+        { 0, 0x81, 0x0681 },       /* output 0, 12 V/1.5 A: the LEDs stay */
+        { 1, BW_LED_ORANGE, 0x0781 }, /* red and green */
+        { 2, BW_LED_GREEN, 0x0B81 },
+        { 1, BW_LED_OFF, 0x0881 },
+        { 0, 0x3E, 0x083E },       /* outputs 1-3, 3.3 V, 5 V */
+        { 2, BW_LED_OFF, 0x003E },
+        { 0, 0, 0x0000 },
+    };
+    uint32_t sent = io->gp_outputs;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        int rc = steps[i].what ? bw_base_led(r.b, (unsigned)steps[i].what,
+                                             (bw_led_t)steps[i].value, r.now)
+                               : bw_base_outputs(r.b, steps[i].value, r.now);
+        assert_int_equal(rc, 0);
+        run_for(&r, 0.05);
+        assert_int_equal(io->gp_output, steps[i].robot);
+        assert_int_equal(io->gp_outputs, ++sent);
+    }
+    /* Two LEDs, eight output bits: nothing else is, and nothing is sent. */
+    assert_int_equal(bw_base_led(r.b, 0, BW_LED_GREEN, r.now), BW_EINVAL);
+    assert_int_equal(bw_base_led(r.b, 3, BW_LED_GREEN, r.now), BW_EINVAL);
+    assert_int_equal(bw_base_led(r.b, 1, (bw_led_t)7, r.now), BW_EINVAL);
+    assert_int_equal(bw_base_outputs(r.b, 0x100, r.now), BW_EINVAL);
+    run_for(&r, 0.05);
+    assert_int_equal(io->gp_outputs, sent);
+    bw_base_close(r.b, r.now);
+}
+
+/* The seed: Sound Sequence "0 for ON sound 1 for OFF sound 2 for RECHARGE
+ * sound 3 for BUTTON sound 4 for ERROR sound 5 for CLEANINGSTART sound 6
+ * for CLEANINGEND sound"; Sound "Note | 2 | 1/(f a), where f is frequency
+ * of sound in Hz, and a is 0.00000275", "Duration | 1 | Duration of
+ * playing note in milli-seconds". */
+static void test_sounds(void **state)
+{
+    (void)state;
+    run_t r;
+    open_run(&r, "sim:kobuki");
+    const bw_kobuki_device_io_t *io = io_of(&r);
+    assert_true(bw_base_caps(r.b) & BW_CAP_SOUND);
+    for (unsigned seq = 0; seq <= 6; seq++) {
+        assert_int_equal(bw_base_sound(r.b, seq, r.now), 0);
+        run_for(&r, 0.05);
+        assert_int_equal(io->sound_sequence, seq);
+        assert_int_equal(io->sounds, seq + 1);
+    }
+    assert_int_equal(bw_base_sound(r.b, 3, r.now), 0);
+    run_for(&r, 0.05);
+    assert_int_equal(io->sound_sequence, BW_KOBUKI_SOUND_BUTTON);
+    assert_int_equal(bw_base_sound(r.b, 7, r.now), BW_EINVAL); /* the seed has no 7 */
+    run_for(&r, 0.05);
+    assert_int_equal(io->sounds, 8);
+    /* 440 Hz: 1 / (440 * 0.00000275) = 826.4, for 200 ms. */
+    assert_int_equal(bw_base_tone(r.b, 440, 0.2, r.now), 0);
+    run_for(&r, 0.05);
+    assert_int_equal(io->sound_note, 826);
+    assert_int_equal(io->sound_duration, 200);
+    assert_int_equal(io->sounds, 9);
+    /* A byte of milliseconds: 255 ms at most; a note that fits 16 bits. */
+    assert_int_equal(bw_base_tone(r.b, 440, 0.255, r.now), 0);
+    assert_int_equal(bw_base_tone(r.b, 440, 0.3, r.now), BW_EINVAL);
+    assert_int_equal(bw_base_tone(r.b, 5, 0.1, r.now), BW_EINVAL);
+    run_for(&r, 0.05);
+    assert_int_equal(io->sound_duration, 255);
+    assert_int_equal(io->sounds, 10);
+    bw_base_close(r.b, r.now);
+}
+
+/* Basic Sensor Data: "Left encoder | 2 | Accumulated encoder data of left
+ * and right wheels in ticks Increments of this value means forward
+ * direction It circulates from 0 to 65535". The base's counters are the
+ * robot's, carried on past the wrap, and agree with how far each wheel
+ * truly went: 0.000085292090497737556558 m a tick (kobuki_core's tick_to_rad
+ * 0.002436916871363930187454 rad by its 0.035 m wheel radius). */
+static void test_encoders_as_the_wheels_went(void **state)
+{
+    (void)state;
+    run_t r;
+    open_run(&r, "sim:kobuki?start=2.0,2.0,0"); /* clear 1.3 m ahead, 1.8 m behind */
+    assert_true(bw_base_caps(r.b) & BW_CAP_ENCODERS);
+    assert_true(fabs(r.st->counts_per_m - 1 / (0.002436916871363930187454 * 0.035)) < 1e-6);
+    assert_true(fabs(r.st->counts_per_m - 11724.41658) < 1e-4);
+    int64_t e0[2] = { r.st->encoder[0], r.st->encoder[1] };
+    double o0[2] = { r.sim->body.odo_left, r.sim->body.odo_right };
+    const double tick = BW_KOBUKI_M_PER_TICK;
+    /* Forward 1 m (the left counter, near 65535 at power-on, wraps), then
+     * back 2 m (the right one, near 0, wraps below). */
+    static const double legs[] = { 1.0, -2.0 };
+    for (size_t leg = 0; leg < 2; leg++) {
+        double x0 = r.sim->body.pose.x;
+        for (double end = r.now + 10; fabs(r.sim->body.pose.x - x0) < fabs(legs[leg]);) {
+            bw_base_drive(r.b, legs[leg] > 0 ? 0.3 : -0.3, 0, r.now);
+            step(&r);
+            assert_true(r.now < end);
+        }
+        bw_base_stop(r.b, r.now);
+        run_for(&r, 0.5);
+        int64_t want[2] = {
+            (int64_t)floor(r.sim->body.odo_left / tick) - (int64_t)floor(o0[0] / tick),
+            (int64_t)floor(r.sim->body.odo_right / tick) - (int64_t)floor(o0[1] / tick),
+        };
+        printf("kobuki encoders: %lld %lld (from %lld %lld); the wheels truly %lld %lld ticks\n",
+               (long long)r.st->encoder[0], (long long)r.st->encoder[1], (long long)e0[0],
+               (long long)e0[1], (long long)want[0], (long long)want[1]);
+        assert_int_equal(r.st->encoder[0] - e0[0], want[0]);
+        assert_int_equal(r.st->encoder[1] - e0[1], want[1]);
+        /* raw_x: the pose in counts. */
+        assert_true(fabs(r.st->raw_x - r.st->pose.x * r.st->counts_per_m) < 1e-6);
+    }
+    assert_true(r.st->encoder[0] < 65536); /* back below where it wrapped */
+    assert_true(r.st->encoder[1] < 0);     /* wrapped below 0, carried on */
+    assert_true(e0[0] + 11000 > 65535);    /* ...and the left one went past 65535 */
+    bw_base_close(r.b, r.now);
+}
+
+/* Basic Sensor Data: "Bumper | 1 | Flag will be setted when bumper is
+ * pressed 0x01 for right bumper 0x02 for central bumper 0x04 for left
+ * bumper": switch 0 right, 1 central, 2 left. Driven into the north wall
+ * at 50 degrees off square, heading up and to the left, the robot touches
+ * it on its right: the right switch. */
+static void test_bump_switches(void **state)
+{
+    (void)state;
+    run_t r;
+    open_run(&r, "sim:kobuki?start=3.5,3.0,140");
+    assert_true(bw_base_caps(r.b) & BW_CAP_BUMP_SWITCHES);
+    assert_int_equal(r.st->nbump_switches, 3);
+    assert_int_equal(r.st->bump_switches, 0);
+    for (double end = r.now + 10; r.now < end && !r.st->bump_switches;) {
+        bw_base_drive(r.b, 0.2, 0, r.now);
+        step(&r);
+    }
+    bw_base_stop(r.b, r.now);
+    run_for(&r, 0.1);
+    printf("kobuki bump switches %#llx at (%.3f, %.3f), the contact %.1f deg off ahead\n",
+           (unsigned long long)r.st->bump_switches, r.sim->body.pose.x, r.sim->body.pose.y,
+           r.sim->body.contact_angle * 180 / BW_PI);
+    assert_true(r.sim->body.contact);
+    assert_true(r.sim->body.contact_angle < -BW_PI / 6); /* on its right, truly */
+    assert_int_equal(r.st->bump_switches, 1u << 0);
+    assert_int_equal(r.st->bumpers, BW_BUMP_FRONT_RIGHT);
+    bw_base_close(r.b, r.now);
+}
+
 static void test_bad_urls(void **state)
 {
     (void)state;
@@ -451,6 +842,14 @@ int main(void)
         cmocka_unit_test(test_stop_when_feedback_stops),
         cmocka_unit_test(test_bumper_and_cliff_sides_as_the_seed_says),
         cmocka_unit_test(test_bad_urls),
+        cmocka_unit_test(test_dock_ir_in_front_of_the_dock),
+        cmocka_unit_test(test_dock_ir_every_flag),
+        cmocka_unit_test(test_unique_id),
+        cmocka_unit_test(test_gains),
+        cmocka_unit_test(test_leds_and_outputs),
+        cmocka_unit_test(test_sounds),
+        cmocka_unit_test(test_encoders_as_the_wheels_went),
+        cmocka_unit_test(test_bump_switches),
     };
     return cmocka_run_group_tests_name("kobuki end to end", tests, NULL, NULL);
 }

@@ -441,6 +441,12 @@ static void test_fixed_layouts_as_their_tables(void **state)
             memset(&m, 0, sizeof m);
             memset(&want, 0, sizeof want);
             assert_int_equal(bw_kobuki_decode(dir, id, wire, d->wire_len, &m), 0);
+            if (t == BW_KOBUKI_SOUND_SEQUENCE && wire[0] > BW_KOBUKI_SOUND_CLEANING_END) {
+                /* No sequence of the seed's (0..6): unknown, its bytes kept. */
+                assert_int_equal(m.type, BW_KOBUKI_UNKNOWN);
+                assert_ptr_equal(m.u.unknown.data, wire);
+                continue;
+            }
             bw_desc_decode(d, wire, &want);
             for (size_t k = 0; k < d->nfields; k++)
                 for (size_t i = 0; d->fields[k].type != BW_FT_PAD && i < d->fields[k].count; i++)
@@ -1027,6 +1033,54 @@ static void test_multiple_subpayloads_in_a_command_frame(void **state)
     assert_int_equal(bw_kobuki_iter_next(&it, &d), 0);
 }
 
+/* The seed's Sound Sequence: "Sequence number | 1 | 0 for ON sound 1 for
+ * OFF sound 2 for RECHARGE sound 3 for BUTTON sound 4 for ERROR sound 5 for
+ * CLEANINGSTART sound 6 for CLEANINGEND sound". The byte holds more; the
+ * robot has no more: the encoder refuses 7 and up, and a 7 from the wire
+ * is a command the protocol does not have (unknown, counted, its bytes
+ * kept so that it encodes back as it came). */
+static void test_sound_sequence_0_to_6_only(void **state)
+{
+    (void)state;
+    bw_kobuki_msg_t m;
+    uint8_t buf[16];
+    for (unsigned seq = 0; seq <= 255; seq++) {
+        bw_kobuki_msg_init(&m, BW_KOBUKI_SOUND_SEQUENCE);
+        m.u.sound_sequence.sequence = (uint8_t)seq;
+        int want = seq <= 6 ? 3 : BW_ERANGE;
+        assert_int_equal(bw_kobuki_encode_sub(buf, sizeof buf, &m), want);
+        assert_int_equal(bw_kobuki_sub_size(&m), seq <= 6 ? 3 : BW_ERANGE);
+        assert_int_equal(bw_kobuki_encode_frame(buf, sizeof buf, &m, 1), seq <= 6 ? 7 : BW_ERANGE);
+    }
+    /* AA 55 03 04 01 07 CS: the frame is well made, its sequence is not one. */
+    static const uint8_t seven[] = { 0xAA, 0x55, 0x03, 0x04, 0x01, 0x07, 0x01 };
+    bw_kobuki_parser_t p;
+    bw_kobuki_frame_t f;
+    const uint8_t *data = seven;
+    size_t n = sizeof seven;
+    bw_kobuki_parser_init(&p);
+    assert_int_equal(bw_kobuki_parse(&p, &data, &n, &f), 1);
+    bw_parse_stats_t st = { 0 };
+    bw_kobuki_iter_t it;
+    bw_kobuki_iter_init(&it, &f, BW_KOBUKI_FROM_HOST, &st);
+    assert_int_equal(bw_kobuki_iter_next(&it, &m), 1);
+    assert_int_equal(m.type, BW_KOBUKI_UNKNOWN);
+    assert_int_equal(m.id, BW_KOBUKI_CMD_SOUND_SEQUENCE);
+    assert_int_equal(m.length, 1);
+    assert_int_equal(m.u.unknown.data[0], 7);
+    assert_int_equal(st.unknown, 1);
+    assert_int_equal(st.length_errors, 0);
+    assert_int_equal(bw_kobuki_iter_next(&it, &m), 0);
+    /* ...and 6 is the last the seed has: a sound sequence. */
+    assert_int_equal(bw_kobuki_decode(BW_KOBUKI_FROM_HOST, 4, (const uint8_t[]){ 6 }, 1, &m), 0);
+    assert_int_equal(m.type, BW_KOBUKI_SOUND_SEQUENCE);
+    assert_int_equal(m.u.sound_sequence.sequence, BW_KOBUKI_SOUND_CLEANING_END);
+    /* The unknown re-encodes as the bytes that came. */
+    assert_int_equal(bw_kobuki_decode(BW_KOBUKI_FROM_HOST, 4, seven + 5, 1, &m), 0);
+    assert_int_equal(bw_kobuki_encode_frame(buf, sizeof buf, &m, 1), (int)sizeof seven);
+    assert_memory_equal(buf, seven, sizeof seven);
+}
+
 static void test_writer_limits(void **state)
 {
     (void)state;
@@ -1091,6 +1145,7 @@ int main(void)
         cmocka_unit_test(test_truncated_at_end_of_stream),
         cmocka_unit_test(test_multiple_subpayloads_in_a_command_frame),
         cmocka_unit_test(test_writer_limits),
+        cmocka_unit_test(test_sound_sequence_0_to_6_only),
     };
     return cmocka_run_group_tests_name("kobuki codec", tests, NULL, NULL);
 }

@@ -313,6 +313,13 @@ static int k_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
             snprintf(err, errlen, "frame payload exceeds %u bytes", BW_KOBUKI_MAX_PAYLOAD);
             return -1;
         }
+        if (rc == BW_ERANGE && m.type == BW_KOBUKI_SOUND_SEQUENCE) {
+            snprintf(err, errlen,
+                     "field \"sequence\": %u is out of range 0..6 (ON, OFF, RECHARGE, BUTTON, "
+                     "ERROR, CLEANINGSTART, CLEANINGEND)",
+                     m.u.sound_sequence.sequence);
+            return -1;
+        }
         if (rc < 0) {
             snprintf(err, errlen, "cannot encode %s: %s", bw_kobuki_type_name(m.type), bw_strerror(rc));
             return -1;

@@ -32,7 +32,6 @@ typedef struct {
     double heading0;        /* true heading at power-on: the gyro's zero */
     unsigned long gyro_samples; /* raw gyro samples sent */
     uint8_t gyro_frame_id;
-    uint32_t udid[3];
 } kobuki_dev_t;
 
 static kobuki_dev_t *K(const bw_device_t *d) { return d->priv; }
@@ -56,10 +55,11 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     k->cmd_timeout = o->command_timeout == 0 ? DEFAULT_CMD_TIMEOUT : o->command_timeout;
     k->last_cmd = t0;
     k->heading0 = d->sim.body.pose.theta;
-    k->io.gain = (bw_kobuki_gain_t){ 0, 100000, 100, 2000 }; /* factory default */
-    k->udid[0] = 0x4B4F4255u; /* "KOBU" */
-    k->udid[1] = (uint32_t)p->seed;
-    k->udid[2] = (uint32_t)(p->seed >> 32);
+    k->io.gain = (bw_kobuki_gain_t){ BW_KOBUKI_GAIN_FACTORY, BW_KOBUKI_GAIN_P_DEFAULT,
+                                    BW_KOBUKI_GAIN_I_DEFAULT, BW_KOBUKI_GAIN_D_DEFAULT };
+    k->io.udid[0] = 0x4B4F4255u; /* "KOBU" */
+    k->io.udid[1] = (uint32_t)p->seed;
+    k->io.udid[2] = (uint32_t)(p->seed >> 32);
     return 0;
 }
 
@@ -89,9 +89,14 @@ static void handle(bw_device_t *d, const bw_kobuki_msg_t *m, double now)
         k->io.sounds++;
         break;
     case BW_KOBUKI_REQUEST_EXTRA: k->pending_extra |= m->u.request_extra.flags; break;
-    case BW_KOBUKI_GENERAL_PURPOSE_OUTPUT: k->io.gp_output = m->u.general_purpose_output.flags; break;
+    case BW_KOBUKI_GENERAL_PURPOSE_OUTPUT:
+        k->io.gp_output = m->u.general_purpose_output.flags;
+        k->io.gp_outputs++;
+        break;
     case BW_KOBUKI_SET_CONTROLLER_GAIN: k->io.gain = m->u.set_controller_gain; break;
     case BW_KOBUKI_GET_CONTROLLER_GAIN: k->pending_gain = true; break;
+    /* (A sound sequence beyond the seed's 6 decodes as unknown: the robot
+     * has no such sound, it plays nothing; counted by its number.) */
     case BW_KOBUKI_UNKNOWN: bw_device_unknown(d, m->id); break;
     default: bw_device_ignored(d, m->id); break; /* feedback sent by a host */
     }
@@ -277,7 +282,8 @@ static void emit_feedback(bw_device_t *d, double t)
     }
     if (k->pending_extra & BW_KOBUKI_EXTRA_UDID) {
         bw_kobuki_msg_init(&m, BW_KOBUKI_UNIQUE_DEVICE_ID);
-        m.u.unique_device_id = (bw_kobuki_unique_device_id_t){ k->udid[0], k->udid[1], k->udid[2] };
+        m.u.unique_device_id = (bw_kobuki_unique_device_id_t){ k->io.udid[0], k->io.udid[1],
+                                                                  k->io.udid[2] };
         add(&w, &m);
     }
     k->pending_extra = 0;

@@ -8,6 +8,9 @@
 #include "botwire/kobuki.h"
 
 #define VERSION_RETRY 0.5 /* s between requests until the versions arrive */
+/* Requests of the controller's gains after an open, at most: a firmware
+ * that does not answer them is not asked forever. */
+#define GAIN_REQUESTS 5
 /* What a Kobuki can do between two frames, with room to spare: its wheels
  * and gyro at half again their top speeds, a volt of battery, the firmware's
  * clock within a second of ours. Beyond it a frame is corrupt. */
@@ -27,6 +30,16 @@ typedef struct {
     double last_time;    /* host time of the last frame taken */
     double gyro_offset;  /* gyro heading minus odometry heading */
     double next_version_request;
+    unsigned gain_requests; /* since the port was opened */
+    /* The wheel counters, unwrapped: the last raw values taken. */
+    bool have_counts;
+    uint16_t count_left, count_right;
+    /* General Purpose Output: the digital outputs, external power and both
+     * LEDs are one command, so what the host set of each is kept here and
+     * the whole goes out each time one part changes. */
+    uint16_t gpo;
+    bool gpo_set;   /* the host has set some of it since the base opened */
+    bool gpo_again; /* ...to be sent again: the port was reopened */
 } kobuki_drv_t;
 
 static kobuki_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -39,13 +52,43 @@ static void send_msg(bw_base_t *b, const bw_kobuki_msg_t *m, double now)
         bw_base_send(b, frame, (size_t)n, now);
 }
 
-static void request_versions(bw_base_t *b, double now)
+static void request_gains(bw_base_t *b, double now)
 {
     bw_kobuki_msg_t m;
-    bw_kobuki_msg_init(&m, BW_KOBUKI_REQUEST_EXTRA);
-    m.u.request_extra.flags = BW_KOBUKI_EXTRA_HARDWARE_VERSION | BW_KOBUKI_EXTRA_FIRMWARE_VERSION;
+    bw_kobuki_msg_init(&m, BW_KOBUKI_GET_CONTROLLER_GAIN);
     send_msg(b, &m, now);
-    D(b)->next_version_request = now + VERSION_RETRY;
+}
+
+/* What the robot says only when asked: its versions and unique id (one
+ * request, as the reference driver makes it), and its gains. */
+static bool extras_missing(const bw_base_t *b)
+{
+    return !b->st.firmware[0] || !b->st.hardware[0] || !b->st.unique_id[0] ||
+           (!b->st.gains.known && D(b)->gain_requests < GAIN_REQUESTS);
+}
+
+static void request_versions(bw_base_t *b, double now)
+{
+    kobuki_drv_t *k = D(b);
+    bw_kobuki_msg_t m;
+    bw_kobuki_msg_init(&m, BW_KOBUKI_REQUEST_EXTRA);
+    m.u.request_extra.flags = BW_KOBUKI_EXTRA_HARDWARE_VERSION | BW_KOBUKI_EXTRA_FIRMWARE_VERSION |
+                              BW_KOBUKI_EXTRA_UDID;
+    send_msg(b, &m, now);
+    if (!b->st.gains.known && k->gain_requests < GAIN_REQUESTS) {
+        k->gain_requests++;
+        request_gains(b, now);
+    }
+    k->next_version_request = now + VERSION_RETRY;
+}
+
+static void send_gpo(bw_base_t *b, double now)
+{
+    bw_kobuki_msg_t m;
+    bw_kobuki_msg_init(&m, BW_KOBUKI_GENERAL_PURPOSE_OUTPUT);
+    m.u.general_purpose_output.flags = D(b)->gpo;
+    send_msg(b, &m, now);
+    D(b)->gpo_again = false;
 }
 
 static void on_open(bw_base_t *b, double now)
@@ -55,6 +98,12 @@ static void on_open(bw_base_t *b, double now)
     memset(&k->sub_stats, 0, sizeof k->sub_stats);
     k->have_last = false; /* the robot may have restarted: new baselines, same pose */
     k->have_offset = false;
+    k->gain_requests = 0;
+    /* ...and forgotten the LEDs and outputs: they go again with its first
+     * frame. */
+    k->gpo_again = k->gpo_set;
+    b->st.counts_per_m = 1.0 / BW_KOBUKI_M_PER_TICK;
+    b->st.nbump_switches = 3;
     request_versions(b, now);
 }
 
@@ -94,6 +143,51 @@ static void version_string(char *out, size_t cap, const bw_kobuki_version_t *v)
     snprintf(out, cap, "%u.%u.%u", v->major, v->minor, v->patch);
 }
 
+/* The seed's docking IR flags as the base's (the same meanings, each
+ * mapped by name rather than trusted to share a value). */
+static uint8_t dock_bits(uint8_t wire)
+{
+    static const uint8_t map[][2] = {
+        { BW_KOBUKI_DOCK_NEAR_LEFT, BW_DOCK_NEAR_LEFT },
+        { BW_KOBUKI_DOCK_NEAR_CENTER, BW_DOCK_NEAR_CENTER },
+        { BW_KOBUKI_DOCK_NEAR_RIGHT, BW_DOCK_NEAR_RIGHT },
+        { BW_KOBUKI_DOCK_FAR_CENTER, BW_DOCK_FAR_CENTER },
+        { BW_KOBUKI_DOCK_FAR_LEFT, BW_DOCK_FAR_LEFT },
+        { BW_KOBUKI_DOCK_FAR_RIGHT, BW_DOCK_FAR_RIGHT },
+    };
+    uint8_t out = 0;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (wire & map[i][0])
+            out |= map[i][1];
+    return out;
+}
+
+static void take_gains(bw_base_state_t *st, const bw_kobuki_gain_t *g)
+{
+    /* The seed's units: "Kp * 1000", "Ki * 1000", "Kd * 1000". */
+    st->gains.known = true;
+    st->gains.user = g->gain_type == BW_KOBUKI_GAIN_USER;
+    st->gains.p = g->p_gain / 1000.0;
+    st->gains.i = g->i_gain / 1000.0;
+    st->gains.d = g->d_gain / 1000.0;
+}
+
+/* The robot's 16-bit wheel counters carried on past their wrap. */
+static void take_counts(bw_base_t *b, uint16_t left, uint16_t right)
+{
+    kobuki_drv_t *k = D(b);
+    if (!k->have_counts) {
+        b->st.encoder[0] = left;
+        b->st.encoder[1] = right;
+        k->have_counts = true;
+    } else {
+        b->st.encoder[0] += bw_wrap_delta16(left, k->count_left);
+        b->st.encoder[1] += bw_wrap_delta16(right, k->count_right);
+    }
+    k->count_left = left;
+    k->count_right = right;
+}
+
 /* One feedback frame: the core data and the gyro heading of the same frame
  * make one odometry step. */
 static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
@@ -102,8 +196,9 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
     bw_base_state_t *st = &b->st;
     bw_kobuki_iter_t it;
     bw_kobuki_msg_t m;
-    bool have_core = false, have_gyro = false;
+    bool have_core = false, have_gyro = false, have_dock = false;
     bw_kobuki_basic_sensor_data_t core = { 0 };
+    bw_kobuki_docking_ir_t dock = { 0, 0, 0 };
     double heading = 0, rate = 0;
 
     bw_kobuki_iter_init(&it, f, BW_KOBUKI_FROM_ROBOT, &k->sub_stats);
@@ -128,6 +223,18 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
         case BW_KOBUKI_FIRMWARE_VERSION:
             version_string(st->firmware, sizeof st->firmware, &m.u.firmware_version);
             break;
+        case BW_KOBUKI_DOCKING_IR:
+            dock = m.u.docking_ir;
+            have_dock = true;
+            break;
+        case BW_KOBUKI_UNIQUE_DEVICE_ID:
+            /* As kobuki_core writes it: <UDID0>-<UDID1>-<UDID2>, decimal. */
+            snprintf(st->unique_id, sizeof st->unique_id, "%lu-%lu-%lu",
+                     (unsigned long)m.u.unique_device_id.udid0,
+                     (unsigned long)m.u.unique_device_id.udid1,
+                     (unsigned long)m.u.unique_device_id.udid2);
+            break;
+        case BW_KOBUKI_CONTROLLER_INFO: take_gains(st, &m.u.controller_info); break;
         default: break;
         }
     }
@@ -164,6 +271,15 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
     st->cliffs = ((core.cliff & BW_KOBUKI_CLIFF_LEFT) ? BW_CLIFF_LEFT : 0u) |
                  ((core.cliff & BW_KOBUKI_CLIFF_CENTRAL) ? BW_CLIFF_FRONT : 0u) |
                  ((core.cliff & BW_KOBUKI_CLIFF_RIGHT) ? BW_CLIFF_RIGHT : 0u);
+    /* Switch i is bit i of the seed's bumper byte: 0 right, 1 central, 2 left. */
+    st->bump_switches = core.bumper & (BW_KOBUKI_BUMPER_RIGHT | BW_KOBUKI_BUMPER_CENTRAL |
+                                       BW_KOBUKI_BUMPER_LEFT);
+    if (have_dock) {
+        /* The seed's order on the wire: right, central, left signal. */
+        st->dock_ir[0] = dock_bits(dock.right);
+        st->dock_ir[1] = dock_bits(dock.central);
+        st->dock_ir[2] = dock_bits(dock.left);
+    }
     st->wheel_drops = ((core.wheel_drop & BW_KOBUKI_WHEEL_DROP_LEFT) ? BW_DROP_LEFT : 0u) |
                       ((core.wheel_drop & BW_KOBUKI_WHEEL_DROP_RIGHT) ? BW_DROP_RIGHT : 0u);
     st->buttons = core.button;
@@ -197,6 +313,7 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
             st->w = have_gyro ? rate : dtheta / dt;
         }
     }
+    take_counts(b, core.left_encoder, core.right_encoder);
     k->last_left = core.left_encoder;
     k->last_right = core.right_encoder;
     k->last_stamp = core.timestamp;
@@ -210,6 +327,8 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
     /* As the reference driver does: the command goes out after every
      * feedback frame, so the robot's watchdog never starves. */
     send_command(b, now);
+    if (k->gpo_again)
+        send_gpo(b, now);
 }
 
 static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
@@ -227,8 +346,108 @@ static void on_input(bw_base_t *b, const uint8_t *data, size_t n, double now)
 static void on_tick(bw_base_t *b, double now)
 {
     kobuki_drv_t *k = D(b);
-    if (b->st.online && !b->st.firmware[0] && now >= k->next_version_request)
+    if (b->st.online && extras_missing(b) && now >= k->next_version_request)
         request_versions(b, now);
+}
+
+/* ---- the extras: LEDs, outputs, sounds, gains ---------------------------- */
+
+static int led(bw_base_t *b, unsigned index, bw_led_t colour, double now)
+{
+    /* The seed: "0x0100 for red colour of LED1 0x0200 for green colour of
+     * LED1 0x0400 for red colour of LED2 0x0800 for green colour of LED2";
+     * orange is both, as kobuki_core lights it. */
+    if (index < 1 || index > 2)
+        return BW_EINVAL;
+    uint16_t red = index == 1 ? BW_KOBUKI_GPO_LED1_RED : BW_KOBUKI_GPO_LED2_RED;
+    uint16_t green = index == 1 ? BW_KOBUKI_GPO_LED1_GREEN : BW_KOBUKI_GPO_LED2_GREEN;
+    uint16_t on = colour == BW_LED_RED      ? red
+                  : colour == BW_LED_GREEN  ? green
+                  : colour == BW_LED_ORANGE ? (uint16_t)(red | green)
+                                            : 0;
+    kobuki_drv_t *k = D(b);
+    k->gpo = (uint16_t)((k->gpo & ~(red | green)) | on);
+    k->gpo_set = true;
+    send_gpo(b, now);
+    return 0;
+}
+
+static int outputs(bw_base_t *b, uint32_t mask, double now)
+{
+    /* Bits 0-3 the digital outputs, 4-7 the external power channels (3.3 V,
+     * 5 V, 12 V/5 A, 12 V/1.5 A), as the seed's flags are. */
+    if (mask & ~(uint32_t)(BW_KOBUKI_GPO_OUTPUTS | BW_KOBUKI_GPO_POWER_3V3 |
+                           BW_KOBUKI_GPO_POWER_5V | BW_KOBUKI_GPO_POWER_12V_5A |
+                           BW_KOBUKI_GPO_POWER_12V_1A5))
+        return BW_EINVAL;
+    kobuki_drv_t *k = D(b);
+    k->gpo = (uint16_t)((k->gpo & 0xFF00u) | mask);
+    k->gpo_set = true;
+    send_gpo(b, now);
+    return 0;
+}
+
+static int sound(bw_base_t *b, unsigned sequence, double now)
+{
+    if (sequence > BW_KOBUKI_SOUND_CLEANING_END)
+        return BW_EINVAL;
+    bw_kobuki_msg_t m;
+    bw_kobuki_msg_init(&m, BW_KOBUKI_SOUND_SEQUENCE);
+    m.u.sound_sequence.sequence = (uint8_t)sequence;
+    send_msg(b, &m, now);
+    return 0;
+}
+
+static int tone(bw_base_t *b, double hz, double seconds, double now)
+{
+    /* The note is 1 / (f a), a = 0.00000275 (the seed); the duration a byte
+     * of milliseconds: a Kobuki tone is 255 ms at most. */
+    uint16_t note = bw_kobuki_note_from_hz(hz);
+    long ms = lround(seconds * 1000);
+    if (note == 0 || ms < 1 || ms > 255)
+        return BW_EINVAL;
+    bw_kobuki_msg_t m;
+    bw_kobuki_msg_init(&m, BW_KOBUKI_SOUND);
+    m.u.sound = (bw_kobuki_sound_t){ note, (uint8_t)ms };
+    send_msg(b, &m, now);
+    return 0;
+}
+
+static int gain_wire(double k, uint32_t *out)
+{
+    double v = round(k * 1000);
+    if (!(v >= 0 && v <= 4294967295.0))
+        return BW_EINVAL;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int set_gains(bw_base_t *b, const bw_gains_t *g, double now)
+{
+    bw_kobuki_msg_t m;
+    bw_kobuki_msg_init(&m, BW_KOBUKI_SET_CONTROLLER_GAIN);
+    bw_kobuki_gain_t *w = &m.u.set_controller_gain;
+    if (g->user) {
+        w->gain_type = BW_KOBUKI_GAIN_USER;
+        if (gain_wire(g->p, &w->p_gain) < 0 || gain_wire(g->i, &w->i_gain) < 0 ||
+            gain_wire(g->d, &w->d_gain) < 0)
+            return BW_EINVAL;
+    } else {
+        /* Back to the factory's: its type, and its values as the seed has them. */
+        *w = (bw_kobuki_gain_t){ BW_KOBUKI_GAIN_FACTORY, BW_KOBUKI_GAIN_P_DEFAULT,
+                                 BW_KOBUKI_GAIN_I_DEFAULT, BW_KOBUKI_GAIN_D_DEFAULT };
+    }
+    send_msg(b, &m, now);
+    /* The robot says nothing of a set: its answer to the request is what
+     * state.gains shows. */
+    request_gains(b, now);
+    return 0;
+}
+
+static int request_gains_op(bw_base_t *b, double now)
+{
+    request_gains(b, now);
+    return 0;
 }
 
 const bw_driver_ops_t bw_kobuki_driver_ops = {
@@ -236,7 +455,9 @@ const bw_driver_ops_t bw_kobuki_driver_ops = {
     .size = sizeof(kobuki_drv_t),
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_GYRO | BW_CAP_BUMPERS | BW_CAP_CLIFFS |
             BW_CAP_WHEEL_DROPS | BW_CAP_BUTTONS | BW_CAP_BATTERY | BW_CAP_CHARGING |
-            BW_CAP_DOCK_IR | BW_CAP_STALL | BW_CAP_VERSION,
+            BW_CAP_DOCK_IR | BW_CAP_STALL | BW_CAP_VERSION | BW_CAP_ENCODERS |
+            BW_CAP_BUMP_SWITCHES | BW_CAP_LEDS | BW_CAP_SOUND | BW_CAP_OUTPUTS | BW_CAP_GAINS |
+            BW_CAP_UNIQUE_ID,
     .max_v = 0.7,       /* Kobuki: 70 cm/s and 180 deg/s */
     .max_w = BW_PI,
     .link_timeout = 0.100,
@@ -249,4 +470,10 @@ const bw_driver_ops_t bw_kobuki_driver_ops = {
     .stop_bytes = stop_bytes,
     .on_close = NULL,
     .next_deadline = NULL,
+    .led = led,
+    .sound = sound,
+    .tone = tone,
+    .outputs = outputs,
+    .set_gains = set_gains,
+    .request_gains = request_gains_op,
 };

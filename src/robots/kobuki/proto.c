@@ -360,6 +360,14 @@ static BW_HOT_INLINE int decode(bw_kobuki_dir_t dir, uint8_t id, const uint8_t *
     bw_kobuki_type_t t = type_of(dir, id);
     if (!BW_BOTH_SIDES && dir != BW_KOBUKI_FROM_HOST)
         t = BW_KOBUKI_UNKNOWN; /* a robot does not read feedback */
+    /* A sound sequence the seed does not number (it has 0..6) is no message
+     * of the protocol: unknown, its bytes kept, as an unknown identifier
+     * is, so that whatever decodes encodes again. (Not in a firmware build:
+     * the check cost 80 bytes of an ATmega168's 2 KB budget; the
+     * firmware's program sees the number and has no such sound.) */
+    if (BW_BOTH_SIDES && t == BW_KOBUKI_SOUND_SEQUENCE && len == 1 &&
+        data[0] > BW_KOBUKI_SOUND_CLEANING_END)
+        t = BW_KOBUKI_UNKNOWN;
     msg->type = t;
     msg->id = id;
     msg->length = (uint8_t)len;
@@ -454,6 +462,12 @@ static int data_len(const bw_kobuki_msg_t *msg)
 {
     if ((unsigned)msg->type >= BW_KOBUKI_TYPE_COUNT)
         return BW_EINVAL;
+    /* The seed numbers the sequences 0 (ON) to 6 (CLEANINGEND); a byte has
+     * room for more, the robot has no more. (A firmware build encodes
+     * feedback only: it is spared the check.) */
+    if (BW_BOTH_SIDES && msg->type == BW_KOBUKI_SOUND_SEQUENCE &&
+        msg->u.sound_sequence.sequence > BW_KOBUKI_SOUND_CLEANING_END)
+        return BW_ERANGE;
     if (types[msg->type].fields)
         return types[msg->type].wire_len;
     switch (msg->type) {
