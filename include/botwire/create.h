@@ -173,7 +173,7 @@ enum {
     BW_CREATE_PKT_CLIFF_FRONT_RIGHT = 11,
     BW_CREATE_PKT_CLIFF_RIGHT = 12,
     BW_CREATE_PKT_VIRTUAL_WALL = 13,
-    BW_CREATE_PKT_LSD_WHEEL_OC = 14,
+    BW_CREATE_PKT_LSD_WHEEL_OC = 14, /* BW_CREATE_OC_* */
     BW_CREATE_PKT_UNUSED_15 = 15, /* always 0 */
     BW_CREATE_PKT_UNUSED_16 = 16, /* always 0 */
     BW_CREATE_PKT_INFRARED_BYTE = 17,
@@ -304,6 +304,11 @@ enum {
     BW_CREATE_WHEEL_DROP_LEFT = 0x08,
     BW_CREATE_WHEEL_DROP_CASTER = 0x10,
 };
+/* Packet 14, overcurrents: the wheels' bits, the same on the Create 2. */
+enum {
+    BW_CREATE_OC_LEFT_WHEEL = 1u << 4,
+    BW_CREATE_OC_RIGHT_WHEEL = 1u << 3,
+};
 
 /* Buttons (packet 18) and the LEDs command's bits. */
 enum {
@@ -419,7 +424,7 @@ typedef struct {
     uint8_t cliff_front_right;        /* 11 */
     uint8_t cliff_right;              /* 12 */
     uint8_t virtual_wall;             /* 13 */
-    uint8_t lsd_wheel_oc;             /* 14: low side driver and wheel overcurrents */
+    uint8_t lsd_wheel_oc;             /* 14: low side driver and wheel overcurrents (BW_CREATE_OC_*) */
     uint8_t infrared_byte;            /* 17: BW_CREATE_IR_* */
     uint8_t buttons;                  /* 18: BW_CREATE_BUTTON_* */
     int16_t distance;                 /* 19: mm since the last read */

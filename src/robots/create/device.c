@@ -271,6 +271,12 @@ static void sense(bw_device_t *d)
     s->wall_signal = (uint16_t)lround(fmax(0, 4095 * (1 - wall / WALL_RANGE)));
     s->infrared_byte = c->remote;
     s->charging_sources = b->docked ? BW_CREATE_SOURCE_HOME_BASE : 0;
+    /* Wheels driven against a wall draw more than they may: packet 14's
+     * wheel overcurrent bits (left 4, right 3), the OI's sign of a robot that
+     * cannot move while told to. */
+    bool told = b->cmd_left != 0 || b->cmd_right != 0;
+    s->lsd_wheel_oc = (uint8_t)(b->blocked && told ? BW_CREATE_OC_LEFT_WHEEL | BW_CREATE_OC_RIGHT_WHEEL
+                                                   : 0);
     double speed = (fabs(b->left) + fabs(b->right)) / 2 / (BW_CREATE_MAX_SPEED / 1000.0);
     double ma = b->docked ? CHARGE_MA : -(IDLE_MA + DRIVE_MA * speed);
     s->current = (int16_t)lround(ma);

@@ -222,6 +222,7 @@ void bw_create_to_state(bw_base_state_t *st, const bw_create_sensors_t *s, uint3
                       ((b & BW_CREATE_WHEEL_DROP_RIGHT) ? BW_DROP_RIGHT : 0u) |
                       ((b & BW_CREATE_WHEEL_DROP_CASTER) ? BW_DROP_CASTER : 0u);
     st->buttons = s->buttons;
+    st->stalled = (s->lsd_wheel_oc & (BW_CREATE_OC_LEFT_WHEEL | BW_CREATE_OC_RIGHT_WHEEL)) != 0;
     st->battery = s->voltage / 1000.0;
     st->battery_current = s->current / 1000.0;
     st->battery_charge = s->battery_charge / 1000.0;

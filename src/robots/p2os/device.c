@@ -595,7 +595,11 @@ static void send_sip(bw_device_t *d)
     s->lvel = (int16_t)lround(b->left * 1000 / mo->vel_conv);
     s->rvel = (int16_t)lround(b->right * 1000 / mo->vel_conv);
     s->battery = (uint8_t)lround(b->battery * 10);
-    bool straining = b->blocked && (p->v != 0 || p->w != 0 || p->vel2);
+    /* The motors strain against a wall, and with a wheel over a drop (the
+     * Pioneer has no cliff sensors: tipped on its chassis at the edge, its
+     * wheels cannot carry it on): the stall bits are how P2OS says so. */
+    bool stuck = b->blocked || b->drop_left || b->drop_right;
+    bool straining = stuck && (p->v != 0 || p->w != 0 || p->vel2);
     s->stall_bump = (uint16_t)((straining ? BW_P2OS_STALL_LEFT | BW_P2OS_STALL_RIGHT : 0) |
                                bumper_bits(p, b));
     s->control = p->head_mode ? heading_units(p, p->head_target) : s->thpos;

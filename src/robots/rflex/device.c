@@ -438,8 +438,10 @@ static void step(bw_device_t *d, double now)
         x->ax[1].pos += (oth - x->last_odo_th) * x->m->counts_per_rad;
         x->last_odo_d = od;
         x->last_odo_th = oth;
-        if (b->blocked)
-            x->ax[0].v = 0; /* into a wall: the translation stalls */
+        if (b->blocked || b->drop_left || b->drop_right)
+            x->ax[0].v = 0; /* into a wall, or a wheel over a drop: the translation stalls */
+        if (b->drop_left || b->drop_right)
+            x->ax[1].v = 0; /* ...and over a drop the steering cannot turn it either */
         drive_axis(&x->ax[0], x->m->max_v, x->brake, BRAKE_TRANS, FRICTION_TRANS);
         drive_axis(&x->ax[1], x->m->max_w, x->brake, BRAKE_ROT, FRICTION_ROT);
         bw_sim_set_twist(&d->sim, x->ax[0].v, x->ax[1].v);

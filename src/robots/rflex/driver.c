@@ -87,6 +87,9 @@
 #define STATUS_RECHECK 0.05 /* s between status requests that confirm a changed brake */
 #define RELEASE_TRIES 3     /* releases again, a status apart, before a brake is shown */
 #define TRANS_ACCEL 0.7     /* m/s^2: the public drivers' usual translational acceleration */
+#define STALL_CMD 0.05      /* m/s: a command to move */
+#define STALL_SPEED 0.03    /* m/s: ...and the axis barely moves */
+#define STALL_TORQUE 0.9    /* ...at this share of the torque it may use */
 #define SONAR_MAX_M 5.0
 #define PANELS BW_RFLEX_B21R_BUMPER_COUNT
 #define REPORT_S (BW_RFLEX_REPORT_PERIOD / 1e6) /* s between system reports */
@@ -181,6 +184,7 @@ typedef struct {
     bool enc_have[2];
     uint32_t enc_last[2];
     double ir_sent, ir_heard, jstk_sent;
+    bool stuck;        /* the last translation report: told to go, full torque, at rest */
 } rflex_drv_t;
 
 static rflex_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -654,6 +658,7 @@ static void frame_ok(bw_base_t *b, double now)
     b->st.bumpers = bits;
     b->st.bump_switches = switches;
     b->st.brake = r->brake;
+    b->st.stalled = r->stuck; /* every frame: the base's filter wants two that agree */
     bw_base_frame_ok(b, now);
 }
 
@@ -775,6 +780,13 @@ static void on_report(bw_base_t *b, const bw_rflex_mot_system_report_t *rep, dou
     ax->velocity = rep->velocity / per;
     ax->acceleration = rep->acceleration / per;
     ax->torque = rep->torque / std;
+    if (a == BW_RFLEX_AXIS_TRANS) {
+        /* Stuck: told to go, the whole torque it may use, and still at rest
+         * (a wall, a wheel over a drop). Two reports must agree (the base's
+         * filter), so the first report of a start is not taken for it. */
+        r->stuck = fabs(b->cmd_v) > STALL_CMD && fabs(ax->velocity) < STALL_SPEED &&
+                   ax->torque >= STALL_TORQUE * fmin(1, b->cmd_vector ? b->cmd_axis[0].torque : 1);
+    }
     st->v = st->trans.velocity;
     st->w = st->rot.velocity;
     frame_ok(b, now);
@@ -935,6 +947,7 @@ const bw_driver_ops_t bw_rflex_driver_ops = {
     .family = "rflex",
     .size = sizeof(rflex_drv_t),
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BUMPERS | BW_CAP_BATTERY | BW_CAP_BRAKE |
+            BW_CAP_STALL |
             BW_CAP_MOTOR_REPORT | BW_CAP_MOTOR_VECTOR | BW_CAP_ENCODERS | BW_CAP_BUMP_SWITCHES,
     .params = params,
     .max_v = 1.0,

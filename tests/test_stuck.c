@@ -1,0 +1,109 @@
+/* A robot that cannot move while told to says so in its own protocol: every
+ * family driven into the built-in room's stairwell and into a wall, its
+ * driver's state (what the protocol carried) compared with the emulated
+ * body's truth. The sign must come within the family's report period of
+ * the body being stuck, counted twice: the driver waits for two reports to
+ * agree, as every driver does for bits on the line. lobot is the
+ * exception the seed makes: its Command Module backs away by itself and is
+ * silent while its reflex runs, then reports it (seed 000); its sign comes
+ * when the reflex is done. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "botwire/botwire.h"
+#include "run.h"
+
+typedef struct {
+    const char *family;
+    double lag; /* s: the most the sign may take */
+} fam_t;
+
+/* Two report periods and 25 ms of line time; lobot: its reflex (a silence
+ * of up to about 5 s: docs/lobot.md) and a report. */
+static const fam_t fams[] = {
+    { "kobuki", 2 * 0.02 + 0.025 }, { "p2os", 2 * 0.1 + 0.025 },  { "create", 2 * 0.015 + 0.025 },
+    { "create?model=create2", 2 * 0.015 + 0.025 }, { "rflex", 2 * 0.1 + 0.025 },
+    { "lobot", 5.0 + 0.05 + 0.025 },
+};
+
+/* What the driver says of a stuck robot: stalled, a wheel dropped, a cliff
+ * (a robot that stops itself at the edge), a bumper pressed. */
+static bool says_stuck(const bw_base_state_t *st)
+{
+    return st->stalled || st->wheel_drops || st->cliffs || st->bumpers;
+}
+
+static bool body_stuck(const bw_sim_t *s)
+{
+    return s->body.blocked || s->body.drop_left || s->body.drop_right;
+}
+
+/* Drives ahead from start until the body is stuck (or a hazard stopped it:
+ * the base's own reflex, a cliff), then checks the driver's state. */
+static void into(const fam_t *f, const char *start, const char *what, bool need_stall)
+{
+    char url[160];
+    snprintf(url, sizeof url, "sim:%s%sstart=%s", f->family, strchr(f->family, '?') ? "&" : "?",
+             start);
+    run_t r;
+    run_open(&r, url);
+    double stuck_at = -1, said_at = -1;
+    for (double end = r.now + 10; r.now < end && said_at < 0;) {
+        bw_base_drive(r.b, 0.2, 0, r.now);
+        run_step(&r);
+        bool hazard = body_stuck(r.sim) || r.sim->body.cliff != 0;
+        if (stuck_at < 0 && hazard)
+            stuck_at = r.now;
+        if (stuck_at >= 0 && (need_stall ? r.st->stalled : says_stuck(r.st)))
+            said_at = r.now;
+    }
+    if (stuck_at < 0)
+        fail_msg("%s %s: the body never got stuck (at %.2f, %.2f)", f->family, what,
+                 r.sim->body.pose.x, r.sim->body.pose.y);
+    if (said_at < 0)
+        fail_msg("%s %s: stuck at t=%.2f, its driver never said so (stalled %d, drops %u, "
+                 "cliffs %u, bumpers %u, v %.3f)",
+                 f->family, what, stuck_at, r.st->stalled, r.st->wheel_drops, r.st->cliffs,
+                 r.st->bumpers, r.st->v);
+    double lag = said_at - stuck_at;
+    printf("%s into %s: stuck at %.3f s, said %.3f s later\n", f->family, what, stuck_at, lag);
+    if (lag > f->lag)
+        fail_msg("%s %s: said %.3f s after it got stuck (at most %.3f s)", f->family, what, lag,
+                 f->lag);
+    bw_base_close(r.b, r.now);
+}
+
+/* The stairwell of the built-in room: x 0..1.2 m, y 3.2..4 m. Heading up
+ * into it from below. */
+static void test_into_the_stairwell(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++)
+        /* A Pioneer and a B21r have no cliff sensors: only their stall says it. */
+        into(&fams[i], "0.6,2.6,90", "the stairwell",
+             !strcmp(fams[i].family, "p2os") || !strcmp(fams[i].family, "rflex"));
+}
+
+/* The room's east wall, x = 5 m. */
+static void test_into_a_wall(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++)
+        /* A P2-DX has no bumpers: its stall bits are all it has. */
+        into(&fams[i], "4.2,2,0", "a wall", !strcmp(fams[i].family, "p2os"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_into_the_stairwell),
+        cmocka_unit_test(test_into_a_wall),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
