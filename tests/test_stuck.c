@@ -12,7 +12,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -99,11 +101,58 @@ static void test_into_a_wall(void **state)
         into(&fams[i], "4.2,2,0", "a wall", !strcmp(fams[i].family, "p2os"));
 }
 
+/* The RoboBuggy has no stall sign but its drive encoder: 87 mm a tick. Stuck
+ * (a wheel in a ditch, the nose against a wall) while rolling at about
+ * 0.8 m/s, its ticks stop; the driver's speed, the most the ticks allow
+ * (a tick's distance over the time since the last), falls below a fifth
+ * within 0.6 s, and the count stands still. */
+static void buggy_into(const char *world_text, const char *what)
+{
+    char path[] = "/tmp/botwire-stuck-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(world_text, f);
+    fclose(f);
+    char url[200];
+    snprintf(url, sizeof url, "sim:rbsm?push=1&world=%s", path);
+    run_t r;
+    run_open(&r, url);
+    double stuck_at = -1;
+    int64_t count = 0;
+    for (double end = r.now + 12; r.now < end;) {
+        bw_base_drive(r.b, 1, 0, r.now); /* roll, do not brake */
+        run_step(&r);
+        if (stuck_at < 0 && body_stuck(r.sim))
+            stuck_at = r.now;
+        if (stuck_at >= 0 && r.now >= stuck_at + 0.15 && count == 0)
+            count = r.st->encoder[0];
+        if (stuck_at >= 0 && r.now >= stuck_at + 0.6)
+            break;
+    }
+    unlink(path);
+    if (stuck_at < 0)
+        fail_msg("rbsm %s: never stuck (x %.2f)", what, r.sim->body.pose.x);
+    printf("rbsm into %s: stuck at %.3f s; 0.6 s later v %.3f m/s, ticks %lld then %lld\n", what,
+           stuck_at, r.st->v, (long long)count, (long long)r.st->encoder[0]);
+    assert_true(r.st->v < 0.8 / 5);
+    assert_true(count > 0 && r.st->encoder[0] == count);
+    bw_base_close(r.b, r.now);
+}
+
+static void test_buggy_stuck(void **state)
+{
+    (void)state;
+    buggy_into("size 12 4\nstart 1 2 0\ndrop 5 0 6 4\n", "a ditch");
+    buggy_into("size 12 4\nstart 1 2 0\nbox 5 1 6 3\n", "a wall");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_into_the_stairwell),
         cmocka_unit_test(test_into_a_wall),
+        cmocka_unit_test(test_buggy_stuck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
