@@ -271,8 +271,11 @@ class Bridge {
         bw_event_t ev;
         while (bw_base_next_event(base_, &ev) > 0) {
             char line[160];
-            std::snprintf(line, sizeof line, "%s %s mask 0x%x", bw_event_name(ev.type),
-                          ev.on ? "on" : "off", ev.mask);
+            if (ev.type == BW_EV_ONLINE || ev.type == BW_EV_OFFLINE) /* the link's: its name */
+                std::snprintf(line, sizeof line, "%s", bw_event_name(ev.type));
+            else
+                std::snprintf(line, sizeof line, "%s %s mask 0x%x", bw_event_name(ev.type),
+                              ev.on ? "on" : "off", ev.mask);
             std_msgs::String m;
             m.data = line;
             event_pub_.publish(m);

@@ -144,5 +144,9 @@ case $last in
 *'"v":null,"w":null'*'"online":false'*) pass "offline at the end: $last" ;;
 *) fail "offline at the end: $last" ;;
 esac
+# ...and said as a person reads it: {"event":"offline"}, not "on":false.
+grep -q '^{"t":[0-9.]*,"event":"offline"}$' brief.out && ! grep -q '"event":"o[nf]*line","on"' brief.out &&
+    pass "the link's events by name: $(grep '"event":"offline"' brief.out)" ||
+    fail "offline event: $(grep '"event":"o' brief.out)"
 
 finish "CLI truth"

@@ -25,7 +25,8 @@ static void usage(FILE *f)
             "and where the base has them: mode, brake, faults, raw_x, raw_y (the position\n"
             "in encoder counts), bump_switches (one boolean per switch), dock_ir (right,\n"
             "centre, left), joystick, power.\n"
-            "Events (bump, cliff, wheel_drop, offline, ...) are printed as they happen as\n"
+            "Events are printed as they happen: the link's as {\"t\":..,\"event\":\"offline\"}\n"
+            "(or \"online\"), the others (bump, cliff, wheel_drop, stall, ...) as\n"
             "{\"t\":..,\"event\":..,\"on\":..,\"mask\":..}; a reflex (the base's own controller\n"
             "moved, e.g. lobot backing off a bump) adds detail, distance (m) and angle (rad).\n"
             "Then the robot is stopped; the last line is the final state, with what the\n"
@@ -119,8 +120,12 @@ static void print_event(FILE *out, const bw_event_t *ev, double t0)
     json_t *o = json_object();
     json_object_set_new(o, "t", json_real(round((ev->t - t0) * 1000) / 1000));
     json_object_set_new(o, "event", json_string(bw_event_name(ev->type)));
-    json_object_set_new(o, "on", json_boolean(ev->on));
-    json_object_set_new(o, "mask", json_integer(ev->mask));
+    /* The link's events are their names ({"event":"offline"}), not a
+     * "false" of something; the others say on or off and which bits. */
+    if (ev->type != BW_EV_ONLINE && ev->type != BW_EV_OFFLINE) {
+        json_object_set_new(o, "on", json_boolean(ev->on));
+        json_object_set_new(o, "mask", json_integer(ev->mask));
+    }
     if (ev->type == BW_EV_REFLEX) {
         /* What the base's own controller did: what set it off (the family's
          * flags), how far it moved (m) and turned (rad). */

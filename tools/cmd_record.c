@@ -262,7 +262,7 @@ int cmd_record(int argc, char **argv)
         bw_event_t ev;
         while (bw_base_next_event(b, &ev))
             fprintf(stderr, "botwire record: %.2f s: %s%s\n", ev.t - r.t0, bw_event_name(ev.type),
-                    ev.on ? "" : " cleared");
+                    ev.on || ev.type == BW_EV_OFFLINE ? "" : " cleared");
         bw_base_heard_t h;
         bw_base_heard(b, &h);
         if (h.wrong && h.sure)
