@@ -51,6 +51,16 @@ kill -INT "$holder"
 wait "$holder"
 stop_emulator
 
+# A --detach'ed emulator's later lines say whose they are: family and pid.
+mkfifo "$tmp/detached.err"
+"$bw" sim kobuki --pty "$tmp/dlink" --detach --for 0.3 >"$tmp/detached.out" 2>"$tmp/detached.err" &
+cat "$tmp/detached.err" >"$tmp/detached.said" # to the end: the emulator's exit
+wait
+pid=$(sed -n 's/.*(pid \([0-9]*\))$/\1/p' "$tmp/detached.out")
+grep -q "^botwire sim \[kobuki, pid $pid\]: stopped;" "$tmp/detached.said" &&
+    pass "a detached emulator names itself: $(cut -c1-60 "$tmp/detached.said")" ||
+    fail "detached emulator's lines: $(cat "$tmp/detached.out" "$tmp/detached.said")"
+
 # 4. A name from a list: a bad one lists the good ones.
 expect_error "bench --proto typo" 2 \
     'no benchmark for protocol "kobukk" (known: kobuki, p2os, lobot, create, rbsm, rflex)' \

@@ -109,12 +109,17 @@ typedef struct {
 } server_t;
 
 /* Says something of a robot on stderr, named when there are several. */
+/* Who speaks on stderr: "sim", and once --detach has sent the emulator to
+ * the background, "sim [FAMILY, pid N]": its lines come into a terminal
+ * later, among others, and must say whose they are. */
+static char sim_cmd[96] = "sim";
+
 static void say(const server_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(const server_t *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "botwire sim: %s%s", s->name, *s->name ? ": " : "");
+    fprintf(stderr, "botwire %s: %s%s", sim_cmd, s->name, *s->name ? ": " : "");
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -123,7 +128,7 @@ static void say(const server_t *s, const char *fmt, ...)
 /* The first lines: where each robot serves. With --detach the serving goes
  * on in a child, and this process returns once those lines are out (the
  * last one ends with the child's pid). */
-static bool announce(const char *lines, bool detach)
+static bool announce(const char *lines, bool detach, const char *family, size_t n)
 {
     fflush(NULL);
     if (detach) {
@@ -135,6 +140,10 @@ static bool announce(const char *lines, bool detach)
         }
         if (pid == 0) {
             setsid();
+            if (n > 1)
+                snprintf(sim_cmd, sizeof sim_cmd, "sim [%zu robots, pid %ld]", n, (long)getpid());
+            else
+                snprintf(sim_cmd, sizeof sim_cmd, "sim [%s, pid %ld]", family, (long)getpid());
             int null = open("/dev/null", O_RDWR);
             if (null >= 0) {
                 dup2(null, STDIN_FILENO);
@@ -142,7 +151,7 @@ static bool announce(const char *lines, bool detach)
                 close(null);
             }
         } else {
-            cli_error("sim", "cannot go to the background: %s; serving here", strerror(errno));
+            cli_error(sim_cmd, "cannot go to the background: %s; serving here", strerror(errno));
             printf("%s\n", lines);
         }
     } else {
@@ -202,7 +211,7 @@ static int open_pty(server_t *s, const char *what, const char *link, char *line,
 {
     char err[512];
     if (bw_pty_open(&s->pty, s->slave, sizeof s->slave, link, err, sizeof err) < 0) {
-        cli_error("sim", "%s", err);
+        cli_error(sim_cmd, "%s", err);
         return -1;
     }
     snprintf(line, cap, "botwire sim: %s%s%s on %s%s%s%s", s->name, *s->name ? ": " : "", what,
@@ -218,7 +227,7 @@ static int open_tcp(server_t *s, const char *what, const char *host, int port, c
 {
     char err[512];
     if (bw_listener_open(&s->listener, host, port, err, sizeof err) < 0) {
-        cli_error("sim", "%s%s", err,
+        cli_error(sim_cmd, "%s%s", err,
                   strstr(err, "in use") ? " (another emulator there? --tcp PORT picks another)" : "");
         return -1;
     }
@@ -267,7 +276,7 @@ static int pty_turn(server_t *s, double now)
     }
     int rc = pump(s, s->pty, s->clients != 0, now);
     if (rc < 0)
-        cli_error("sim", "pty failed: %s", bw_strerror(rc));
+        cli_error(sim_cmd, "pty failed: %s", bw_strerror(rc));
     return rc;
 }
 
@@ -327,7 +336,7 @@ static int serve(server_t *s, size_t n, double end)
     size_t cap = 2 * n + 1;
     struct pollfd *p = calloc(cap, sizeof *p);
     if (!p) {
-        cli_error("sim", "out of memory");
+        cli_error(sim_cmd, "out of memory");
         return 1;
     }
     int status = 0;
@@ -502,7 +511,7 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--robots", optarg, 1, BW_FLEET_MAX, &robots) < 0)
                 return 2;
             if (robots != floor(robots)) {
-                cli_error("sim", "--robots wants a whole number, not \"%s\"", optarg);
+                cli_error(sim_cmd, "--robots wants a whole number, not \"%s\"", optarg);
                 return 2;
             }
             break;
@@ -510,7 +519,7 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--baud", optarg, 50, 4000000, &baud) < 0)
                 return 2;
             if (baud != floor(baud)) {
-                cli_error("sim", "--baud wants a whole number, not \"%s\"", optarg);
+                cli_error(sim_cmd, "--baud wants a whole number, not \"%s\"", optarg);
                 return 2;
             }
             break;
@@ -522,29 +531,29 @@ int cmd_sim(int argc, char **argv)
         }
     }
     if ((vo.token || vo.readonly) && !vo.listen) {
-        cli_error("sim", "--view-token and --view-readonly go with --view [HOST:]PORT");
+        cli_error(sim_cmd, "--view-token and --view-readonly go with --view [HOST:]PORT");
         return 2;
     }
     char err[512];
     static bw_world_t world;
     if (world_path && bw_world_load(&world, world_path, err, sizeof err) < 0) {
-        cli_error("sim", "%s", err);
+        cli_error(sim_cmd, "%s", err);
         return 1;
     }
     bool from_world = world_path && world.nrobots > 0;
     if (from_world && (optind < argc || robots > 0)) {
-        cli_error("sim", "%s places its robots (robot lines): no FAMILY or --robots with it",
+        cli_error(sim_cmd, "%s places its robots (robot lines): no FAMILY or --robots with it",
                   world_path);
         return 2;
     }
     if (!from_world && optind != argc - 1) {
-        cli_error("sim", optind == argc ? "which robot? (botwire sim FAMILY: kobuki, p2os, lobot, "
+        cli_error(sim_cmd, optind == argc ? "which robot? (botwire sim FAMILY: kobuki, p2os, lobot, "
                                           "create, rbsm, rflex; or --world FILE with robot lines)"
                                         : "one family at a time (--robots N for several robots)");
         return 2;
     }
     if (link && tcp) {
-        cli_error("sim", "--pty and --tcp: one or the other");
+        cli_error(sim_cmd, "--pty and --tcp: one or the other");
         return 2;
     }
     const char *family = from_world ? world.robots[0].family : argv[optind];
@@ -553,11 +562,11 @@ int cmd_sim(int argc, char **argv)
     char host[128] = "127.0.0.1";
     int tcp_port = P2OS_TCP_PORT;
     if (tcp && parse_hostport(tcp, host, sizeof host, &tcp_port) < 0) {
-        cli_error("sim", "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
+        cli_error(sim_cmd, "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
         return 2;
     }
     if (fleet && tcp_port + (int)n - 1 > 65535) {
-        cli_error("sim", "%zu robots from port %d go beyond port 65535", n, tcp_port);
+        cli_error(sim_cmd, "%zu robots from port %d go beyond port 65535", n, tcp_port);
         return 2;
     }
     /* A fleet serves on TCP unless --pty; a lone robot on a pty, but p2os. */
@@ -578,11 +587,11 @@ int cmd_sim(int argc, char **argv)
     if (any_lobot)
         o.command_timeout = window / 1000; /* the window after READY */
     else if (window > 0) {
-        cli_error("sim", "--window is lobot's (the Command Module's window after READY)");
+        cli_error(sim_cmd, "--window is lobot's (the Command Module's window after READY)");
         return 2;
     }
     if ((push > 0 || slope != 0) && !any_rbsm) {
-        cli_error("sim", "--push and --slope are rbsm's (the buggy's course)");
+        cli_error(sim_cmd, "--push and --slope are rbsm's (the buggy's course)");
         return 2;
     }
     o.push = push;
@@ -602,7 +611,7 @@ int cmd_sim(int argc, char **argv)
             } else if (bw_device_default_world(family, &world) < 0) {
                 bw_device_t *none;
                 (void)bw_device_create(&none, family, NULL, 0, err, sizeof err);
-                cli_error("sim", "%s", err);
+                cli_error(sim_cmd, "%s", err);
                 return 2;
             }
             o.world = &world;
@@ -617,7 +626,7 @@ int cmd_sim(int argc, char **argv)
     if (!s || !lines) {
         free(s);
         free(lines);
-        cli_error("sim", "out of memory");
+        cli_error(sim_cmd, "out of memory");
         return 1;
     }
     int status = 0;
@@ -657,7 +666,7 @@ int cmd_sim(int argc, char **argv)
         if (fleet)
             snprintf(r->name, sizeof r->name, "robot %zu", made + 1);
         if (bw_device_create(&r->dev, f, &ro, t, err, sizeof err) < 0) {
-            cli_error("sim", "%s%s%s", r->name, *r->name ? ": " : "", err);
+            cli_error(sim_cmd, "%s%s%s", r->name, *r->name ? ": " : "", err);
             status = 2;
             break;
         }
@@ -689,7 +698,7 @@ int cmd_sim(int argc, char **argv)
         }
         if (vo.listen) {
             if (cli_view_open(&sim_view, &vo, err, sizeof err) < 0) {
-                cli_error("sim", "%s", err);
+                cli_error(sim_cmd, "%s", err);
                 status = 1;
                 goto out;
             }
@@ -698,7 +707,7 @@ int cmd_sim(int argc, char **argv)
             cli_view_start(sim_view);
             snprintf(lines + strlen(lines), 768, "\nbotwire sim: view on %s", cli_view_url(sim_view));
         }
-        announce(lines, detach);
+        announce(lines, detach, family, n);
         /* What each robot says of itself from the start (its model's
          * limits, a watchdog it has or has not) comes before any client. */
         for (size_t i = 0; i < n; i++) {
@@ -716,9 +725,9 @@ int cmd_sim(int argc, char **argv)
         const bw_parse_stats_t *st = &ds->link;
         const bw_sim_t *sim = bw_device_sim(r->dev);
         fprintf(stderr,
-                "botwire sim: %s%sstopped; %llu command frames (%llu rejected), %llu output bytes "
+                "botwire %s: %s%sstopped; %llu command frames (%llu rejected), %llu output bytes "
                 "unread, robot at (%.3f, %.3f, %.1f deg)",
-                r->name, *r->name ? ": " : "", (unsigned long long)st->frames,
+                sim_cmd, r->name, *r->name ? ": " : "", (unsigned long long)st->frames,
                 (unsigned long long)(st->checksum_errors + st->length_errors),
                 (unsigned long long)(r->dropped + bw_device_dropped(r->dev)), sim->body.pose.x,
                 sim->body.pose.y, sim->body.pose.theta * 180 / BW_PI);
