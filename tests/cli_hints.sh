@@ -72,6 +72,19 @@ expect_error "sim family typo" 2 'no emulated robot for family "kobukk" (emulate
 expect_error "drive family typo" 1 'unknown robot family "kobukk" .*(known: kobuki' \
     "$bw" drive kobukk:/dev/null
 
+# `decode | head`: the reader went away; decode ends quietly, 141, whether
+# SIGPIPE kills it or is ignored (then the write says EPIPE).
+frame=$(grep -v '^#' "$(dirname "$0")/data/kobuki_feedback.hex")
+for trap_pipe in "" "trap '' PIPE;"; do
+    (sh -c "$trap_pipe"'
+        i=0; while [ $i -lt 20000 ]; do echo "$1"; i=$((i + 1)); done |
+            "$2" decode --proto kobuki --hex - 2>"$3/pipe.err"; echo $? >"$3/pipe.rc"' _ "$frame" "$bw" "$tmp" 2>/dev/null) |
+        head -c 100 >/dev/null
+    [ "$(cat "$tmp/pipe.rc")" = 141 ] && [ ! -s "$tmp/pipe.err" ] &&
+        pass "decode | head${trap_pipe:+ (SIGPIPE ignored)}: quiet, status 141" ||
+        fail "decode | head${trap_pipe:+ (SIGPIPE ignored)}: status $(cat "$tmp/pipe.rc"), $(cat "$tmp/pipe.err")"
+done
+
 # 5. demo --svg to a folder that is not there fails before the run.
 expect_error "demo: bad picture path" 2 "--svg cannot write $tmp/no/d.svg: no folder $tmp/no" \
     "$bw" demo --svg "$tmp/no/d.svg"
