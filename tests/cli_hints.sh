@@ -44,10 +44,13 @@ start_emulator "botwire sim: kobuki on" kobuki --pty "$tmp/link"
 mkfifo "$tmp/first"
 "$bw" drive "kobuki:$tmp/link" --for 30 >"$tmp/first" 2>"$tmp/first.err" &
 holder=$!
-read -r _ <"$tmp/first" # its first state line: it has the line
+exec 4<"$tmp/first" # held open: the holder must not die of a closed pipe
+read -r _ <&4       # its first state line: it has the line
 expect_error "busy line" 1 "another program is driving this robot through it (botwire, pid $holder)" \
     "$bw" drive "kobuki:$tmp/link" --for 0.1
 kill -INT "$holder"
+cat <&4 >/dev/null
+exec 4<&-
 wait "$holder"
 stop_emulator
 

@@ -116,6 +116,33 @@ cut_ends_only() {
     echo "$1" | grep -q '"checksum_errors":0,"length_errors":[012],' &&
         [ "$(field skipped_bytes "$1")" -le "$2" ] 2>/dev/null
 }
+# wander_signals URL COUNTS_PER_M NSWITCHES: `botwire wander URL` prints on
+# every progress line raw_x = x in encoder counts (COUNTS_PER_M 0: no raw_x
+# at all) and NSWITCHES booleans in bump_switches (0: none): GRL's
+# raw-base-x and bump-switch-state on that base.
+wander_signals() {
+    "$bw" wander "$1" --fast --for 3 >"$tmp/wander.out" 2>"$tmp/wander.err" ||
+        { fail "wander $1: $(cat "$tmp/wander.err")"; return; }
+    n=0 bad=""
+    while IFS= read -r line; do
+        case $line in *'"t":'*) ;; *) continue ;; esac
+        n=$((n + 1))
+        if [ "$2" = 0 ]; then
+            case $line in *'"raw_x"'*) bad="$line" ;; esac
+        else
+            x=$(field x "$line") rx=$(field raw_x "$line")
+            case $line in *'"raw_x"'*) ;; *) bad="$line" ;; esac
+            within "$rx" "$(awk -v x="$x" -v k="$2" 'BEGIN { print x * k }')" 1.5 || bad="$line"
+        fi
+        sw=$(echo "$line" | sed -n 's/.*"bump_switches":\[\([^]]*\)\].*/\1/p')
+        k=$(echo "$sw" | tr ',' '\n' | grep -c 'true\|false')
+        [ "$k" = "$3" ] || bad="$line"
+    done <"$tmp/wander.out"
+    [ "$n" -ge 3 ] && [ -z "$bad" ] &&
+        pass "wander $1: raw_x (x $2 counts/m) and $3 bump switches in each of $n lines" ||
+        fail "wander $1: $n lines, wrong: $bad"
+}
+
 # odometry_vs_truth X START TRUTH TOL: true if the odometry's x (from a
 # start facing along +x) is within TOL m of how far the robot truly went.
 odometry_vs_truth() {

@@ -97,6 +97,20 @@ static bool stale_link(const char *path, char *err, size_t errlen)
     return newer;
 }
 
+/* The name of process pid (its comm), or "?". */
+static void proc_name(long pid, char *out, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    snprintf(out, cap, "?");
+    FILE *c = fopen(path, "r");
+    if (c) {
+        if (fgets(out, (int)cap, c))
+            out[strcspn(out, "\n")] = 0;
+        fclose(c);
+    }
+}
+
 /* The programs holding a device open, as fuser would name them: " (held by
  * NAME pid N, ...)" into out, or "" when none is found (another user's
  * processes cannot be seen without root). */
@@ -136,14 +150,8 @@ static void holders(const char *path, pid_t self, char *out, size_t cap)
         closedir(fds);
         if (!holds)
             continue;
-        char comm_path[64], comm[32] = "?";
-        snprintf(comm_path, sizeof comm_path, "/proc/%ld/comm", pid);
-        FILE *c = fopen(comm_path, "r");
-        if (c) {
-            if (fgets(comm, sizeof comm, c))
-                comm[strcspn(comm, "\n")] = 0;
-            fclose(c);
-        }
+        char comm[32];
+        proc_name(pid, comm, sizeof comm);
         if (n < cap)
             n += (size_t)snprintf(out + n, cap - n, "%s%s, pid %ld", found ? "; " : " (held by ",
                                   comm, pid);
@@ -177,14 +185,8 @@ static void lock_holder(int fd, char *out, size_t cap)
             strcmp(kind, "FLOCK") != 0 || ino != (unsigned long long)st.st_ino ||
             maj != major(st.st_dev) || min != minor(st.st_dev))
             continue;
-        char comm_path[64], comm[32] = "?";
-        snprintf(comm_path, sizeof comm_path, "/proc/%ld/comm", pid);
-        FILE *c = fopen(comm_path, "r");
-        if (c) {
-            if (fgets(comm, sizeof comm, c))
-                comm[strcspn(comm, "\n")] = 0;
-            fclose(c);
-        }
+        char comm[32];
+        proc_name(pid, comm, sizeof comm);
         snprintf(out, cap, " (%s, pid %ld)", comm, pid);
         break;
     }

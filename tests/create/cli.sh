@@ -100,7 +100,7 @@ got=$("$bw" decode --proto create </dev/null)
 [ "$got" = '{"type":"stats","frames":0,"checksum_errors":0,"length_errors":0,"skipped_bytes":0,"unknown":0}' ] &&
     pass "empty input" || fail "empty input: $got"
 
-# 3b. Issue 24: a record holds both directions, so each Sensors and Query
+# 3b. A record holds both directions, so each Sensors and Query
 # List reply is paired with its question and decoded (it was skipped), a
 # Create 2's packets too; decode | encode gives the robot's bytes back.
 cat >"$tmp/rec.jsonl" <<'EOF'
@@ -206,33 +206,8 @@ cat "$data/create_host.jsonl" "$tmp/bad" >"$tmp/mixed"
 
 "$bw" decode --help | grep -q create && pass "decode --help lists create" || fail "decode --help"
 
-# GRL's low-level signals in `botwire wander`'s progress lines (issue 26:
-# "The GRL layer's raw-base-x and bump-switch-state are reachable from
-# botwire wander output"). wander_signals URL COUNTS_PER_M NSWITCHES: every
-# progress line has raw_x = x in counts (COUNTS_PER_M 0: no raw_x at all),
-# and NSWITCHES booleans in bump_switches (0: none).
-wander_signals() {
-    "$bw" wander "$1" --fast --for 3 >"$tmp/wander.out" 2>"$tmp/wander.err" ||
-        { fail "wander $1: $(cat "$tmp/wander.err")"; return; }
-    n=0 bad=""
-    while IFS= read -r line; do
-        case $line in *'"t":'*) ;; *) continue ;; esac
-        n=$((n + 1))
-        if [ "$2" = 0 ]; then
-            case $line in *'"raw_x"'*) bad="$line" ;; esac
-        else
-            x=$(field x "$line") rx=$(field raw_x "$line")
-            case $line in *'"raw_x"'*) ;; *) bad="$line" ;; esac
-            within "$rx" "$(awk -v x="$x" -v k="$2" 'BEGIN { print x * k }')" 1.5 || bad="$line"
-        fi
-        sw=$(echo "$line" | sed -n 's/.*"bump_switches":\[\([^]]*\)\].*/\1/p')
-        k=$(echo "$sw" | tr ',' '\n' | grep -c 'true\|false')
-        [ "$k" = "$3" ] || bad="$line"
-    done <"$tmp/wander.out"
-    [ "$n" -ge 3 ] && [ -z "$bad" ] &&
-        pass "wander $1: raw_x (x $2 counts/m) and $3 bump switches in each of $n lines" ||
-        fail "wander $1: $n lines, wrong: $bad"
-}
+# GRL's low-level signals (raw-base-x, bump-switch-state) in `botwire
+# wander`'s progress lines (wander_signals is testlib.sh's).
 wander_signals 'sim:create?model=create2' 2249.40 2
 wander_signals 'sim:create' 0 2
 

@@ -87,7 +87,7 @@ static void test_modes(void **state)
     assert_true(fabs(body(&r)->w + 0.1 / (0.258 / 2)) < 1e-3);
     /* Opcodes of other Roomba models are no Create 1 opcodes: counted by
      * number (what `botwire sim` lists), each once with its data bytes
-     * (issue 24: "abcd" were four more unknown opcodes), the robot goes on. */
+     * ("abcd" were once taken for four more unknown opcodes), the robot goes on. */
     static const uint8_t other[] = { 173, 164, 'a', 'b', 'c', 'd', 173 };
     send(&r, other, sizeof other);
     advance(&r, 0.1);
@@ -225,7 +225,7 @@ static int stream_frames(rig_t *r, bw_create_model_t m, bw_create_sensors_t *las
     return frames;
 }
 
-/* Issue 24: libcreate's CREATE_2 stream (ids 7..58 of a Create 2) got
+/* libcreate's CREATE_2 stream (ids 7..58 of a Create 2) got
  * silence from the emulator. A Create 2 streams them, its encoder counts
  * the wheels' true turning (pi * 72 mm a 508.8 counts); a Create 1 has no
  * packet 43: it answers nothing, and says which packets it was asked. */

@@ -44,7 +44,7 @@ static void test_square(void **state)
     bw_base_close(r.b, r.now);
 }
 
-/* ---- a Create 2 (issue 24) -------------------------------------------------- */
+/* ---- a Create 2 -------------------------------------------------------------- */
 
 /* sim:create?model=create2: a Create 2 at 115200 baud, group 100 streamed,
  * odometry from its encoder counts: the 1 m square within 2 cm, odometry
@@ -379,7 +379,7 @@ static void test_bad_mode(void **state)
     assert_non_null(strstr(err, "mode=sport"));
 }
 
-/* ---- GRL's low-level signals (issue 26) ---------------------------------------- */
+/* ---- GRL's low-level signals ----------------------------------------------- */
 
 /* Seed 003 (GRL): "raw-base-x raw-base-y - The estimated global position of
  * the robot expressed in units of translational shaft encoder counts." A

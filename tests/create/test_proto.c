@@ -1155,7 +1155,7 @@ static void cmd_feed_model(cmd_feeder_t *f, bw_create_model_t m, const uint8_t *
     cmd_finish(f);
 }
 
-/* Issue 24: the data bytes of the other model's opcode are no commands.
+/* The data bytes of the other model's opcode are no commands.
  * Digit LEDs ASCII "5071" on a Create 1 was five unknown opcodes (and '5'
  * 0x35, ... could have been read as anything); now it is one, skipped whole. */
 static void test_cmd_other_model_skipped_whole(void **state)

@@ -418,7 +418,7 @@ static void test_stop_when_feedback_stops(void **state)
     bw_device_destroy(dev);
 }
 
-/* ---- issue 26: what a Kobuki has besides driving ------------------------- */
+/* ---- what a Kobuki has besides driving -------------------------------- */
 
 static const bw_kobuki_device_io_t *io_of(run_t *r)
 {
