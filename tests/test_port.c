@@ -699,8 +699,9 @@ static void test_serial_errors(void **state)
     bw_port_t *p = not_null_port();
     assert_int_equal(bw_port_open_serial(&p, missing, 115200, err, sizeof err), BW_EIO);
     assert_null(p);
-    /* What is missing, and what to do: the USB serial devices there are. */
-    snprintf(want, sizeof want, "cannot open %s: no such device (", missing);
+    /* What is missing, and what to do: the USB serial devices there are
+     * (a path outside /dev is a file, not a device). */
+    snprintf(want, sizeof want, "cannot open %s: no such file (", missing);
     assert_memory_equal(err, want, strlen(want));
 
     FILE *f = fopen(file, "w");
