@@ -197,36 +197,37 @@ int online(double timeout, bool want)
 
 /* The robot a frame or a diagnostics name belongs to: K of "robotK/..." or
  * "... /robotK: ...", 0 if none. */
-int robot_of_frame(const std::string &frame)
+/* The robot a frame or a diagnostics name belongs to: K of "robotK/..." or
+ * "... /robotK: ...", 0 if none. */
+size_t robot_of_frame(const std::string &frame)
 {
     if (frame.compare(0, 5, "robot") != 0)
         return 0;
     size_t slash = frame.find('/');
     if (slash == std::string::npos || slash == 5)
         return 0;
-    return std::atoi(frame.substr(5, slash - 5).c_str());
+    return std::strtoul(frame.substr(5, slash - 5).c_str(), nullptr, 10);
 }
 
-int robot_of_status(const std::string &name)
+size_t robot_of_status(const std::string &name)
 {
     size_t at = name.find(" /robot");
-    return at == std::string::npos ? 0 : std::atoi(name.c_str() + at + 7);
+    return at == std::string::npos ? 0 : std::strtoul(name.c_str() + at + 7, nullptr, 10);
 }
 
 struct Fleet {
-    int n;
+    size_t n;
     std::vector<int> count;
     std::vector<double> x, y;
-    std::vector<bool> online, said;
-    std::vector<bool> tree;
+    std::vector<bool> online, said, tree;
     int mixed = 0;
 
-    explicit Fleet(int robots)
+    explicit Fleet(size_t robots)
         : n(robots), count(robots + 1), x(robots + 1), y(robots + 1), online(robots + 1),
           said(robots + 1), tree(robots + 1)
     {
     }
-    void odom(int k, const nav_msgs::Odometry::ConstPtr &m)
+    void odom(size_t k, const nav_msgs::Odometry::ConstPtr &m)
     {
         count[k]++;
         x[k] = m->pose.pose.position.x;
@@ -235,7 +236,7 @@ struct Fleet {
     void tf(const tf2_msgs::TFMessage::ConstPtr &m)
     {
         for (const auto &t : m->transforms) {
-            int a = robot_of_frame(t.header.frame_id), b = robot_of_frame(t.child_frame_id);
+            size_t a = robot_of_frame(t.header.frame_id), b = robot_of_frame(t.child_frame_id);
             if (a == 0 || a != b || a > n) {
                 mixed++;
                 continue;
@@ -248,50 +249,51 @@ struct Fleet {
     void diag(const diagnostic_msgs::DiagnosticArray::ConstPtr &m)
     {
         for (const auto &s : m->status) {
-            int k = robot_of_status(s.name);
+            size_t k = robot_of_status(s.name);
             if (k < 1 || k > n)
                 continue;
             said[k] = true;
             online[k] = s.level == s.OK;
         }
     }
+    bool all_online() const
+    {
+        for (size_t k = 1; k <= n; k++)
+            if (!online[k] || count[k] == 0)
+                return false;
+        return true;
+    }
 };
 
-int fleet(int n, double seconds, bool until_online)
+int fleet(size_t n, double seconds, bool until_online)
 {
     ros::NodeHandle nh;
     Fleet f(n);
     std::vector<ros::Subscriber> subs;
-    for (int k = 1; k <= n; k++)
+    for (size_t k = 1; k <= n; k++)
         subs.push_back(nh.subscribe<nav_msgs::Odometry>(
             "/robot" + std::to_string(k) + "/odom", 100,
             [&f, k](const nav_msgs::Odometry::ConstPtr &m) { f.odom(k, m); }));
     ros::Subscriber st = nh.subscribe("/tf", 1000, &Fleet::tf, &f);
     ros::Subscriber sd = nh.subscribe("/diagnostics", 100, &Fleet::diag, &f);
-    auto all_online = [&] {
-        for (int k = 1; k <= n; k++)
-            if (!f.online[k] || f.count[k] == 0)
-                return false;
-        return true;
-    };
     ros::WallTime start = ros::WallTime::now(), end = start + ros::WallDuration(seconds);
     ros::WallRate rate(500.0);
-    while (ros::WallTime::now() < end && ros::ok() && !(until_online && all_online())) {
+    while (ros::WallTime::now() < end && ros::ok() && !(until_online && f.all_online())) {
         ros::spinOnce();
         rate.sleep();
     }
     double took = (ros::WallTime::now() - start).toSec();
     if (until_online) {
-        for (int k = 1; k <= n; k++)
+        for (size_t k = 1; k <= n; k++)
             if (!f.online[k] || f.count[k] == 0)
-                std::printf("robot %d: %s, %d odom\n", k,
+                std::printf("robot %zu: %s, %d odom\n", k,
                             f.said[k] ? (f.online[k] ? "online" : "offline") : "no diagnostics",
                             f.count[k]);
-        return all_online() ? 0 : 1;
+        return f.all_online() ? 0 : 1;
     }
     int trees = 0;
-    for (int k = 1; k <= n; k++) {
-        std::printf("robot %d hz %.1f x %.4f y %.4f online %d\n", k, f.count[k] / took, f.x[k],
+    for (size_t k = 1; k <= n; k++) {
+        std::printf("robot %zu hz %.1f x %.4f y %.4f online %d\n", k, f.count[k] / took, f.x[k],
                     f.y[k], f.online[k] ? 1 : 0);
         trees += f.tree[k];
     }
@@ -334,9 +336,9 @@ int main(int argc, char **argv)
     if (argc >= 3 && !std::strcmp(argv[1], "master"))
         return master(std::atof(argv[2]));
     if (argc >= 4 && !std::strcmp(argv[1], "fleet-online"))
-        return fleet(std::atoi(argv[2]), std::atof(argv[3]), true);
+        return fleet(std::strtoul(argv[2], nullptr, 10), std::atof(argv[3]), true);
     if (argc >= 4 && !std::strcmp(argv[1], "fleet-watch"))
-        return fleet(std::atoi(argv[2]), std::atof(argv[3]), false);
+        return fleet(std::strtoul(argv[2], nullptr, 10), std::atof(argv[3]), false);
     std::fprintf(stderr, "usage: ros_bridge_check publish V SECONDS zero|die | "
                          "watch SECONDS [WALL_X START_X] | online TIMEOUT [WANT] | "
                          "master TIMEOUT | fleet-online N TIMEOUT | fleet-watch N SECONDS\n");
