@@ -423,7 +423,7 @@ static void test_encoder_counts(void **state)
     /* The wheels' counts, as the robot counts them. */
     assert_int_equal(r.st->encoder[0], lround(sim->body.odo_left * per_m));
     assert_int_equal(r.st->encoder[1], lround(sim->body.odo_right * per_m));
-    assert_true(r.st->encoder[0] - left0 > 0.9 * per_m);
+    assert_true((double)(r.st->encoder[0] - left0) > 0.9 * per_m);
     /* raw_x: the true travel in counts, within a SIP position unit (0.84 mm). */
     double truth = (sim->body.pose.x - x0) * per_m;
     printf("p2os raw_x %.0f counts, true travel %.0f counts, wheels %lld %lld\n", r.st->raw_x,
