@@ -1522,9 +1522,12 @@ void cli_view_close(cli_view_t *v)
             (unsigned long long)s->dropped, (unsigned long long)s->commands,
             (unsigned long long)s->refused, s->max_service * 1000, s->max_gap * 1000);
     lws_context_destroy(v->ctx);
-    /* lws closes its handles on the loop: let them finish (a few turns). */
+    /* lws closes its handles on the loop: let them finish (a few turns),
+     * then destroy again: on a foreign loop the first call only begins it
+     * (lws 4.1; the second frees what the first could not). */
     for (int i = 0; i < 100 && uv_loop_alive(&v->loop); i++)
         uv_run(&v->loop, UV_RUN_NOWAIT);
+    lws_context_destroy(v->ctx);
     uv_loop_close(&v->loop);
     free(v);
 }
