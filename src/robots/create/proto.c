@@ -44,8 +44,9 @@ static const BW_ROM bw_field_t f_values2[NVALUES2] = {
 #define CREATE_GROUPS(G) \
     G(0, 7, 26, 26) G(1, 7, 16, 10) G(2, 17, 20, 6) G(3, 21, 26, 10) G(4, 27, 34, 14) \
     G(5, 35, 42, 12) G(6, 7, 42, 52)
-#define CREATE2_GROUPS(G) \
-    CREATE_GROUPS(G) G(100, 7, 58, 80) G(101, 43, 58, 28) G(106, 46, 51, 12) G(107, 54, 58, 9)
+#define CREATE2_ONLY_GROUPS(G) \
+    G(100, 7, 58, 80) G(101, 43, 58, 28) G(106, 46, 51, 12) G(107, 54, 58, 9)
+#define CREATE2_GROUPS(G) CREATE_GROUPS(G) CREATE2_ONLY_GROUPS(G)
 
 /* The catalogues of packets, for tools. */
 static const BW_ROM bw_msgdesc_t d_packets[BW_CREATE_LAST_PACKET + 1] = {
@@ -74,6 +75,39 @@ static const BW_ROM uint8_t packet_sizes2[BW_CREATE2_LAST_PACKET + 1] = {
     BW_CREATE2_SENSOR_LIST(SIZE_F)
 };
 
+#if !BW_SMALL
+/* The host's walk and decode of a Stream frame's body, which libcreate
+ * fills with 20 packets of one or two bytes: each id's packet in one entry
+ * of 4 bytes, so that a packet costs one load, a store and a step, where
+ * the size lookup and the switch of decode_values cost ten times that per
+ * packet (groups still go through decode_values). Made from the same lists
+ * as the tables above; a test walks both ways on the same bytes. */
+enum { PK_PAD = 1, PK_U8, PK_U16, PK_GROUP };
+#define PK_TWO 0x80u /* in kind: a packet only a Create 2 has */
+typedef struct {
+    uint8_t size; /* data bytes; 0: no such packet */
+    uint8_t kind; /* PK_*, with PK_TWO */
+    uint16_t offset;
+} pkt_fast_t;
+#define FAST_F(id, name, type) \
+    [id] = { WIRE_SIZE(type), WIRE_SIZE(type) == 2 ? PK_U16 : PK_U8, \
+             (uint16_t)offsetof(bw_create_sensors_t, name) },
+#define FAST_F_TWO(id, name, type) \
+    [id] = { WIRE_SIZE(type), (WIRE_SIZE(type) == 2 ? PK_U16 : PK_U8) | PK_TWO, \
+             (uint16_t)offsetof(bw_create_sensors_t, name) },
+#define FAST_P(id) [id] = { 1, PK_PAD, 0 },
+#define FAST_P2(id) FAST_P2_##id
+#define FAST_P2_BW_CREATE_PKT_UNUSED_15 FAST_F(BW_CREATE_PKT_DIRT_DETECT, dirt_detect, BW_FT_U8)
+#define FAST_P2_BW_CREATE_PKT_UNUSED_16 FAST_P(BW_CREATE_PKT_UNUSED_16)
+#define FAST_G(g, first, last, size) [g] = { size, PK_GROUP, 0 },
+#define FAST_G_TWO(g, first, last, size) [g] = { size, PK_GROUP | PK_TWO, 0 },
+static const pkt_fast_t fast1[256] = { CREATE_GROUPS(FAST_G) BW_CREATE_SENSOR_LIST(FAST_F, FAST_P) };
+static const pkt_fast_t fast2[256] = {
+    CREATE_GROUPS(FAST_G) CREATE2_ONLY_GROUPS(FAST_G_TWO)
+    BW_CREATE_SENSOR_LIST(FAST_F, FAST_P2) BW_CREATE2_SENSOR_LIST(FAST_F_TWO)
+};
+#endif
+
 /* What the codec needs of a model's packets. A Create 1's functions reach
  * only pkt1: a firmware for it links none of a Create 2's tables. */
 typedef struct {
@@ -82,18 +116,20 @@ typedef struct {
     uint8_t model;
 #if BW_SMALL
     const BW_ROM bw_field_t *values; /* from packet 7 on */
+#else
+    const pkt_fast_t *fast; /* every id's entry */
 #endif
 } pkt_model_t;
 
 #if BW_SMALL
-#define PKT_VALUES(v) , v
+#define PKT_VALUES(v, f) , v
 #else
-#define PKT_VALUES(v)
+#define PKT_VALUES(v, f) , f
 #endif
 static const BW_ROM pkt_model_t pkt1 = { packet_sizes, BW_CREATE_LAST_PACKET,
-                                         BW_CREATE_MODEL_1 PKT_VALUES(f_values) };
+                                         BW_CREATE_MODEL_1 PKT_VALUES(f_values, fast1) };
 static const BW_ROM pkt_model_t pkt2 = { packet_sizes2, BW_CREATE2_LAST_PACKET,
-                                         BW_CREATE_MODEL_2 PKT_VALUES(f_values2) };
+                                         BW_CREATE_MODEL_2 PKT_VALUES(f_values2, fast2) };
 
 /* A Stream parser not told its model: either model's packets (a Create
  * 2's are the Create 1's and more, of the same sizes). */
@@ -471,6 +507,64 @@ int bw_create_encode_stream(uint8_t *buf, size_t cap, const uint8_t *ids, size_t
     return encode_stream_in(&pkt1, buf, cap, ids, n, s, sum);
 }
 
+#if !BW_SMALL
+/*
+ * Walks a body by each id's entry: returns the number of packets, or
+ * BW_EUNKNOWN (an id the model does not have) or BW_ETRUNC (a packet past
+ * the end) for the first packet that is either. With s, decodes each packet
+ * as it goes (as decode_values would); with kinds, ORs every entry's kind in.
+ *
+ * The trap is latency: where a packet starts hangs on the size of the one
+ * before, which hangs on its id, read from the body where that one starts:
+ * two loads a packet in one chain, about 20 packets in libcreate's list.
+ * The lists clients ask for mostly go id after id (libcreate's 7..15,
+ * 17..26, 35; one group), so the walk takes the next id to be this one's
+ * plus one and reads the body only to confirm it, off the chain; a jump in
+ * the list costs a branch. The empty asm keeps that a branch: as a
+ * conditional move, it would put the body's load back on the chain.
+ */
+static BW_HOT_INLINE int fast_walk(const BW_ROM pkt_model_t *pm, const uint8_t *body, size_t len,
+                                   bw_create_sensors_t *s, uint8_t *kinds)
+{
+    const pkt_fast_t *t = pm->fast;
+    size_t off = 0;
+    int n = 0;
+    uint8_t id = len ? body[0] : 0, all = 0;
+    while (off < len) {
+        const pkt_fast_t e = t[id];
+        if (!e.size)
+            return BW_EUNKNOWN;
+        if (e.size > len - off - 1)
+            return BW_ETRUNC;
+        all |= e.kind;
+        if (s) {
+            const uint8_t *data = body + off + 1;
+            uint8_t *dst = (uint8_t *)s + e.offset;
+            switch (e.kind & ~PK_TWO) {
+            case PK_U8: *dst = data[0]; break;
+            case PK_U16: {
+                const uint16_t v = bw_get_be16(data);
+                memcpy(dst, &v, 2);
+                break;
+            }
+            case PK_GROUP: decode_values(pm, id, data, s); break;
+            default: break; /* an unused byte */
+            }
+        }
+        off += 1u + e.size;
+        n++;
+        id++;
+        if (off < len && body[off] != id) {
+            id = body[off];
+            __asm__("" : "+r"(id));
+        }
+    }
+    if (kinds)
+        *kinds = all;
+    return n;
+}
+#endif
+
 int bw_create_stream_next(const bw_create_stream_frame_t *f, size_t *off, uint8_t *id,
                           const uint8_t **data)
 {
@@ -490,6 +584,11 @@ int bw_create_stream_next(const bw_create_stream_frame_t *f, size_t *off, uint8_
 
 int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors_t *s)
 {
+#if !BW_SMALL
+    /* As the walk below (the same results, packet by packet: a test
+     * compares the two on damaged bodies too). */
+    return fast_walk(pkts(f->model), f->body, f->len, s, NULL);
+#else
     size_t off = 0;
     uint8_t id;
     const uint8_t *data;
@@ -499,6 +598,7 @@ int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors
         n++;
     }
     return rc < 0 ? rc : n;
+#endif
 }
 
 /* ---- one streaming scanner for both parsers --------------------------------------- */
@@ -521,6 +621,8 @@ int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors
  * over the bytes it does not know one at a time (create.h). */
 #define SKIP_FOREIGN BW_BOTH_SIDES
 
+typedef struct scanner scanner_t;
+
 typedef struct {
     /* Size of the message at p (n >= 1 bytes there): its size (may exceed
      * n), 0 when more bytes are needed to tell, NOT_START, FOREIGN - k, or
@@ -531,12 +633,12 @@ typedef struct {
     bool (*foreign)(uint8_t b, const BW_ROM void *ctx);
     /* 0 if the whole message is good, else BW_ECHECKSUM, BW_ELENGTH or
      * BW_EUNKNOWN. */
-    int (*check)(const uint8_t *p, size_t size, uint8_t opt);
+    int (*check)(const scanner_t *s, const uint8_t *p, size_t size);
     int start_byte;            /* the one byte that starts a message, or -1 */
     bool count_unknown_starts; /* a skipped non-start byte is also "unknown" */
 } scan_ops_t;
 
-typedef struct {
+struct scanner {
     const scan_ops_t *ops;
     uint8_t opt;
     const BW_ROM void *ctx; /* the command parser's model (cmd_model_t) */
@@ -545,7 +647,15 @@ typedef struct {
     uint8_t *buf;
     size_t cap;      /* bytes buf holds */
     uint32_t *tally; /* count_unknown_starts: skipped bytes by value (NULL: none) */
-} scanner_t;
+#if !BW_SMALL
+    uint8_t *kinds; /* the Stream check's: its packets' kinds ORed (NULL: none wanted) */
+#endif
+};
+#if BW_SMALL
+#define NO_KINDS
+#else
+#define NO_KINDS , NULL
+#endif
 
 /* A message skipped as unknown (counted once, by its first byte too). */
 static void count_unknown(const scanner_t *s, uint8_t first)
@@ -626,7 +736,7 @@ static int scan_parse(const scanner_t *s, const uint8_t **data, size_t *len, con
 #endif
             int err = r == BW_ELENGTH || (size_t)r > s->cap ? BW_ELENGTH : 0;
             if (!err && r > 0 && held >= (size_t)r) {
-                err = s->ops->check(s->buf, (size_t)r, s->opt);
+                err = s->ops->check(s, s->buf, (size_t)r);
                 if (!err) {
                     BW_COUNT(s->stats->frames);
                     *s->drop = (uint16_t)r;
@@ -740,7 +850,7 @@ static int scan_direct(const scanner_t *s, const uint8_t **data, size_t *len, co
         if (!err && (r == 0 || (size_t)r > n))
             break;
         if (!err)
-            err = s->ops->check(d, (size_t)r, s->opt);
+            err = s->ops->check(s, d, (size_t)r);
         if (err) {
             /* The candidate's other bytes stay in the input, to be scanned
              * again from its second byte. */
@@ -808,7 +918,7 @@ static int scan_parse(const scanner_t *s, const uint8_t **data, size_t *len, con
             }
             need = r > 0 ? (size_t)r : (size_t)*s->held + 1;
             if (r > 0 && *s->held >= need) {
-                int err = s->ops->check(s->buf, need, s->opt);
+                int err = s->ops->check(s, s->buf, need);
                 if (err) {
                     rescan(s, 1);
                     return reject(s, err);
@@ -867,13 +977,19 @@ static int stream_size(const uint8_t *p, size_t n, uint8_t opt, const BW_ROM voi
 #define OPT_SUM(opt) ((uint8_t)((opt) & 1u))
 #define OPT_MODEL(opt) ((uint8_t)((opt) >> 1))
 
-static int stream_check(const uint8_t *p, size_t size, uint8_t opt)
+static int stream_check(const scanner_t *s, const uint8_t *p, size_t size)
 {
+    const uint8_t opt = s->opt;
     size_t from = sum_from(OPT_SUM(opt));
     if (sum8(p + from, size - from) != 0)
         return BW_ECHECKSUM;
     const uint8_t *body = p + 2;
     size_t len = size - 3, off = 0;
+#if !BW_SMALL
+    (void)off;
+    int n = fast_walk(pkts(OPT_MODEL(opt)), body, len, NULL, s->kinds);
+    return n == BW_ETRUNC ? BW_ELENGTH : n < 0 ? n : 0;
+#else
     while (off < len) {
         int psize = size_of(OPT_MODEL(opt), body[off]);
         if (psize < 0)
@@ -881,6 +997,7 @@ static int stream_check(const uint8_t *p, size_t size, uint8_t opt)
         off += 1 + (size_t)psize;
     }
     return off == len ? 0 : BW_ELENGTH;
+#endif
 }
 
 static const scan_ops_t stream_ops = {
@@ -894,7 +1011,7 @@ static const scan_ops_t stream_ops = {
 static scanner_t stream_scanner(bw_create_stream_parser_t *p)
 {
     scanner_t s = { &stream_ops, STREAM_OPT(p->sum, p->model), BW_ROM_NULL, &p->stats, &p->held,
-                    &p->drop,    p->buf,                        sizeof p->buf, NULL };
+                    &p->drop,    p->buf,                        sizeof p->buf, NULL NO_KINDS };
     return s;
 }
 
@@ -912,6 +1029,7 @@ void bw_create_stream_parser_model(bw_create_stream_parser_t *p, bw_create_model
     p->model = (uint8_t)m;
 }
 
+#if BW_SMALL
 /* The model a frame's packets say: a Create 2's if one is only a Create 2's
  * (the body has walked: every id is a packet). */
 static uint8_t frame_model(const uint8_t *body, size_t len)
@@ -921,14 +1039,24 @@ static uint8_t frame_model(const uint8_t *body, size_t len)
             return BW_CREATE_MODEL_2;
     return BW_CREATE_MODEL_1;
 }
+#endif
 
-static int body_of(int rc, const uint8_t *m, size_t size, uint8_t model,
+/* kinds: the check's of the frame (host builds), which says its model as
+ * frame_model does, without walking the body again. */
+static int body_of(int rc, const uint8_t *m, size_t size, uint8_t model, uint8_t kinds,
                    bw_create_stream_frame_t *frame)
 {
     if (rc == 1) {
         frame->body = m + 2;
         frame->len = (uint8_t)(size - 3);
+#if BW_SMALL
+        (void)kinds;
         frame->model = model == MODEL_ANY ? frame_model(frame->body, frame->len) : model;
+#else
+        frame->model = model != MODEL_ANY ? model
+                       : kinds & PK_TWO   ? BW_CREATE_MODEL_2
+                                          : BW_CREATE_MODEL_1;
+#endif
     }
     return rc;
 }
@@ -937,19 +1065,27 @@ int bw_create_stream_parse(bw_create_stream_parser_t *p, const uint8_t **data, s
                            bw_create_stream_frame_t *frame)
 {
     scanner_t s = stream_scanner(p);
+    uint8_t kinds = 0;
+#if !BW_SMALL
+    s.kinds = &kinds;
+#endif
     const uint8_t *m = NULL;
     size_t size = 0;
     int rc = scan_parse(&s, data, len, &m, &size);
-    return body_of(rc, m, size, p->model, frame);
+    return body_of(rc, m, size, p->model, kinds, frame);
 }
 
 int bw_create_stream_parser_finish(bw_create_stream_parser_t *p, bw_create_stream_frame_t *frame)
 {
     scanner_t s = stream_scanner(p);
+    uint8_t kinds = 0;
+#if !BW_SMALL
+    s.kinds = &kinds;
+#endif
     const uint8_t *m = NULL;
     size_t size = 0;
     int rc = scan_finish(&s, &m, &size);
-    return body_of(rc, m, size, p->model, frame);
+    return body_of(rc, m, size, p->model, kinds, frame);
 }
 
 /* ---- commands ------------------------------------------------------------------------ */
@@ -1315,9 +1451,9 @@ static bool cmd_foreign(uint8_t b, const BW_ROM void *ctx)
 #define cmd_foreign NULL
 #endif
 
-static int cmd_check(const uint8_t *p, size_t size, uint8_t opt)
+static int cmd_check(const scanner_t *s, const uint8_t *p, size_t size)
 {
-    (void)p, (void)size, (void)opt;
+    (void)s, (void)p, (void)size;
     return 0;
 }
 
@@ -1331,7 +1467,8 @@ static const scan_ops_t cmd_ops = {
 
 static scanner_t cmd_scanner(bw_create_cmd_parser_t *p)
 {
-    scanner_t s = { &cmd_ops, 0, p->cmds, &p->stats, &p->held, &p->drop, p->buf, sizeof p->buf, p->tally };
+    scanner_t s = { &cmd_ops, 0, p->cmds, &p->stats, &p->held, &p->drop, p->buf, sizeof p->buf,
+                    p->tally NO_KINDS };
     return s;
 }
 
