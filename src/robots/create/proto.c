@@ -75,39 +75,6 @@ static const BW_ROM uint8_t packet_sizes2[BW_CREATE2_LAST_PACKET + 1] = {
     BW_CREATE2_SENSOR_LIST(SIZE_F)
 };
 
-#if !BW_SMALL
-/* The host's walk and decode of a Stream frame's body, which libcreate
- * fills with 20 packets of one or two bytes: each id's packet in one entry
- * of 4 bytes, so that a packet costs one load, a store and a step, where
- * the size lookup and the switch of decode_values cost ten times that per
- * packet (groups still go through decode_values). Made from the same lists
- * as the tables above; a test walks both ways on the same bytes. */
-enum { PK_PAD = 1, PK_U8, PK_U16, PK_GROUP };
-#define PK_TWO 0x80u /* in kind: a packet only a Create 2 has */
-typedef struct {
-    uint8_t size; /* data bytes; 0: no such packet */
-    uint8_t kind; /* PK_*, with PK_TWO */
-    uint16_t offset;
-} pkt_fast_t;
-#define FAST_F(id, name, type) \
-    [id] = { WIRE_SIZE(type), WIRE_SIZE(type) == 2 ? PK_U16 : PK_U8, \
-             (uint16_t)offsetof(bw_create_sensors_t, name) },
-#define FAST_F_TWO(id, name, type) \
-    [id] = { WIRE_SIZE(type), (WIRE_SIZE(type) == 2 ? PK_U16 : PK_U8) | PK_TWO, \
-             (uint16_t)offsetof(bw_create_sensors_t, name) },
-#define FAST_P(id) [id] = { 1, PK_PAD, 0 },
-#define FAST_P2(id) FAST_P2_##id
-#define FAST_P2_BW_CREATE_PKT_UNUSED_15 FAST_F(BW_CREATE_PKT_DIRT_DETECT, dirt_detect, BW_FT_U8)
-#define FAST_P2_BW_CREATE_PKT_UNUSED_16 FAST_P(BW_CREATE_PKT_UNUSED_16)
-#define FAST_G(g, first, last, size) [g] = { size, PK_GROUP, 0 },
-#define FAST_G_TWO(g, first, last, size) [g] = { size, PK_GROUP | PK_TWO, 0 },
-static const pkt_fast_t fast1[256] = { CREATE_GROUPS(FAST_G) BW_CREATE_SENSOR_LIST(FAST_F, FAST_P) };
-static const pkt_fast_t fast2[256] = {
-    CREATE_GROUPS(FAST_G) CREATE2_ONLY_GROUPS(FAST_G_TWO)
-    BW_CREATE_SENSOR_LIST(FAST_F, FAST_P2) BW_CREATE2_SENSOR_LIST(FAST_F_TWO)
-};
-#endif
-
 /* What the codec needs of a model's packets. A Create 1's functions reach
  * only pkt1: a firmware for it links none of a Create 2's tables. */
 typedef struct {
@@ -116,20 +83,18 @@ typedef struct {
     uint8_t model;
 #if BW_SMALL
     const BW_ROM bw_field_t *values; /* from packet 7 on */
-#else
-    const pkt_fast_t *fast; /* every id's entry */
 #endif
 } pkt_model_t;
 
 #if BW_SMALL
-#define PKT_VALUES(v, f) , v
+#define PKT_VALUES(v) , v
 #else
-#define PKT_VALUES(v, f) , f
+#define PKT_VALUES(v)
 #endif
 static const BW_ROM pkt_model_t pkt1 = { packet_sizes, BW_CREATE_LAST_PACKET,
-                                         BW_CREATE_MODEL_1 PKT_VALUES(f_values, fast1) };
+                                         BW_CREATE_MODEL_1 PKT_VALUES(f_values) };
 static const BW_ROM pkt_model_t pkt2 = { packet_sizes2, BW_CREATE2_LAST_PACKET,
-                                         BW_CREATE_MODEL_2 PKT_VALUES(f_values2, fast2) };
+                                         BW_CREATE_MODEL_2 PKT_VALUES(f_values2) };
 
 /* A Stream parser not told its model: either model's packets (a Create
  * 2's are the Create 1's and more, of the same sizes). */
@@ -509,59 +474,117 @@ int bw_create_encode_stream(uint8_t *buf, size_t cap, const uint8_t *ids, size_t
 
 #if !BW_SMALL
 /*
- * Walks a body by each id's entry: returns the number of packets, or
- * BW_EUNKNOWN (an id the model does not have) or BW_ETRUNC (a packet past
- * the end) for the first packet that is either. With s, decodes each packet
- * as it goes (as decode_values would); with kinds, ORs every entry's kind in.
+ * The host's walk of a Stream frame's body, which libcreate fills with 20
+ * packets of one or two bytes: returns the number of packets, or BW_EUNKNOWN
+ * (an id the model does not have) or BW_ETRUNC (a packet past the end) for
+ * the first packet that is either; with decode, decodes each packet into
+ * *s as it goes (as decode_values would; without, returns 0 for a body that
+ * walks). walk2 is a Create 2's, and sets *two when a
+ * packet only a Create 2 has is there.
  *
  * The trap is latency: where a packet starts hangs on the size of the one
- * before, which hangs on its id, read from the body where that one starts:
- * two loads a packet in one chain, about 20 packets in libcreate's list.
- * The lists clients ask for mostly go id after id (libcreate's 7..15,
- * 17..26, 35; one group), so the walk takes the next id to be this one's
- * plus one and reads the body only to confirm it, off the chain; a jump in
- * the list costs a branch. The empty asm keeps that a branch: as a
- * conditional move, it would put the body's load back on the chain.
+ * before, which hangs on its id, read from the body where that one starts,
+ * about 20 times a frame. Each packet is code of its own, made from the
+ * packet list (its size, member and type folded in), in id order: after a
+ * packet, a body whose next id is this one's plus one (libcreate's 7..15,
+ * 17..26; a Create 2's 43..58) runs straight into the next packet's code,
+ * its place known without a load; only a jump in the list goes through the
+ * switch. A table walk by id costs ten times the instructions a packet.
  */
-static BW_HOT_INLINE int fast_walk(const BW_ROM pkt_model_t *pm, const uint8_t *body, size_t len,
-                                   bw_create_sensors_t *s, uint8_t *kinds)
-{
-    const pkt_fast_t *t = pm->fast;
-    size_t off = 0;
-    int n = 0;
-    uint8_t id = len ? body[0] : 0, all = 0;
-    while (off < len) {
-        const pkt_fast_t e = t[id];
-        if (!e.size)
-            return BW_EUNKNOWN;
-        if (e.size > len - off - 1)
-            return BW_ETRUNC;
-        all |= e.kind;
-        if (s) {
-            const uint8_t *data = body + off + 1;
-            uint8_t *dst = (uint8_t *)s + e.offset;
-            switch (e.kind & ~PK_TWO) {
-            case PK_U8: *dst = data[0]; break;
-            case PK_U16: {
-                const uint16_t v = bw_get_be16(data);
-                memcpy(dst, &v, 2);
-                break;
-            }
-            case PK_GROUP: decode_values(pm, id, data, s); break;
-            default: break; /* an unused byte */
-            }
-        }
-        off += 1u + e.size;
-        n++;
-        id++;
-        if (off < len && body[off] != id) {
-            id = body[off];
-            __asm__("" : "+r"(id));
-        }
+#define WALK_LOAD(name, type)                                                 \
+    if (decode) {                                                             \
+        if (WIRE_SIZE(type) == 1) {                                           \
+            memcpy(&s->name, d, 1);                                           \
+        } else {                                                              \
+            const uint16_t v_ = bw_get_be16(d);                               \
+            memcpy(&s->name, &v_, 2);                                         \
+        }                                                                     \
     }
-    if (kinds)
-        *kinds = all;
-    return n;
+/* A packet of `size` bytes (its data at d), then the next: straight on if
+ * its id follows. The end is one test: the last packet's, inside it. */
+#define WALK_STEP(id, size, what)                                             \
+    case id: {                                                                \
+        const uint8_t *const d = body + i + 1u;                               \
+        i += 1u + (size);                                                     \
+        if (i >= len) {                                                       \
+            if (i > len)                                                      \
+                return BW_ETRUNC;                                             \
+            what;                                                             \
+            return n + decode;                                                \
+        }                                                                     \
+        what;                                                                 \
+        n += decode;                                                          \
+        if (body[i] != (uint8_t)((id) + 1u))                                  \
+            goto next;                                                        \
+    }                                                                         \
+        WALK_FALLTHROUGH;
+#define WALK_F(id, name, type) WALK_STEP(id, WIRE_SIZE(type), WALK_LOAD(name, type))
+#define WALK_F_TWO(id, name, type) WALK_STEP(id, WIRE_SIZE(type), WALK_LOAD(name, type); *two = 1)
+#define WALK_P(id) WALK_STEP(id, 1u, (void)d)
+#define WALK_P2(id) WALK_P2_##id
+#define WALK_P2_BW_CREATE_PKT_UNUSED_15 WALK_F(BW_CREATE_PKT_DIRT_DETECT, dirt_detect, BW_FT_U8)
+#define WALK_P2_BW_CREATE_PKT_UNUSED_16 WALK_P(BW_CREATE_PKT_UNUSED_16)
+/* A group: by decode_values, then the switch. */
+#define WALK_GROUP(g, size, pm, mark)                                         \
+    case g:                                                                   \
+        if (i + (size) >= len)                                                \
+            return BW_ETRUNC;                                                 \
+        if (decode)                                                           \
+            decode_values(pm, g, body + i + 1u, s);                           \
+        mark;                                                                 \
+        i += 1u + (size);                                                     \
+        n += decode;                                                          \
+        if (i == len)                                                         \
+            return n;                                                         \
+        goto next;
+#define WALK_G1(g, first, last, size) WALK_GROUP(g, size, &pkt1, (void)0)
+#define WALK_G2(g, first, last, size) WALK_GROUP(g, size, &pkt2, (void)0)
+#define WALK_G2_TWO(g, first, last, size) WALK_GROUP(g, size, &pkt2, *two = 1)
+#if defined(__GNUC__)
+#define WALK_FALLTHROUGH __attribute__((fallthrough))
+#else
+#define WALK_FALLTHROUGH
+#endif
+
+static BW_HOT_INLINE int walk1(const uint8_t *body, size_t len, bool decode,
+                              bw_create_sensors_t *s)
+{
+    size_t i = 0;
+    int n = 0;
+    if (!len)
+        return 0;
+next:
+    switch (body[i]) {
+        CREATE_GROUPS(WALK_G1)
+        BW_CREATE_SENSOR_LIST(WALK_F, WALK_P)
+    default: return BW_EUNKNOWN; /* also 43, after 42 */
+    }
+}
+
+static BW_HOT_INLINE int walk2(const uint8_t *body, size_t len, bool decode,
+                              bw_create_sensors_t *s, uint8_t *two)
+{
+    size_t i = 0;
+    int n = 0;
+    if (!len)
+        return 0;
+next:
+    switch (body[i]) {
+        CREATE_GROUPS(WALK_G2)
+        CREATE2_ONLY_GROUPS(WALK_G2_TWO)
+        BW_CREATE_SENSOR_LIST(WALK_F, WALK_P2)
+        BW_CREATE2_SENSOR_LIST(WALK_F_TWO)
+    default: return BW_EUNKNOWN; /* also 59, after 58 */
+    }
+}
+
+/* As walk1 or walk2 by the model (its Stream functions' pkts()). */
+static BW_HOT_INLINE int walk(uint8_t model, const uint8_t *body, size_t len, bool decode,
+                              bw_create_sensors_t *s, uint8_t *two)
+{
+    if (MODEL2(model) || model == MODEL_ANY)
+        return walk2(body, len, decode, s, two);
+    return walk1(body, len, decode, s);
 }
 #endif
 
@@ -587,7 +610,8 @@ int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors
 #if !BW_SMALL
     /* As the walk below (the same results, packet by packet: a test
      * compares the two on damaged bodies too). */
-    return fast_walk(pkts(f->model), f->body, f->len, s, NULL);
+    uint8_t two = 0;
+    return walk(f->model, f->body, f->len, true, s, &two);
 #else
     size_t off = 0;
     uint8_t id;
@@ -648,7 +672,7 @@ struct scanner {
     size_t cap;      /* bytes buf holds */
     uint32_t *tally; /* count_unknown_starts: skipped bytes by value (NULL: none) */
 #if !BW_SMALL
-    uint8_t *kinds; /* the Stream check's: its packets' kinds ORed (NULL: none wanted) */
+    uint8_t *kinds; /* the Stream check's: 1 if a packet only a Create 2 has is there */
 #endif
 };
 #if BW_SMALL
@@ -987,7 +1011,10 @@ static int stream_check(const scanner_t *s, const uint8_t *p, size_t size)
     size_t len = size - 3, off = 0;
 #if !BW_SMALL
     (void)off;
-    int n = fast_walk(pkts(OPT_MODEL(opt)), body, len, NULL, s->kinds);
+    uint8_t two = 0;
+    int n = walk(OPT_MODEL(opt), body, len, false, NULL, &two);
+    if (s->kinds)
+        *s->kinds = two;
     return n == BW_ETRUNC ? BW_ELENGTH : n < 0 ? n : 0;
 #else
     while (off < len) {
@@ -1053,9 +1080,7 @@ static int body_of(int rc, const uint8_t *m, size_t size, uint8_t model, uint8_t
         (void)kinds;
         frame->model = model == MODEL_ANY ? frame_model(frame->body, frame->len) : model;
 #else
-        frame->model = model != MODEL_ANY ? model
-                       : kinds & PK_TWO   ? BW_CREATE_MODEL_2
-                                          : BW_CREATE_MODEL_1;
+        frame->model = model != MODEL_ANY ? model : kinds ? BW_CREATE_MODEL_2 : BW_CREATE_MODEL_1;
 #endif
     }
     return rc;
