@@ -4,7 +4,7 @@
 #include "botwire/lobot.h"
 
 /* Framing only, or framing and decoding every ACK. */
-static uint64_t pass(const uint8_t *stream, size_t len, uint64_t *frames, bool decode)
+static uint64_t pass(const uint8_t *stream, size_t len, bench_count_t *count, bool decode)
 {
     bw_lobot_ack_parser_t p;
     bw_lobot_ack_parser_init(&p);
@@ -22,13 +22,20 @@ static uint64_t pass(const uint8_t *stream, size_t len, uint64_t *frames, bool d
                 sum += a.id == BW_LOBOT_ACK_SENSORS ? (uint16_t)a.u.sensors.oi.voltage : a.id;
         }
     }
-    *frames += p.stats.frames;
+    count->frames += p.stats.frames;
+    count->messages += p.stats.frames;
     return sum;
 }
+
+static const bench_shape_t shapes[] = {
+    { "sensors", "READY and the 53-byte SENSORS every cycle", NULL, 0, NULL },
+};
 
 const bench_proto_t bench_lobot = {
     .name = "lobot",
     .sim_url = "sim:lobot",
     .capture_seconds = 1000, /* about 20 000 cycles, 1.1 MB */
     .own = pass,
+    .shapes = shapes,
+    .nshapes = sizeof shapes / sizeof shapes[0],
 };

@@ -4,7 +4,7 @@
 #include "botwire/rbsm.h"
 
 /* Framing only (the footer rule), or decoding every message too. */
-static uint64_t pass(const uint8_t *stream, size_t len, uint64_t *frames, bool decode)
+static uint64_t pass(const uint8_t *stream, size_t len, bench_count_t *count, bool decode)
 {
     bw_rbsm_parser_t p;
     bw_rbsm_parser_init(&p);
@@ -25,13 +25,20 @@ static uint64_t pass(const uint8_t *stream, size_t len, uint64_t *frames, bool d
                 sum += (uint64_t)m.value + m.layout;
         }
     }
-    *frames += p.stats.frames;
+    count->frames += p.stats.frames;
+    count->messages += p.stats.frames;
     return sum;
 }
+
+static const bench_shape_t shapes[] = {
+    { "telemetry", "the buggy's deployed telemetry cycle, every 10 ms", NULL, 0, NULL },
+};
 
 const bench_proto_t bench_rbsm = {
     .name = "rbsm",
     .sim_url = "sim:rbsm",
     .capture_seconds = 200, /* 180 000 messages, 1.1 MB */
     .own = pass,
+    .shapes = shapes,
+    .nshapes = sizeof shapes / sizeof shapes[0],
 };

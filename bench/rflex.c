@@ -3,7 +3,8 @@
 #include "bench.h"
 #include "botwire/rflex.h"
 
-static uint64_t run_decode(const void *ctx, const uint8_t *stream, size_t len, uint64_t *frames)
+static uint64_t run_decode(const void *ctx, const uint8_t *stream, size_t len,
+                           bench_count_t *count)
 {
     (void)ctx;
     bw_rflex_parser_t p;
@@ -24,9 +25,14 @@ static uint64_t run_decode(const void *ctx, const uint8_t *stream, size_t len, u
                                                            : m.type;
         }
     }
-    *frames += p.stats.frames;
+    count->frames += p.stats.frames;
+    count->messages += p.stats.frames;
     return sum;
 }
+
+static const bench_shape_t shapes[] = {
+    { "b21r", "B21r: MOT system, sonar, IR and bump reports mixed", NULL, 0, NULL },
+};
 
 const bench_proto_t bench_rflex = {
     .name = "rflex",
@@ -34,4 +40,6 @@ const bench_proto_t bench_rflex = {
     .capture_seconds = 2000, /* 20 000 reports of each axis, 67 000 sonar reports, 2.2 MB */
     .framing = bw_rflex_framing,
     .decode = run_decode,
+    .shapes = shapes,
+    .nshapes = sizeof shapes / sizeof shapes[0],
 };

@@ -68,6 +68,9 @@ grep -q "^botwire sim \[kobuki, pid $pid\]: stopped;" "$tmp/detached.said" &&
 expect_error "bench --proto typo" 2 \
     'no benchmark for protocol "kobukk" (known: kobuki, p2os, lobot, create, rbsm, rflex)' \
     "$bw" bench --proto kobukk
+expect_error "bench --shape typo" 2 \
+    'no shape "group7" for create (known: group6, libcreate, group100, singles)' \
+    "$bw" bench --proto create --shape group7
 expect_error "decode --proto typo" 2 'unknown protocol "kobukk" (one of: kobuki, p2os' \
     "$bw" decode --proto kobukk /dev/null
 expect_error "sim family typo" 2 'no emulated robot for family "kobukk" (emulated: kobuki' \

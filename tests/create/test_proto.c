@@ -784,6 +784,143 @@ static void test_stream_encode_errors(void **state)
     assert_int_equal(bw_create_decode_stream(&fr, &d), BW_EUNKNOWN);
 }
 
+/* ---- a Stream body two ways: the host's walk against the packet catalogue ---------- */
+
+/* The packet-by-packet reference: bw_create_stream_next over the size
+ * tables, each packet through bw_create_model_decode_packet. */
+static int reference_walk(const bw_create_stream_frame_t *f, bw_create_sensors_t *s, bool *two)
+{
+    size_t off = 0;
+    uint8_t id;
+    const uint8_t *data;
+    int rc, n = 0;
+    bw_create_model_t m = (f->model == BW_CREATE_MODEL_2 || f->model == 2) ? BW_CREATE_MODEL_2
+                                                                           : BW_CREATE_MODEL_1;
+    *two = false;
+    while ((rc = bw_create_stream_next(f, &off, &id, &data)) == 1) {
+        int size = bw_create_model_packet_size(m, id);
+        assert_int_equal(bw_create_model_decode_packet(m, id, data, (size_t)size, s), 0);
+        *two |= bw_create_packet_size(id) < 0;
+        n++;
+    }
+    return rc < 0 ? rc : n;
+}
+
+static uint32_t xorshift(uint32_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    return *x;
+}
+
+/* Decodes body both ways for each model value a frame may carry, from the
+ * same starting struct, and checks the same count or error and the same
+ * struct; then frames it and checks that the parser takes it (and says its
+ * model) exactly when the reference walk does. */
+static void both_ways(const uint8_t *body, size_t len, uint32_t fill)
+{
+    static const uint8_t models[] = { BW_CREATE_MODEL_1, BW_CREATE_MODEL_2, 2, 7 };
+    for (size_t k = 0; k < sizeof models; k++) {
+        bw_create_stream_frame_t f = { body, (uint8_t)len, models[k] };
+        bw_create_sensors_t a, b;
+        memset(&a, (int)(fill & 0xFF), sizeof a);
+        memset(&b, (int)(fill & 0xFF), sizeof b);
+        bool two;
+        int want = reference_walk(&f, &a, &two);
+        int got = bw_create_decode_stream(&f, &b);
+        if (got != want || memcmp(&a, &b, sizeof a) != 0) {
+            print_error("model %u, %zu bytes from id %u: walk %d, reference %d\n", models[k], len,
+                        len ? body[0] : 0, got, want);
+            fail();
+        }
+        if (k == 3 || len < BW_CREATE_MIN_STREAM_BODY)
+            continue;
+        /* The parser's check, on the frame alone in its input. */
+        uint8_t frame[BW_CREATE_MAX_FRAME];
+        assert_int_equal(bw_create_frame_stream_body(frame, sizeof frame, body, len, 0),
+                         (int)len + 3);
+        bw_create_stream_parser_t p;
+        bw_create_stream_parser_init(&p, BW_CREATE_SUM_WITH_HEADER);
+        if (k < 2)
+            bw_create_stream_parser_model(&p, (bw_create_model_t)models[k]);
+        const uint8_t *d = frame;
+        size_t n = len + 3;
+        bw_create_stream_frame_t out;
+        int rc = bw_create_stream_parse(&p, &d, &n, &out);
+        int expect = want > 0 ? 1 : want == BW_ETRUNC ? BW_ELENGTH : want;
+        if (rc != expect) {
+            print_error("parser of model %u, %zu bytes from id %u: %d, reference %d\n", models[k],
+                        len, body[0], rc, expect);
+            fail();
+        }
+        if (rc == 1) {
+            assert_int_equal(out.len, len); /* in place, or gathered (BW_SMALL) */
+            assert_memory_equal(out.body, body, len);
+            assert_int_equal(out.model, k < 2 ? models[k] : two ? 1 : 0);
+        }
+    }
+}
+
+static void test_stream_walk_both_ways(void **state)
+{
+    (void)state;
+    static const uint8_t lists[][24] = {
+        { 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 35 },
+        { 6 },
+        { 100 },
+        { 7, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58 },
+        { 1, 2, 3, 35, 36, 37, 38, 39, 40, 41, 42, 43 },
+        { 101, 106, 107, 15, 16, 15, 0, 4, 5, 19, 19, 20 },
+    };
+    static const uint8_t nids[] = { 20, 1, 1, 17, 12, 12 };
+    uint32_t x = 0x2545F491u;
+    uint8_t body[BW_CREATE_MAX_STREAM_BODY];
+    for (size_t l = 0; l < sizeof nids; l++) {
+        for (unsigned rep = 0; rep < 20; rep++) {
+            /* The list with values, as a Create 2 would send it. */
+            size_t len = 0;
+            for (size_t i = 0; i < nids[l]; i++) {
+                int size = bw_create_model_packet_size(BW_CREATE_MODEL_2, lists[l][i]);
+                assert_true(size > 0);
+                body[len++] = lists[l][i];
+                for (int k = 0; k < size; k++)
+                    body[len++] = (uint8_t)xorshift(&x);
+            }
+            both_ways(body, len, x);
+            /* Cut short at every length, and damaged at every byte. */
+            for (size_t cut = 0; cut < len; cut++)
+                both_ways(body, cut, x >> 8);
+            for (size_t at = 0; at < len; at++) {
+                uint8_t was = body[at];
+                body[at] = (uint8_t)xorshift(&x);
+                both_ways(body, len, x);
+                body[at] = (uint8_t)(was + 1);
+                both_ways(body, len, x);
+                body[at] = was;
+            }
+        }
+    }
+    /* Bodies of ids in runs with random jumps, and random bytes. */
+    for (unsigned rep = 0; rep < 20000; rep++) {
+        size_t len = 0, want = 2 + xorshift(&x) % 200;
+        uint8_t id = (uint8_t)(xorshift(&x) % 60);
+        while (len < want) {
+            if (xorshift(&x) % 4 == 0)
+                id = (uint8_t)(xorshift(&x) % 4 == 0 ? xorshift(&x) : xorshift(&x) % 60);
+            body[len++] = id++;
+            int size = bw_create_model_packet_size(BW_CREATE_MODEL_2, body[len - 1]);
+            for (int k = 0; k < (size > 0 ? size : 1) && len < sizeof body; k++)
+                body[len++] = (uint8_t)xorshift(&x);
+        }
+        both_ways(body, len, x);
+        both_ways(body, len - 1 - xorshift(&x) % (len - 1), x);
+        for (size_t i = 0; i < len; i++)
+            body[i] = (uint8_t)xorshift(&x);
+        both_ways(body, len, x);
+    }
+}
+
 /* ---- the Stream parser ------------------------------------------------------------- */
 
 static size_t three_frames(uint8_t *s)
@@ -1892,6 +2029,7 @@ int main(void)
         cmocka_unit_test(test_packets_roundtrip),
         cmocka_unit_test(test_golden_stream_frames),
         cmocka_unit_test(test_stream_encode_errors),
+        cmocka_unit_test(test_stream_walk_both_ways),
         cmocka_unit_test(test_stream_every_split_point),
         cmocka_unit_test(test_stream_zero_copy),
         cmocka_unit_test(test_stream_garbage),

@@ -44,8 +44,9 @@ static const BW_ROM bw_field_t f_values2[NVALUES2] = {
 #define CREATE_GROUPS(G) \
     G(0, 7, 26, 26) G(1, 7, 16, 10) G(2, 17, 20, 6) G(3, 21, 26, 10) G(4, 27, 34, 14) \
     G(5, 35, 42, 12) G(6, 7, 42, 52)
-#define CREATE2_GROUPS(G) \
-    CREATE_GROUPS(G) G(100, 7, 58, 80) G(101, 43, 58, 28) G(106, 46, 51, 12) G(107, 54, 58, 9)
+#define CREATE2_ONLY_GROUPS(G) \
+    G(100, 7, 58, 80) G(101, 43, 58, 28) G(106, 46, 51, 12) G(107, 54, 58, 9)
+#define CREATE2_GROUPS(G) CREATE_GROUPS(G) CREATE2_ONLY_GROUPS(G)
 
 /* The catalogues of packets, for tools. */
 static const BW_ROM bw_msgdesc_t d_packets[BW_CREATE_LAST_PACKET + 1] = {
@@ -471,6 +472,126 @@ int bw_create_encode_stream(uint8_t *buf, size_t cap, const uint8_t *ids, size_t
     return encode_stream_in(&pkt1, buf, cap, ids, n, s, sum);
 }
 
+#if !BW_SMALL
+/*
+ * The host's walk of a Stream frame's body, which libcreate fills with 20
+ * packets of one or two bytes: returns the number of packets, or BW_EUNKNOWN
+ * (an id the model does not have) or BW_ETRUNC (a packet past the end) for
+ * the first packet that is either; with decode, decodes each packet into
+ * *s as it goes (as decode_values would; without, returns 0 for a body that
+ * walks). walk2 is a Create 2's, and sets *two when a
+ * packet only a Create 2 has is there.
+ *
+ * The trap is latency: where a packet starts hangs on the size of the one
+ * before, which hangs on its id, read from the body where that one starts,
+ * about 20 times a frame. Each packet is code of its own, made from the
+ * packet list (its size, member and type folded in), in id order: after a
+ * packet, a body whose next id is this one's plus one (libcreate's 7..15,
+ * 17..26; a Create 2's 43..58) runs straight into the next packet's code,
+ * its place known without a load; only a jump in the list goes through the
+ * switch. A table walk by id costs ten times the instructions a packet.
+ */
+#define WALK_LOAD(name, type)                                                 \
+    if (decode) {                                                             \
+        if (WIRE_SIZE(type) == 1) {                                           \
+            memcpy(&s->name, d, 1);                                           \
+        } else {                                                              \
+            const uint16_t v_ = bw_get_be16(d);                               \
+            memcpy(&s->name, &v_, 2);                                         \
+        }                                                                     \
+    }
+/* A packet of `size` bytes (its data at d), then the next: straight on if
+ * its id follows. The end is one test: the last packet's, inside it. The
+ * packets of a run are counted when it ends: it began at id `first`. */
+#define WALK_STEP(id, size, what)                                             \
+    case id: {                                                                \
+        i += 1u + (size);                                                     \
+        const uint8_t *const d = body + i - (size);                           \
+        if (i >= len) {                                                       \
+            if (i > len)                                                      \
+                return BW_ETRUNC;                                             \
+            what;                                                             \
+            return decode ? n + (id) - first + 1 : 0;                         \
+        }                                                                     \
+        what;                                                                 \
+        if (body[i] != (uint8_t)((id) + 1u)) {                                \
+            n += (id) - first + 1;                                            \
+            goto next;                                                        \
+        }                                                                     \
+    }                                                                         \
+        WALK_FALLTHROUGH;
+#define WALK_F(id, name, type) WALK_STEP(id, WIRE_SIZE(type), WALK_LOAD(name, type))
+#define WALK_F_TWO(id, name, type) WALK_STEP(id, WIRE_SIZE(type), WALK_LOAD(name, type); *two = 1)
+#define WALK_P(id) WALK_STEP(id, 1u, (void)d)
+#define WALK_P2(id) WALK_P2_##id
+#define WALK_P2_BW_CREATE_PKT_UNUSED_15 WALK_F(BW_CREATE_PKT_DIRT_DETECT, dirt_detect, BW_FT_U8)
+#define WALK_P2_BW_CREATE_PKT_UNUSED_16 WALK_P(BW_CREATE_PKT_UNUSED_16)
+/* A group: by decode_values, then the switch. */
+#define WALK_GROUP(g, size, pm, mark)                                         \
+    case g:                                                                   \
+        if (i + (size) >= len)                                                \
+            return BW_ETRUNC;                                                 \
+        if (decode)                                                           \
+            decode_values(pm, g, body + i + 1u, s);                           \
+        mark;                                                                 \
+        i += 1u + (size);                                                     \
+        n++;                                                                  \
+        if (i == len)                                                         \
+            return decode ? n : 0;                                            \
+        goto next;
+#define WALK_G1(g, first, last, size) WALK_GROUP(g, size, &pkt1, (void)0)
+#define WALK_G2(g, first, last, size) WALK_GROUP(g, size, &pkt2, (void)0)
+#define WALK_G2_TWO(g, first, last, size) WALK_GROUP(g, size, &pkt2, *two = 1)
+#if defined(__GNUC__)
+#define WALK_FALLTHROUGH __attribute__((fallthrough))
+#else
+#define WALK_FALLTHROUGH
+#endif
+
+static BW_HOT_INLINE int walk1(const uint8_t *body, size_t len, bool decode,
+                              bw_create_sensors_t *s)
+{
+    size_t i = 0;
+    int n = 0, first;
+    if (!len)
+        return 0;
+next:
+    first = body[i];
+    switch (body[i]) {
+        CREATE_GROUPS(WALK_G1)
+        BW_CREATE_SENSOR_LIST(WALK_F, WALK_P)
+    default: return BW_EUNKNOWN; /* also 43, after 42 */
+    }
+}
+
+static BW_HOT_INLINE int walk2(const uint8_t *body, size_t len, bool decode,
+                              bw_create_sensors_t *s, uint8_t *two)
+{
+    size_t i = 0;
+    int n = 0, first;
+    if (!len)
+        return 0;
+next:
+    first = body[i];
+    switch (body[i]) {
+        CREATE_GROUPS(WALK_G2)
+        CREATE2_ONLY_GROUPS(WALK_G2_TWO)
+        BW_CREATE_SENSOR_LIST(WALK_F, WALK_P2)
+        BW_CREATE2_SENSOR_LIST(WALK_F_TWO)
+    default: return BW_EUNKNOWN; /* also 59, after 58 */
+    }
+}
+
+/* As walk1 or walk2 by the model (its Stream functions' pkts()). */
+static BW_HOT_INLINE int walk(uint8_t model, const uint8_t *body, size_t len, bool decode,
+                              bw_create_sensors_t *s, uint8_t *two)
+{
+    if (MODEL2(model) || model == MODEL_ANY)
+        return walk2(body, len, decode, s, two);
+    return walk1(body, len, decode, s);
+}
+#endif
+
 int bw_create_stream_next(const bw_create_stream_frame_t *f, size_t *off, uint8_t *id,
                           const uint8_t **data)
 {
@@ -490,6 +611,12 @@ int bw_create_stream_next(const bw_create_stream_frame_t *f, size_t *off, uint8_
 
 int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors_t *s)
 {
+#if !BW_SMALL
+    /* As the walk below (the same results, packet by packet: a test
+     * compares the two on damaged bodies too). */
+    uint8_t two = 0;
+    return walk(f->model, f->body, f->len, true, s, &two);
+#else
     size_t off = 0;
     uint8_t id;
     const uint8_t *data;
@@ -499,6 +626,7 @@ int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors
         n++;
     }
     return rc < 0 ? rc : n;
+#endif
 }
 
 /* ---- one streaming scanner for both parsers --------------------------------------- */
@@ -521,6 +649,8 @@ int bw_create_decode_stream(const bw_create_stream_frame_t *f, bw_create_sensors
  * over the bytes it does not know one at a time (create.h). */
 #define SKIP_FOREIGN BW_BOTH_SIDES
 
+typedef struct scanner scanner_t;
+
 typedef struct {
     /* Size of the message at p (n >= 1 bytes there): its size (may exceed
      * n), 0 when more bytes are needed to tell, NOT_START, FOREIGN - k, or
@@ -531,12 +661,12 @@ typedef struct {
     bool (*foreign)(uint8_t b, const BW_ROM void *ctx);
     /* 0 if the whole message is good, else BW_ECHECKSUM, BW_ELENGTH or
      * BW_EUNKNOWN. */
-    int (*check)(const uint8_t *p, size_t size, uint8_t opt);
+    int (*check)(const scanner_t *s, const uint8_t *p, size_t size);
     int start_byte;            /* the one byte that starts a message, or -1 */
     bool count_unknown_starts; /* a skipped non-start byte is also "unknown" */
 } scan_ops_t;
 
-typedef struct {
+struct scanner {
     const scan_ops_t *ops;
     uint8_t opt;
     const BW_ROM void *ctx; /* the command parser's model (cmd_model_t) */
@@ -545,7 +675,15 @@ typedef struct {
     uint8_t *buf;
     size_t cap;      /* bytes buf holds */
     uint32_t *tally; /* count_unknown_starts: skipped bytes by value (NULL: none) */
-} scanner_t;
+#if !BW_SMALL
+    uint8_t *kinds; /* the Stream check's: 1 if a packet only a Create 2 has is there */
+#endif
+};
+#if BW_SMALL
+#define NO_KINDS
+#else
+#define NO_KINDS , NULL
+#endif
 
 /* A message skipped as unknown (counted once, by its first byte too). */
 static void count_unknown(const scanner_t *s, uint8_t first)
@@ -626,7 +764,7 @@ static int scan_parse(const scanner_t *s, const uint8_t **data, size_t *len, con
 #endif
             int err = r == BW_ELENGTH || (size_t)r > s->cap ? BW_ELENGTH : 0;
             if (!err && r > 0 && held >= (size_t)r) {
-                err = s->ops->check(s->buf, (size_t)r, s->opt);
+                err = s->ops->check(s, s->buf, (size_t)r);
                 if (!err) {
                     BW_COUNT(s->stats->frames);
                     *s->drop = (uint16_t)r;
@@ -666,8 +804,13 @@ static int scan_finish(const scanner_t *s, const uint8_t **msg, size_t *size)
     }
 }
 #else
+/* The scanner's hot functions are inlined into each parser, whose ops
+ * (stream_ops, cmd_ops) are then constants: the compiler calls its size
+ * and check directly, or inlines them, where a call through the table cost
+ * a Stream frame of libcreate's a fifth of its framing. */
+
 /* Skips the bytes at p that cannot start a message; returns how many. */
-static size_t skip_non_starts(const scanner_t *s, const uint8_t *p, size_t n)
+static BW_HOT_INLINE size_t skip_non_starts(const scanner_t *s, const uint8_t *p, size_t n)
 {
     size_t k = 0;
     if (n == 0 || s->ops->start_byte == p[0])
@@ -700,8 +843,8 @@ static void rescan(const scanner_t *s, size_t from)
 
 /* Nothing held: messages are found and checked in the caller's input; only
  * one cut by the end of the input is copied. */
-static int scan_direct(const scanner_t *s, const uint8_t **data, size_t *len, const uint8_t **msg,
-                       size_t *size)
+static BW_HOT_INLINE int scan_direct(const scanner_t *s, const uint8_t **data, size_t *len,
+                                     const uint8_t **msg, size_t *size)
 {
     if (*len == 0)
         return 0; /* *data may be NULL (finish): no arithmetic on it */
@@ -740,7 +883,7 @@ static int scan_direct(const scanner_t *s, const uint8_t **data, size_t *len, co
         if (!err && (r == 0 || (size_t)r > n))
             break;
         if (!err)
-            err = s->ops->check(d, (size_t)r, s->opt);
+            err = s->ops->check(s, d, (size_t)r);
         if (err) {
             /* The candidate's other bytes stay in the input, to be scanned
              * again from its second byte. */
@@ -769,8 +912,8 @@ out:
     return ret;
 }
 
-static int scan_parse(const scanner_t *s, const uint8_t **data, size_t *len, const uint8_t **msg,
-                      size_t *size)
+static BW_HOT_INLINE int scan_parse(const scanner_t *s, const uint8_t **data, size_t *len,
+                                    const uint8_t **msg, size_t *size)
 {
     if (*s->drop) {
         /* The message returned from buf last time is no longer in use; the
@@ -808,7 +951,7 @@ static int scan_parse(const scanner_t *s, const uint8_t **data, size_t *len, con
             }
             need = r > 0 ? (size_t)r : (size_t)*s->held + 1;
             if (r > 0 && *s->held >= need) {
-                int err = s->ops->check(s->buf, need, s->opt);
+                int err = s->ops->check(s, s->buf, need);
                 if (err) {
                     rescan(s, 1);
                     return reject(s, err);
@@ -867,13 +1010,22 @@ static int stream_size(const uint8_t *p, size_t n, uint8_t opt, const BW_ROM voi
 #define OPT_SUM(opt) ((uint8_t)((opt) & 1u))
 #define OPT_MODEL(opt) ((uint8_t)((opt) >> 1))
 
-static int stream_check(const uint8_t *p, size_t size, uint8_t opt)
+static int stream_check(const scanner_t *s, const uint8_t *p, size_t size)
 {
+    const uint8_t opt = s->opt;
     size_t from = sum_from(OPT_SUM(opt));
     if (sum8(p + from, size - from) != 0)
         return BW_ECHECKSUM;
     const uint8_t *body = p + 2;
     size_t len = size - 3, off = 0;
+#if !BW_SMALL
+    (void)off;
+    uint8_t two = 0;
+    int n = walk(OPT_MODEL(opt), body, len, false, NULL, &two);
+    if (s->kinds)
+        *s->kinds = two;
+    return n == BW_ETRUNC ? BW_ELENGTH : n < 0 ? n : 0;
+#else
     while (off < len) {
         int psize = size_of(OPT_MODEL(opt), body[off]);
         if (psize < 0)
@@ -881,6 +1033,7 @@ static int stream_check(const uint8_t *p, size_t size, uint8_t opt)
         off += 1 + (size_t)psize;
     }
     return off == len ? 0 : BW_ELENGTH;
+#endif
 }
 
 static const scan_ops_t stream_ops = {
@@ -894,7 +1047,7 @@ static const scan_ops_t stream_ops = {
 static scanner_t stream_scanner(bw_create_stream_parser_t *p)
 {
     scanner_t s = { &stream_ops, STREAM_OPT(p->sum, p->model), BW_ROM_NULL, &p->stats, &p->held,
-                    &p->drop,    p->buf,                        sizeof p->buf, NULL };
+                    &p->drop,    p->buf,                        sizeof p->buf, NULL NO_KINDS };
     return s;
 }
 
@@ -912,6 +1065,7 @@ void bw_create_stream_parser_model(bw_create_stream_parser_t *p, bw_create_model
     p->model = (uint8_t)m;
 }
 
+#if BW_SMALL
 /* The model a frame's packets say: a Create 2's if one is only a Create 2's
  * (the body has walked: every id is a packet). */
 static uint8_t frame_model(const uint8_t *body, size_t len)
@@ -921,14 +1075,22 @@ static uint8_t frame_model(const uint8_t *body, size_t len)
             return BW_CREATE_MODEL_2;
     return BW_CREATE_MODEL_1;
 }
+#endif
 
-static int body_of(int rc, const uint8_t *m, size_t size, uint8_t model,
+/* kinds: the check's of the frame (host builds), which says its model as
+ * frame_model does, without walking the body again. */
+static int body_of(int rc, const uint8_t *m, size_t size, uint8_t model, uint8_t kinds,
                    bw_create_stream_frame_t *frame)
 {
     if (rc == 1) {
         frame->body = m + 2;
         frame->len = (uint8_t)(size - 3);
+#if BW_SMALL
+        (void)kinds;
         frame->model = model == MODEL_ANY ? frame_model(frame->body, frame->len) : model;
+#else
+        frame->model = model != MODEL_ANY ? model : kinds ? BW_CREATE_MODEL_2 : BW_CREATE_MODEL_1;
+#endif
     }
     return rc;
 }
@@ -937,19 +1099,27 @@ int bw_create_stream_parse(bw_create_stream_parser_t *p, const uint8_t **data, s
                            bw_create_stream_frame_t *frame)
 {
     scanner_t s = stream_scanner(p);
+    uint8_t kinds = 0;
+#if !BW_SMALL
+    s.kinds = &kinds;
+#endif
     const uint8_t *m = NULL;
     size_t size = 0;
     int rc = scan_parse(&s, data, len, &m, &size);
-    return body_of(rc, m, size, p->model, frame);
+    return body_of(rc, m, size, p->model, kinds, frame);
 }
 
 int bw_create_stream_parser_finish(bw_create_stream_parser_t *p, bw_create_stream_frame_t *frame)
 {
     scanner_t s = stream_scanner(p);
+    uint8_t kinds = 0;
+#if !BW_SMALL
+    s.kinds = &kinds;
+#endif
     const uint8_t *m = NULL;
     size_t size = 0;
     int rc = scan_finish(&s, &m, &size);
-    return body_of(rc, m, size, p->model, frame);
+    return body_of(rc, m, size, p->model, kinds, frame);
 }
 
 /* ---- commands ------------------------------------------------------------------------ */
@@ -1315,9 +1485,9 @@ static bool cmd_foreign(uint8_t b, const BW_ROM void *ctx)
 #define cmd_foreign NULL
 #endif
 
-static int cmd_check(const uint8_t *p, size_t size, uint8_t opt)
+static int cmd_check(const scanner_t *s, const uint8_t *p, size_t size)
 {
-    (void)p, (void)size, (void)opt;
+    (void)s, (void)p, (void)size;
     return 0;
 }
 
@@ -1331,7 +1501,8 @@ static const scan_ops_t cmd_ops = {
 
 static scanner_t cmd_scanner(bw_create_cmd_parser_t *p)
 {
-    scanner_t s = { &cmd_ops, 0, p->cmds, &p->stats, &p->held, &p->drop, p->buf, sizeof p->buf, p->tally };
+    scanner_t s = { &cmd_ops, 0, p->cmds, &p->stats, &p->held, &p->drop, p->buf, sizeof p->buf,
+                    p->tally NO_KINDS };
     return s;
 }
 
