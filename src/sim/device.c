@@ -156,10 +156,10 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     bw_body_params_default(&prm);
     bw_sim_init(&d->sim, world, &prm, opt->has_start ? opt->start : world->start, t0);
     int rc = ops->init(d, opt, t0, err, errlen);
-    if (rc >= 0 && opt->fleet && bw_fleet_join(opt->fleet, bw_device_sim(d)) < 0) {
-        if (err)
-            snprintf(err, errlen, "the fleet is full (%d robots)", BW_FLEET_MAX);
-        rc = BW_ENOSPC;
+    if (rc >= 0 && opt->fleet) {
+        rc = bw_fleet_join(opt->fleet, bw_device_sim(d));
+        if (rc < 0 && err)
+            snprintf(err, errlen, "the fleet cannot take another robot: %s", bw_strerror(rc));
     }
     if (rc < 0) {
         bw_device_destroy(d);
