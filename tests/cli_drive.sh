@@ -176,6 +176,8 @@ printf 'size 4 3\nrobot kobuki 1 1\n' >"$tmp/fleet.world"
 expect_error "world: robot line" 1 "line 2: robot needs FAMILY" "$bw" sim --world "$tmp/fleet.world"
 expect_error "drive: bad start" 1 "start=1,x,0" "$bw" drive "sim:kobuki?start=1,x,0" --fast --for 1
 expect_error "bench: --fleet 0" 2 "--fleet" "$bw" bench --fleet 0
+expect_error "bench: --fleet=0" 2 "--fleet=N,N,... wants robot counts" "$bw" bench --fleet=0
+expect_error "bench: --fleet-tcp 0" 2 "--fleet-tcp must be" "$bw" bench --fleet-tcp 0
 expect_error "drive: bad model" 1 "model=p9" "$bw" drive "sim:p2os?model=p9" --fast --for 1
 expect_error "record: no -o" 2 "-o FILE is required" "$bw" record sim:kobuki
 expect_error "record: unwritable" 1 "cannot write /no/such/dir/rec: No such file or directory" "$bw" record sim:kobuki -o /no/such/dir/rec

@@ -1,6 +1,7 @@
 /* A fleet in one process, in virtual time (fleet_run.h). */
 #include "fleet_run.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -103,17 +104,12 @@ static double cpu_now(void)
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-/* Resident memory, bytes. */
-static double rss(void)
+/* Heap memory in use, bytes: what was allocated and not freed, whether or
+ * not it came back from an earlier run (resident memory would not say). */
+static double heap(void)
 {
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long size = 0, res = 0;
-    if (f) {
-        if (fscanf(f, "%lu %lu", &size, &res) != 2)
-            res = 0;
-        fclose(f);
-    }
-    return (double)res * (double)sysconf(_SC_PAGESIZE);
+    struct mallinfo2 mi = mallinfo2();
+    return (double)mi.uordblks + (double)mi.hblkhd;
 }
 
 /* One robot to the frame's end t: its behaviour when due, its base when
@@ -276,7 +272,7 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     int rc = -1;
     size_t made = 0;
     unsigned started = 0;
-    double rss0 = rss(), t = 0, wall0 = mono();
+    double heap0 = heap(), t = 0, wall0 = mono();
     if (!run.r || !th) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -356,7 +352,7 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     res->wall_s = mono() - w0;
     res->cpu_s = cpu_now() - cpu0;
     res->sim_s = t - t0;
-    res->mem_per_robot_kb = (rss() - rss0) / (double)n / 1024;
+    res->mem_per_robot_kb = (heap() - heap0) / (double)n / 1024;
     res->min_gap = fmin(res->min_gap, least_gap(run.r, n, &fleet));
     res->real_time_factor = res->wall_s > 0 ? res->sim_s / res->wall_s : INFINITY;
     res->cpu_ms_per_robot_s = res->sim_s > 0 ? res->cpu_s * 1000 / ((double)n * res->sim_s) : 0;

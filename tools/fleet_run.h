@@ -48,7 +48,7 @@ typedef struct {
     double setup_wall_s;    /* opening and the handshakes, before the timed part */
     double real_time_factor; /* sim_s / wall_s */
     double cpu_ms_per_robot_s; /* ms of CPU per robot per robot-second */
-    double mem_per_robot_kb;   /* resident memory the fleet added, per robot */
+    double mem_per_robot_kb;   /* heap memory the fleet holds, per robot (1024 bytes) */
     double mean_distance;   /* m each robot travelled, on average (true path) */
     double min_gap;         /* m between two robots' outlines, the least seen (each s) */
     uint64_t sips;          /* frames the drivers took from the robots */
