@@ -220,6 +220,8 @@ typedef struct {
 
 /* Fills one bw_ping_t per range sensor (at most cap); returns how many. */
 unsigned bw_grl_pings(const bw_base_state_t *st, bw_ping_t *out, unsigned cap);
+/* The same for range sensor i alone (i < st->nranges). */
+void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out);
 
 /* ---- wander: a behaviour stack for any base ---------------------------------------- */
 
@@ -257,6 +259,8 @@ typedef struct {
     double seen_t[BW_WANDER_MAX_SEEN];
     unsigned seen_head, nseen;
     double last_read[BW_BASE_MAX_RANGES]; /* each sensor's reading already kept */
+    bool in_tick, room_ok; /* the room around, computed once a tick */
+    double room[4];
 } bw_wander_t;
 
 void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed);

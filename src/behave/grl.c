@@ -190,23 +190,35 @@ bw_behavior_t bw_compose_translation(double (*f)(double, void *), void *ctx,
 
 /* ---- calibrated pings ----------------------------------------------------------- */
 
+/* One ping, with the sine and cosine of the pose it is seen from given
+ * (the same numbers bw_pose_to_local computes). */
+static void ping(const bw_base_state_t *st, unsigned i, double c, double s, bw_ping_t *p)
+{
+    const bw_range_t *r = &st->ranges[i];
+    p->range = r->range;
+    p->orientation = r->mount.theta;
+    p->valid = r->t > 0 && r->range > 0 && r->range < r->max_range;
+    /* The transducer's pose at the ping, then the surface along it. */
+    bw_pose_t sensor = bw_pose_compose(r->at, r->mount);
+    p->global_orientation = sensor.theta;
+    p->global_position = (bw_vec2_t){ sensor.x + r->range * cos(sensor.theta),
+                                      sensor.y + r->range * sin(sensor.theta) };
+    double dx = p->global_position.x - st->pose.x, dy = p->global_position.y - st->pose.y;
+    p->egocentric = (bw_vec2_t){ c * dx + s * dy, -s * dx + c * dy };
+}
+
 unsigned bw_grl_pings(const bw_base_state_t *st, bw_ping_t *out, unsigned cap)
 {
     unsigned n = st->nranges < cap ? st->nranges : cap;
-    for (unsigned i = 0; i < n; i++) {
-        const bw_range_t *r = &st->ranges[i];
-        bw_ping_t *p = &out[i];
-        p->range = r->range;
-        p->orientation = r->mount.theta;
-        p->valid = r->t > 0 && r->range > 0 && r->range < r->max_range;
-        /* The transducer's pose at the ping, then the surface along it. */
-        bw_pose_t sensor = bw_pose_compose(r->at, r->mount);
-        p->global_orientation = sensor.theta;
-        p->global_position = (bw_vec2_t){ sensor.x + r->range * cos(sensor.theta),
-                                          sensor.y + r->range * sin(sensor.theta) };
-        p->egocentric = bw_pose_to_local(st->pose, p->global_position);
-    }
+    double c = cos(st->pose.theta), s = sin(st->pose.theta);
+    for (unsigned i = 0; i < n; i++)
+        ping(st, i, c, s, &out[i]);
     return n;
+}
+
+void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out)
+{
+    ping(st, i, cos(st->pose.theta), sin(st->pose.theta), out);
 }
 
 /* The footprint's radius: the farthest sensor from the centre (they sit on

@@ -98,8 +98,22 @@ static void consider(room_t *r, bw_vec2_t e, double radius, bool path_only)
         r->right = fmin(r->right, d);
 }
 
-static room_t room_around(const bw_wander_t *w, const bw_grl_t *g)
+/* A remembered ping farther than this from the robot's centre cannot put
+ * the path under KEEP_STOP (the only thing asked of `path`): e.x - radius <
+ * KEEP_STOP with |e.y| < radius + 0.05 bounds its distance. */
+static double memory_reach2(double radius)
 {
+    double ahead = radius + KEEP_STOP, side = radius + 0.05;
+    return ahead * ahead + side * side + 1e-6;
+}
+
+/* The room this tick: computed once per tick (avoid and the cruise both ask,
+ * on the same readings), with one sine and cosine of the pose for every
+ * point (as bw_pose_to_local computes them, so the same numbers). */
+static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
+{
+    if (w->in_tick && w->room_ok)
+        return (room_t){ w->room[0], w->room[1], w->room[2], w->room[3] };
     room_t r = { INFINITY, INFINITY, INFINITY, INFINITY };
     double radius = radius_of(g->st);
     bw_ping_t p[BW_BASE_MAX_RANGES];
@@ -107,27 +121,48 @@ static room_t room_around(const bw_wander_t *w, const bw_grl_t *g)
     for (unsigned i = 0; i < n; i++)
         if (p[i].valid)
             consider(&r, p[i].egocentric, radius, false);
-    for (unsigned i = 0; i < w->nkeep; i++)
-        consider(&r, bw_pose_to_local(g->st->pose, w->keep[i]), radius, false);
+    bw_pose_t pose = g->st->pose;
+    double c = cos(pose.theta), sn = sin(pose.theta);
+    for (unsigned i = 0; i < w->nkeep; i++) {
+        double dx = w->keep[i].x - pose.x, dy = w->keep[i].y - pose.y;
+        consider(&r, (bw_vec2_t){ c * dx + sn * dy, -sn * dx + c * dy }, radius, false);
+    }
     /* What was seen a moment ago guards the path; the steering goes by
      * what the sonars see now. */
-    for (unsigned i = 0; i < w->nseen; i++)
-        if (g->now - w->seen_t[i] < MEMORY)
-            consider(&r, bw_pose_to_local(g->st->pose, w->seen[i]), radius, true);
+    double reach2 = memory_reach2(radius);
+    for (unsigned i = 0; i < w->nseen; i++) {
+        if (!(g->now - w->seen_t[i] < MEMORY))
+            continue;
+        double dx = w->seen[i].x - pose.x, dy = w->seen[i].y - pose.y;
+        if (dx * dx + dy * dy > reach2)
+            continue;
+        consider(&r, (bw_vec2_t){ c * dx + sn * dy, -sn * dx + c * dy }, radius, true);
+    }
+    if (w->in_tick) {
+        w->room[0] = r.ahead;
+        w->room[1] = r.left;
+        w->room[2] = r.right;
+        w->room[3] = r.path;
+        w->room_ok = true;
+    }
     return r;
 }
 
-/* Keeps each new reading's surface, for MEMORY seconds. */
+/* Keeps each new reading's surface, for MEMORY seconds (a reading is new
+ * when its time is: only those are placed, as bw_grl_pings places them). */
 static void remember(bw_wander_t *w, const bw_grl_t *g)
 {
-    bw_ping_t p[BW_BASE_MAX_RANGES];
-    unsigned n = bw_grl_pings(g->st, p, BW_BASE_MAX_RANGES);
+    const bw_base_state_t *st = g->st;
+    unsigned n = st->nranges < BW_BASE_MAX_RANGES ? st->nranges : BW_BASE_MAX_RANGES;
     for (unsigned i = 0; i < n; i++) {
-        double t = g->st->ranges[i].t;
-        if (!p[i].valid || t == w->last_read[i])
+        const bw_range_t *rg = &st->ranges[i];
+        double t = rg->t;
+        if (t == w->last_read[i] || !(t > 0 && rg->range > 0 && rg->range < rg->max_range))
             continue;
+        bw_ping_t p;
+        bw_grl_pings_at(st, i, &p);
         w->last_read[i] = t;
-        w->seen[w->seen_head] = p[i].global_position;
+        w->seen[w->seen_head] = p.global_position;
         w->seen_t[w->seen_head] = g->now;
         w->seen_head = (w->seen_head + 1) % BW_WANDER_MAX_SEEN;
         if (w->nseen < BW_WANDER_MAX_SEEN)
@@ -214,5 +249,9 @@ void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
 int bw_wander_tick(bw_wander_t *w)
 {
     remember(w, w->g);
-    return bw_drive_base(w->g, w->stack, 3);
+    w->in_tick = true;
+    w->room_ok = false;
+    int winner = bw_drive_base(w->g, w->stack, 3);
+    w->in_tick = false;
+    return winner;
 }
