@@ -67,7 +67,8 @@ static double fleet_seconds(size_t n)
 static int fast_line(size_t n, double seconds, unsigned threads, double one_thread_rtf,
                      double *rtf)
 {
-    fleet_run_opts_t o = { "p2os", NULL, n, NULL, seconds, true, 0, 1, 0, threads, true };
+    fleet_run_opts_t o = { .family = "p2os", .robots = n, .seconds = seconds, .wander = true,
+                          .seed = 1, .threads = threads, .quiet = true };
     fleet_run_result_t r;
     char err[512];
     fprintf(stderr, "botwire bench: %zu P2OS robots wandering, %g s of robot time, %u thread%s "

@@ -539,8 +539,10 @@ int cmd_sim(int argc, char **argv)
                              "--pty, --tcp or --detach");
             return 2;
         }
-        fast = (fleet_run_opts_t){ family, model, n, world_path ? &world : NULL, duration,
-                                   fast.wander, 0, (uint64_t)seed, noise, (unsigned)threads, false };
+        fast = (fleet_run_opts_t){ .family = family, .model = model, .robots = n,
+                                   .world = world_path ? &world : NULL, .seconds = duration,
+                                   .wander = fast.wander, .seed = (uint64_t)seed, .noise = noise,
+                                   .threads = (unsigned)threads };
         return fleet_run_cli(&fast);
     }
     bool fleet = n > 1 || robots > 0 || from_world;

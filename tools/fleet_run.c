@@ -37,6 +37,7 @@ typedef struct {
     size_t n;
     bool wander;
     double t;           /* the frame's end */
+    double frame;       /* s */
     atomic_size_t next; /* the next robot to take */
     bool done;
     struct barrier {
@@ -102,6 +103,20 @@ static double cpu_now(void)
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Resident memory, bytes: what the fleet's pages cost in RAM (meaningful
+ * for the first fleet of a process, whose pages are all new). */
+static double rss(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, res = 0;
+    if (f) {
+        if (fscanf(f, "%lu %lu", &size, &res) != 2)
+            res = 0;
+        fclose(f);
+    }
+    return (double)res * (double)sysconf(_SC_PAGESIZE);
 }
 
 /* Heap memory in use, bytes: what was allocated and not freed, whether or
@@ -201,7 +216,7 @@ static void run_until(run_t *run, pthread_t *th, unsigned nth, bw_fleet_t *f, do
     while (*t < until - 1e-9) {
         if (stop && stop(run))
             return;
-        run->t = *t = fmin(until, *t + FLEET_FRAME);
+        run->t = *t = fmin(until, *t + run->frame);
         atomic_store(&run->next, 0);
         if (nth > 1) {
             barrier_wait(&run->start);
@@ -267,12 +282,14 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     memset(&run, 0, sizeof run);
     run.n = n;
     run.wander = o->wander;
+    run.frame = o->frame > 0 ? o->frame : FLEET_FRAME;
+    if (getenv("BW_FRAME")) run.frame = atof(getenv("BW_FRAME"));
     run.r = calloc(n, sizeof *run.r);
     pthread_t *th = calloc(nth, sizeof *th);
     int rc = -1;
     size_t made = 0;
     unsigned started = 0;
-    double heap0 = heap(), t = 0, wall0 = mono();
+    double heap0 = heap(), rss0 = rss(), t = 0, wall0 = mono();
     if (!run.r || !th) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -353,6 +370,7 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     res->cpu_s = cpu_now() - cpu0;
     res->sim_s = t - t0;
     res->mem_per_robot_kb = (heap() - heap0) / (double)n / 1024;
+    res->rss_per_robot_kb = (rss() - rss0) / (double)n / 1024;
     res->min_gap = fmin(res->min_gap, least_gap(run.r, n, &fleet));
     res->real_time_factor = res->wall_s > 0 ? res->sim_s / res->wall_s : INFINITY;
     res->cpu_ms_per_robot_s = res->sim_s > 0 ? res->cpu_s * 1000 / ((double)n * res->sim_s) : 0;
@@ -407,10 +425,10 @@ int fleet_run_cli(const fleet_run_opts_t *o)
     }
     printf("{\"robots\":%zu,\"threads\":%u,\"online\":%zu,\"sim_s\":%.3f,\"wall_s\":%.3f,"
            "\"real_time_factor\":%.3f,\"cpu_s\":%.3f,\"cpu_ms_per_robot_s\":%.4f,"
-           "\"mem_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,\"min_gap_m\":%.4f,"
+           "\"mem_per_robot_kb\":%.1f,\"rss_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,\"min_gap_m\":%.4f,"
            "\"sips\":%llu,\"setup_wall_s\":%.3f,\"poses\":\"%016llx\"}\n",
            r.robots, r.threads, r.online, r.sim_s, r.wall_s, r.real_time_factor, r.cpu_s,
-           r.cpu_ms_per_robot_s, r.mem_per_robot_kb, r.mean_distance,
+           r.cpu_ms_per_robot_s, r.mem_per_robot_kb, r.rss_per_robot_kb, r.mean_distance,
            isfinite(r.min_gap) ? r.min_gap : -1.0, (unsigned long long)r.sips, r.setup_wall_s,
            (unsigned long long)r.poses_hash);
     return cli_flush_out("sim");

@@ -36,6 +36,7 @@ typedef struct {
     double noise;       /* wheel slip and encoder noise, 1 = nominal */
     unsigned threads;   /* 0: one per core */
     bool quiet;         /* no progress on stderr */
+    double frame;       /* s between snapshots (0: FLEET_FRAME) */
 } fleet_run_opts_t;
 
 typedef struct {
@@ -49,6 +50,7 @@ typedef struct {
     double real_time_factor; /* sim_s / wall_s */
     double cpu_ms_per_robot_s; /* ms of CPU per robot per robot-second */
     double mem_per_robot_kb;   /* heap memory the fleet holds, per robot (1024 bytes) */
+    double rss_per_robot_kb;   /* resident memory it added, per robot (first fleet of a process) */
     double mean_distance;   /* m each robot travelled, on average (true path) */
     double min_gap;         /* m between two robots' outlines, the least seen (each s) */
     uint64_t sips;          /* frames the drivers took from the robots */

@@ -1,6 +1,7 @@
 /* Wandering on any base: a reflex, sonar avoidance and a random cruise
  * under drive-base (behave.h). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "botwire/behave.h"
@@ -117,7 +118,7 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
     room_t r = { INFINITY, INFINITY, INFINITY, INFINITY };
     double radius = radius_of(g->st);
     bw_ping_t p[BW_BASE_MAX_RANGES];
-    unsigned n = bw_grl_pings(g->st, p, BW_BASE_MAX_RANGES);
+    unsigned n = bw_grl_pings_of(g, p, BW_BASE_MAX_RANGES);
     for (unsigned i = 0; i < n; i++)
         if (p[i].valid)
             consider(&r, p[i].egocentric, radius, false);
@@ -230,7 +231,11 @@ int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n)
 
 void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
 {
-    memset(w, 0, sizeof *w);
+    /* All but the keep-out points, which are read only below nkeep: a
+     * fleet of thousands leaves those 32 KB a robot untouched (not
+     * resident). */
+    memset(w, 0, offsetof(bw_wander_t, keep));
+    memset(&w->nkeep, 0, sizeof *w - offsetof(bw_wander_t, nkeep));
     w->g = g;
     w->rng = seed * 0x9E3779B97F4A7C15ull + 1;
     w->speed = speed;
@@ -244,6 +249,7 @@ void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
     w->stack[0] = &w->reflex;
     w->stack[1] = &w->safe_avoid;
     w->stack[2] = &w->safe_wander;
+    g->places = w->places; /* zeroed: no reading has time 0 and a place */
 }
 
 int bw_wander_tick(bw_wander_t *w)
