@@ -283,7 +283,6 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     run.n = n;
     run.wander = o->wander;
     run.frame = o->frame > 0 ? o->frame : FLEET_FRAME;
-    if (getenv("BW_FRAME")) run.frame = atof(getenv("BW_FRAME"));
     run.r = calloc(n, sizeof *run.r);
     pthread_t *th = calloc(nth, sizeof *th);
     int rc = -1;

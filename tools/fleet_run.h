@@ -22,7 +22,13 @@
 
 #include "botwire/botwire.h"
 
-#define FLEET_FRAME 0.01 /* s of robot time between snapshots */
+/* s of robot time between snapshots. Finer costs more (each robot is
+ * fetched into the cache once a frame: 10 ms frames cost 17% more CPU
+ * than 20 ms at 10000 robots) for little: two robots driving into each
+ * other at 0.3 m/s overlap by at most 12 mm for a frame before they are
+ * blocked, and a byte waits at most a frame for its reader (Stage steps
+ * its world every 100 ms). */
+#define FLEET_FRAME 0.02
 
 typedef struct {
     const char *family; /* every robot's, unless the world has robot lines */
