@@ -26,6 +26,7 @@ static void usage(FILE *f)
             "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
             "                  [--detach] [--robots N] [--baud N]\n"
             "       botwire sim FAMILY --robots N --fast --for S [--wander] [--threads N]\n"
+            "                  [--frame S]\n"
             "       botwire sim --world FILE [...]   (robots of the world file's robot lines)\n"
             "\n"
             "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm, rflex) in\n"
@@ -95,6 +96,8 @@ static void usage(FILE *f)
             "                   without it they stand, online\n"
             "  --threads N      with --fast: threads (default: one per core); the same\n"
             "                   seed gives the same run whatever N\n"
+            "  --frame S        with --fast: robot time between the snapshots of where the\n"
+            "                   robots are that each one sees (default 0.02)\n"
             "  -h, --help       this help\n",
             P2OS_TCP_PORT, P2OS_TCP_PORT, BW_FLEET_MAX);
 }
@@ -423,7 +426,7 @@ int cmd_sim(int argc, char **argv)
         { "push", required_argument, NULL, 'P' },   { "slope", required_argument, NULL, 'S' },
         { "robots", required_argument, NULL, 'R' }, { "baud", required_argument, NULL, 'B' },
         { "fast", no_argument, NULL, 'x' },         { "wander", no_argument, NULL, 'X' },
-        { "threads", required_argument, NULL, 'T' },
+        { "threads", required_argument, NULL, 'T' }, { "frame", required_argument, NULL, 'M' },
         { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
@@ -433,7 +436,7 @@ int cmd_sim(int argc, char **argv)
     double robots = 0, baud = 0;
     fleet_run_opts_t fast = { 0 }; /* --fast: the fleet in virtual time (fleet_run.c) */
     bool in_virtual_time = false;
-    double threads = 0;
+    double threads = 0, frame = 0;
     int c;
     optind = 0;
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
@@ -505,6 +508,10 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--threads", optarg, 0, 256, &threads) < 0)
                 return 2;
             break;
+        case 'M':
+            if (cli_number("sim", "--frame", optarg, 0.001, 1, &frame) < 0)
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
@@ -533,16 +540,16 @@ int cmd_sim(int argc, char **argv)
     }
     const char *family = from_world ? world.robots[0].family : argv[optind];
     size_t n = from_world ? world.nrobots : robots > 0 ? (size_t)robots : 1;
-    if (in_virtual_time || fast.wander || threads > 0) {
+    if (in_virtual_time || fast.wander || threads > 0 || frame > 0) {
         if (!in_virtual_time || !isfinite(duration) || link || tcp || detach) {
-            cli_error("sim", "--wander and --threads go with --fast, which wants --for S and no "
-                             "--pty, --tcp or --detach");
+            cli_error("sim", "--wander, --threads and --frame go with --fast, which wants --for S "
+                             "and no --pty, --tcp or --detach");
             return 2;
         }
         fast = (fleet_run_opts_t){ .family = family, .model = model, .robots = n,
                                    .world = world_path ? &world : NULL, .seconds = duration,
                                    .wander = fast.wander, .seed = (uint64_t)seed, .noise = noise,
-                                   .threads = (unsigned)threads };
+                                   .threads = (unsigned)threads, .frame = frame };
         return fleet_run_cli(&fast);
     }
     bool fleet = n > 1 || robots > 0 || from_world;

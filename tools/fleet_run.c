@@ -32,10 +32,17 @@ typedef struct {
     bw_wander_t w; /* last: large, and mostly untouched */
 } robot_t;
 
-typedef struct {
+typedef struct run run_t;
+struct run {
     robot_t **r;
     size_t n;
     bool wander;
+    bw_fleet_t *fleet;
+    /* The phase under way: frames up to `until`, or until stop() says. */
+    double until;
+    bool (*stop)(run_t *);
+    bool phase_over;
+    double next_gap, *gap; /* gap: NULL, or the least seen, looked at every GAP_EVERY */
     double t;           /* the frame's end */
     double frame;       /* s */
     atomic_size_t next; /* the next robot to take */
@@ -47,7 +54,7 @@ typedef struct {
         unsigned arrived;    /* under m */
         atomic_ulong gen;    /* rounds completed */
     } start, end;
-} run_t;
+};
 
 #define SPIN 20000 /* looks at the barrier before sleeping on it: a frame is short */
 
@@ -66,15 +73,18 @@ static void barrier_destroy(struct barrier *b)
     pthread_cond_destroy(&b->c);
 }
 
-/* Returns when `count` threads have come. The last one in wakes the rest;
- * those spin a while first, as the others are usually right behind (on a
- * loaded machine they are not, and then sleeping is better than spinning). */
-static void barrier_wait(struct barrier *b)
+/* Returns when `count` threads have come. The last one in runs serial(arg)
+ * first, alone (the others are all waiting), then wakes the rest; those
+ * spin a while first, as the others are usually right behind (on a loaded
+ * machine they are not, and then sleeping is better than spinning). */
+static void barrier_wait(struct barrier *b, void (*serial)(run_t *), run_t *arg)
 {
     pthread_mutex_lock(&b->m);
     unsigned long gen = atomic_load(&b->gen);
     if (++b->arrived == b->count) {
         b->arrived = 0;
+        if (serial)
+            serial(arg);
         atomic_store(&b->gen, gen + 1);
         pthread_cond_broadcast(&b->c);
         pthread_mutex_unlock(&b->m);
@@ -153,15 +163,58 @@ static void frame_share(run_t *run)
     }
 }
 
+static double least_gap(robot_t **r, size_t n, const bw_fleet_t *f);
+static void begin(run_t *run);
+
+/* The next frame, or the phase's end. */
+static void next_frame(run_t *run)
+{
+    if (!(run->t < run->until - 1e-9) || (run->stop && run->stop(run))) {
+        run->phase_over = true;
+        return;
+    }
+    run->t = fmin(run->until, run->t + run->frame);
+    atomic_store(&run->next, 0);
+}
+
+/* Between two frames, on one thread while the others wait: the snapshot
+ * renewed, the gaps looked at now and then, the next frame set. */
+static void between(run_t *run)
+{
+    bw_fleet_sync(run->fleet);
+    if (run->gap && run->t >= run->next_gap - 1e-9) {
+        *run->gap = fmin(*run->gap, least_gap(run->r, run->n, run->fleet));
+        run->next_gap = run->t + GAP_EVERY;
+    }
+    next_frame(run);
+}
+
+/* A phase begins: on one thread, every other one waiting at the start
+ * (none is still looking at phase_over). */
+static void begin(run_t *run)
+{
+    run->phase_over = false;
+    run->next_gap = run->t;
+    next_frame(run);
+}
+
+/* A thread's part of a phase: frames until it is over. */
+static void phase(run_t *run)
+{
+    while (!run->phase_over) {
+        frame_share(run);
+        barrier_wait(&run->end, between, run);
+    }
+}
+
 static void *worker(void *arg)
 {
     run_t *run = arg;
     for (;;) {
-        barrier_wait(&run->start);
+        barrier_wait(&run->start, begin, run);
         if (run->done)
             return NULL;
-        frame_share(run);
-        barrier_wait(&run->end);
+        phase(run);
     }
 }
 
@@ -207,30 +260,15 @@ static void place(const fleet_run_opts_t *o, const bw_world_t *w, bool made_room
     }
 }
 
-/* Brings every robot to t, in frames, on the threads; the fleet's snapshot
- * renewed after each frame. Looks at the gaps every GAP_EVERY. */
-static void run_until(run_t *run, pthread_t *th, unsigned nth, bw_fleet_t *f, double *t,
-                      double until, double *next_gap, double *gap, bool (*stop)(run_t *))
+/* Brings every robot to `until` (or until stop() says), in frames, on
+ * every thread. */
+static void run_until(run_t *run, double until, double *gap, bool (*stop)(run_t *))
 {
-    (void)th;
-    while (*t < until - 1e-9) {
-        if (stop && stop(run))
-            return;
-        run->t = *t = fmin(until, *t + run->frame);
-        atomic_store(&run->next, 0);
-        if (nth > 1) {
-            barrier_wait(&run->start);
-            frame_share(run);
-            barrier_wait(&run->end);
-        } else {
-            frame_share(run);
-        }
-        bw_fleet_sync(f);
-        if (gap && *t >= *next_gap - 1e-9) {
-            *gap = fmin(*gap, least_gap(run->r, run->n, f));
-            *next_gap = *t + GAP_EVERY;
-        }
-    }
+    run->until = until;
+    run->stop = stop;
+    run->gap = gap;
+    barrier_wait(&run->start, begin, run);
+    phase(run);
 }
 
 static bool all_online(run_t *run)
@@ -288,7 +326,9 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     int rc = -1;
     size_t made = 0;
     unsigned started = 0;
-    double heap0 = heap(), rss0 = rss(), t = 0, wall0 = mono();
+    double heap0 = heap(), rss0 = rss(), wall0 = mono();
+    run.t = 0;
+    run.fleet = &fleet;
     if (!run.r || !th) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -315,7 +355,7 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
         if (o->noise > 0 && len > 0 && (size_t)len < sizeof url)
             snprintf(url + len, sizeof url - (size_t)len, "&noise=%g", o->noise);
         char why[256];
-        if (bw_base_open(&r->base, url, &bo, t, why, sizeof why) < 0) {
+        if (bw_base_open(&r->base, url, &bo, run.t, why, sizeof why) < 0) {
             snprintf(err, errlen, "robot %zu (%s): %s", made + 1, url, why);
             free(r);
             run.r[made] = NULL;
@@ -349,7 +389,7 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     run.end.count = nth;
 
     /* Every robot online (the handshakes over their lines), then the run. */
-    run_until(&run, th, nth, &fleet, &t, SETTLE_MAX, NULL, NULL, all_online);
+    run_until(&run, SETTLE_MAX, NULL, all_online);
     if (!all_online(&run)) {
         size_t on = 0;
         for (size_t i = 0; i < n; i++)
@@ -359,15 +399,16 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     }
     for (size_t i = 0; i < n; i++) {
         run.r[i]->ticking = true;
-        run.r[i]->next_tick = t;
+        run.r[i]->next_tick = run.t;
     }
     res->setup_wall_s = mono() - wall0;
-    double t0 = t, cpu0 = cpu_now(), w0 = mono(), next_gap = t;
+    res->settle_s = run.t;
+    double t0 = run.t, cpu0 = cpu_now(), w0 = mono();
     res->min_gap = INFINITY;
-    run_until(&run, th, nth, &fleet, &t, t0 + o->seconds, &next_gap, &res->min_gap, NULL);
+    run_until(&run, t0 + o->seconds, &res->min_gap, NULL);
     res->wall_s = mono() - w0;
     res->cpu_s = cpu_now() - cpu0;
-    res->sim_s = t - t0;
+    res->sim_s = run.t - t0;
     res->mem_per_robot_kb = (heap() - heap0) / (double)n / 1024;
     res->rss_per_robot_kb = (rss() - rss0) / (double)n / 1024;
     res->min_gap = fmin(res->min_gap, least_gap(run.r, n, &fleet));
@@ -389,7 +430,7 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
 stop:
     if (nth > 1) {
         run.done = true;
-        barrier_wait(&run.start);
+        barrier_wait(&run.start, NULL, NULL);
         for (unsigned i = 0; i < started; i++)
             pthread_join(th[i], NULL);
     }
@@ -401,7 +442,7 @@ done:
     for (size_t i = 0; run.r && i < made; i++) {
         if (!run.r[i])
             continue;
-        bw_base_close(run.r[i]->base, t);
+        bw_base_close(run.r[i]->base, run.t);
         free(run.r[i]);
     }
     bw_fleet_free(&fleet);
@@ -425,10 +466,10 @@ int fleet_run_cli(const fleet_run_opts_t *o)
     printf("{\"robots\":%zu,\"threads\":%u,\"online\":%zu,\"sim_s\":%.3f,\"wall_s\":%.3f,"
            "\"real_time_factor\":%.3f,\"cpu_s\":%.3f,\"cpu_ms_per_robot_s\":%.4f,"
            "\"mem_per_robot_kb\":%.1f,\"rss_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,\"min_gap_m\":%.4f,"
-           "\"sips\":%llu,\"setup_wall_s\":%.3f,\"poses\":\"%016llx\"}\n",
+           "\"sips\":%llu,\"setup_wall_s\":%.3f,\"settle_s\":%.2f,\"poses\":\"%016llx\"}\n",
            r.robots, r.threads, r.online, r.sim_s, r.wall_s, r.real_time_factor, r.cpu_s,
            r.cpu_ms_per_robot_s, r.mem_per_robot_kb, r.rss_per_robot_kb, r.mean_distance,
-           isfinite(r.min_gap) ? r.min_gap : -1.0, (unsigned long long)r.sips, r.setup_wall_s,
+           isfinite(r.min_gap) ? r.min_gap : -1.0, (unsigned long long)r.sips, r.setup_wall_s, r.settle_s,
            (unsigned long long)r.poses_hash);
     return cli_flush_out("sim");
 }

@@ -53,6 +53,7 @@ typedef struct {
     double wall_s;          /* wall time it took */
     double cpu_s;           /* CPU time the process used meanwhile (every thread) */
     double setup_wall_s;    /* opening and the handshakes, before the timed part */
+    double settle_s;        /* robot time until every robot was online */
     double real_time_factor; /* sim_s / wall_s */
     double cpu_ms_per_robot_s; /* ms of CPU per robot per robot-second */
     double mem_per_robot_kb;   /* heap memory the fleet holds, per robot (1024 bytes) */

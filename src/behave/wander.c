@@ -88,7 +88,10 @@ static void consider(room_t *r, bw_vec2_t e, double radius, bool path_only)
 {
     if (e.x > 0 && fabs(e.y) < radius + 0.05)
         r->path = fmin(r->path, e.x - radius);
-    if (path_only)
+    /* Not ahead (x <= 0, signed zeros and NaN included): atan2 gives an
+     * angle no sector below takes, so neither it nor the distance is
+     * needed. */
+    if (path_only || !(e.x > 0))
         return;
     double a = atan2(e.y, e.x), d = hypot(e.x, e.y) - radius;
     if (fabs(a) < AVOID_SECTOR)

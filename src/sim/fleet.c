@@ -14,8 +14,12 @@
 
 static int32_t cell_of(double v)
 {
-    double c = floor(v / CELL);
-    return c > 1e9 ? 1000000000 : c < -1e9 ? -1000000000 : (int32_t)c;
+    double q = v / CELL;
+    if (!(q < 1e9 && q > -1e9)) /* far off, or NaN: the outermost cell */
+        return q > 0 ? 1000000000 : -1000000000;
+    /* floor() without the call: truncate, then one down for negatives */
+    int32_t c = (int32_t)q;
+    return (double)c > q ? c - 1 : c;
 }
 
 static unsigned bucket(const bw_fleet_t *f, int32_t cx, int32_t cy)
@@ -283,25 +287,40 @@ double bw_fleet_clearance(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t p, d
     return best;
 }
 
+/* The segments a ray is searched in: the cells of a long ray's bounding
+ * box are mostly far from it, and a hit in the first segments ends it. */
+#define RAY_SEGMENT 1.0 /* m */
+
 double bw_fleet_raycast(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t o, double angle,
                         double max_range)
 {
-    double ux = cos(angle), uy = sin(angle), best = max_range;
-    double ex = o.x + ux * max_range, ey = o.y + uy * max_range, r = f->max_radius;
-    near_t it;
-    near_begin(&it, f, s, fmin(o.x, ex) - r, fmin(o.y, ey) - r, fmax(o.x, ex) + r, fmax(o.y, ey) + r);
-    for (const bw_fleet_body_t *other; (other = near_next(&it)) != NULL;) {
-        /* |o + t u - c| = radius: t^2 - 2 t (u.(c - o)) + |c - o|^2 - radius^2 = 0 */
-        double cx = other->x - o.x, cy = other->y - o.y;
-        double along = cx * ux + cy * uy;
-        double disc = along * along - (cx * cx + cy * cy - other->radius * other->radius);
-        if (disc < 0)
-            continue;
-        double root = sqrt(disc), t = along - root;
-        if (t < 0)
-            t = along + root > 0 ? 0 : -1; /* inside the circle: it is right here */
-        if (t >= 0 && t < best)
-            best = t;
+    double ux = cos(angle), uy = sin(angle), best = max_range, r = f->max_radius;
+    /* A member the ray hits at t has its centre within r of the ray's point
+     * at t, so within the box of the segment holding t: segment by segment,
+     * every member hit before `best` is seen once its segment is, and the
+     * search ends when best is before the next segment. A member in two
+     * boxes is looked at twice, to the same answer. */
+    for (double from = 0; from < max_range && best > from; from += RAY_SEGMENT) {
+        double to = fmin(from + RAY_SEGMENT, max_range);
+        double ax = o.x + ux * from, ay = o.y + uy * from, bx = o.x + ux * to, by = o.y + uy * to;
+        near_t it;
+        near_begin(&it, f, s, fmin(ax, bx) - r, fmin(ay, by) - r, fmax(ax, bx) + r,
+                   fmax(ay, by) + r);
+        for (const bw_fleet_body_t *other; (other = near_next(&it)) != NULL;) {
+            /* |o + t u - c| = radius: t^2 - 2 t (u.(c - o)) + |c - o|^2 - radius^2 = 0 */
+            double cx = other->x - o.x, cy = other->y - o.y;
+            double along = cx * ux + cy * uy;
+            double disc = along * along - (cx * cx + cy * cy - other->radius * other->radius);
+            if (disc < 0)
+                continue;
+            double root = sqrt(disc), t = along - root;
+            if (t < 0)
+                t = along + root > 0 ? 0 : -1; /* inside the circle: it is right here */
+            if (t >= 0 && t < best)
+                best = t;
+        }
+        if (it.every)
+            break; /* that was every member */
     }
     return best;
 }
