@@ -278,6 +278,13 @@ typedef struct {
     bool in_tick, room_ok; /* the room around, computed once a tick */
     double room[4];
     bw_ping_place_t places[BW_BASE_MAX_RANGES]; /* g->places */
+    /* The remembered pings near where the robot was (wander.c) */
+    bool near_ok;
+    unsigned nnear;
+    bw_vec2_t near_at;
+    double near_radius, near_reach;
+    uint64_t near_in[BW_WANDER_MAX_SEEN / 64];
+    uint16_t near[BW_WANDER_MAX_SEEN];
 } bw_wander_t;
 
 void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed);

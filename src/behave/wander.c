@@ -111,6 +111,49 @@ static double memory_reach2(double radius)
     return ahead * ahead + side * side + 1e-6;
 }
 
+/* The remembered pings near enough to matter: those within reach +
+ * NEAR_SLACK of where the robot was when the list was made (near_at).
+ * While the robot stays within NEAR_SLACK of there, a ping within reach of
+ * it is on the list (the triangle inequality), so a tick looks at a few
+ * dozen pings, not every one of the last seconds; pings remembered since
+ * join the list as they come (near_note). */
+#define NEAR_SLACK 0.5 /* m */
+
+static void near_add(bw_wander_t *w, unsigned i)
+{
+    uint64_t bit = 1ull << (i % 64);
+    if (w->near_in[i / 64] & bit)
+        return;
+    w->near_in[i / 64] |= bit;
+    w->near[w->nnear++] = (uint16_t)i;
+}
+
+static bool near_enough(const bw_wander_t *w, bw_vec2_t p)
+{
+    double dx = p.x - w->near_at.x, dy = p.y - w->near_at.y, r = w->near_reach + 1e-6;
+    return dx * dx + dy * dy <= r * r;
+}
+
+static void near_build(bw_wander_t *w, bw_pose_t pose, double radius, double reach)
+{
+    memset(w->near_in, 0, sizeof w->near_in);
+    w->nnear = 0;
+    w->near_at = (bw_vec2_t){ pose.x, pose.y };
+    w->near_radius = radius;
+    w->near_reach = reach;
+    w->near_ok = true;
+    for (unsigned i = 0; i < w->nseen; i++)
+        if (near_enough(w, w->seen[i]))
+            near_add(w, i);
+}
+
+/* Ping i has just been remembered. */
+static void near_note(bw_wander_t *w, unsigned i)
+{
+    if (w->near_ok && near_enough(w, w->seen[i]))
+        near_add(w, i);
+}
+
 /* The room this tick: computed once per tick (avoid and the cruise both ask,
  * on the same readings), with one sine and cosine of the pose for every
  * point (as bw_pose_to_local computes them, so the same numbers). */
@@ -134,7 +177,11 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
     /* What was seen a moment ago guards the path; the steering goes by
      * what the sonars see now. */
     double reach2 = memory_reach2(radius);
-    for (unsigned i = 0; i < w->nseen; i++) {
+    double mx = pose.x - w->near_at.x, my = pose.y - w->near_at.y;
+    if (!w->near_ok || radius != w->near_radius || !(mx * mx + my * my <= NEAR_SLACK * NEAR_SLACK))
+        near_build(w, pose, radius, sqrt(reach2) + NEAR_SLACK);
+    for (unsigned k = 0; k < w->nnear; k++) {
+        unsigned i = w->near[k];
         if (!(g->now - w->seen_t[i] < MEMORY))
             continue;
         double dx = w->seen[i].x - pose.x, dy = w->seen[i].y - pose.y;
@@ -168,6 +215,7 @@ static void remember(bw_wander_t *w, const bw_grl_t *g)
         w->last_read[i] = t;
         w->seen[w->seen_head] = p.global_position;
         w->seen_t[w->seen_head] = g->now;
+        near_note(w, w->seen_head);
         w->seen_head = (w->seen_head + 1) % BW_WANDER_MAX_SEEN;
         if (w->nseen < BW_WANDER_MAX_SEEN)
             w->nseen++;

@@ -289,7 +289,7 @@ double bw_fleet_clearance(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t p, d
 
 /* The segments a ray is searched in: the cells of a long ray's bounding
  * box are mostly far from it, and a hit in the first segments ends it. */
-#define RAY_SEGMENT 1.0 /* m */
+#define RAY_SEGMENT 2.5 /* m: a 5 m sonar ray in two boxes */
 
 double bw_fleet_raycast(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t o, double angle,
                         double max_range)
