@@ -42,8 +42,10 @@ static void usage(FILE *f)
                "(or the sizes given) on one thread, robot time %s s, then the\n"
                "largest on --threads threads (default: one per core). A line each:\n"
                "real_time_factor, cpu_ms_per_robot_s (ms of CPU per robot per robot-second),\n"
-               "mem_per_robot_kb, mean_distance_m, load (the machine's load average: it is\n"
-               "shared), and for the threaded run its speedup over one thread.\n"
+               "mem_per_robot_kb, mean_distance_m, cores_used (CPU time over wall time: what\n"
+               "the process got), load (the machine's load average: it is shared), and for\n"
+               "the threaded run its speedup over one thread and cpu_ratio, its CPU per\n"
+               "robot-second over one thread's (what the threads cost beyond the work).\n"
                "\n"
                "--fleet-tcp N: how many emulated P2OS robots one core serves in real time. A\n"
                "`botwire sim p2os --robots K` on the first core serves K robots in one world\n"
@@ -64,8 +66,8 @@ static double fleet_seconds(size_t n)
     return n <= 1 ? 300 : n <= 100 ? 60 : n <= 1000 ? 20 : 10;
 }
 
-static int fast_line(size_t n, double seconds, unsigned threads, double one_thread_rtf,
-                     double *rtf)
+static int fast_line(size_t n, double seconds, unsigned threads, const fleet_run_result_t *one,
+                     fleet_run_result_t *out)
 {
     fleet_run_opts_t o = { .family = "p2os", .robots = n, .seconds = seconds, .wander = true,
                           .seed = 1, .threads = threads, .quiet = true };
@@ -80,14 +82,16 @@ static int fast_line(size_t n, double seconds, unsigned threads, double one_thre
         return -1;
     }
     (void)getloadavg(load1, 1);
-    *rtf = r.real_time_factor;
+    *out = r;
     printf("{\"fleet\":%zu,\"threads\":%u,\"sim_s\":%g,\"wall_s\":%.3f,\"real_time_factor\":%.3f,"
            "\"cpu_ms_per_robot_s\":%.4f,\"mem_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,"
-           "\"online\":%zu,\"load\":%.2f",
+           "\"online\":%zu,\"cores_used\":%.2f,\"load\":%.2f",
            r.robots, r.threads, r.sim_s, r.wall_s, r.real_time_factor, r.cpu_ms_per_robot_s,
-           r.mem_per_robot_kb, r.mean_distance, r.online, (load0[0] + load1[0]) / 2);
-    if (one_thread_rtf > 0)
-        printf(",\"speedup\":%.2f", r.real_time_factor / one_thread_rtf);
+           r.mem_per_robot_kb, r.mean_distance, r.online, r.wall_s > 0 ? r.cpu_s / r.wall_s : 0,
+           (load0[0] + load1[0]) / 2);
+    if (one && one->real_time_factor > 0)
+        printf(",\"speedup\":%.2f,\"cpu_ratio\":%.3f", r.real_time_factor / one->real_time_factor,
+               r.cpu_ms_per_robot_s / one->cpu_ms_per_robot_s);
     printf("}\n");
     fflush(stdout);
     return 0;
@@ -117,15 +121,15 @@ static int fast_bench(const char *list, double seconds, unsigned threads)
                   BW_FLEET_MAX, list);
         return 2;
     }
-    double rtf = 0;
+    fleet_run_result_t one;
     for (size_t i = 0; i < nsizes; i++)
-        if (fast_line(sizes[i], seconds > 0 ? seconds : fleet_seconds(sizes[i]), 1, 0, &rtf) < 0)
+        if (fast_line(sizes[i], seconds > 0 ? seconds : fleet_seconds(sizes[i]), 1, NULL, &one) < 0)
             return 1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned nth = threads ? threads : cores > 1 ? (unsigned)cores : 2;
     size_t big = sizes[nsizes - 1];
-    double rtf_n;
-    if (fast_line(big, seconds > 0 ? seconds : fleet_seconds(big), nth, rtf, &rtf_n) < 0)
+    fleet_run_result_t many;
+    if (fast_line(big, seconds > 0 ? seconds : fleet_seconds(big), nth, &one, &many) < 0)
         return 1;
     return cli_flush_out("bench");
 }
