@@ -188,6 +188,14 @@ typedef struct {
     double travelled;        /* m, true path length, for statistics */
     struct bw_fleet *fleet;  /* the robots it shares the world with (NULL: alone) */
     unsigned fleet_slot;     /* its place there */
+    /* What the last clearance query proved (body.c): nothing within `free`
+     * of `free_at` while the fleet (free_fleet, at version free_gen) shows
+     * the same; a step that stays well inside asks nothing. */
+    bool free_ok;
+    bw_vec2_t free_at;
+    double free;
+    const struct bw_fleet *free_fleet;
+    uint64_t free_gen;
 } bw_sim_t;
 
 /* Places a body with these parameters at `start` at time t0. */
@@ -269,6 +277,7 @@ typedef struct bw_fleet {
     unsigned nbuckets;       /* a power of two, at least twice cap */
     double max_radius;       /* of any member so far */
     bool frozen;
+    uint64_t gen;            /* counts every change of what the queries see */
 } bw_fleet_t;
 
 /* An empty fleet in `world` (which must outlive it). */

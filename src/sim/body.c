@@ -61,6 +61,34 @@ static double clearance(const bw_sim_t *s, bw_vec2_t p, bw_vec2_t *closest)
     return c;
 }
 
+/* Stepping only what changed: the walls do not move, and the others as the
+ * queries see them move only when the fleet's version does (a frozen fleet:
+ * at its sync). A query's answer c at p proves nothing within min(c,
+ * horizon) of p (beyond the fleet's horizon a query reports no robot, not
+ * their distance); at q, nothing within that less |q - p|. While that is
+ * beyond the radius and the contact margin the body is neither blocked nor
+ * touching, whatever the exact clearance, so the step needs no query. */
+static uint64_t fleet_gen(const bw_sim_t *s) { return s->fleet ? s->fleet->gen : 0; }
+
+static void remember_free(bw_sim_t *s, bw_vec2_t p, double c)
+{
+    double horizon = s->body.prm.radius + CONTACT_MARGIN + FLEET_HORIZON_MARGIN;
+    s->free_ok = true;
+    s->free_at = p;
+    s->free = s->fleet ? fmin(c, horizon) : c;
+    s->free_fleet = s->fleet;
+    s->free_gen = fleet_gen(s);
+}
+
+/* A lower bound of the clearance at p from the last query (-1: none). */
+static double free_since(const bw_sim_t *s, bw_vec2_t p)
+{
+    if (!s->free_ok || s->free_fleet != s->fleet || s->free_gen != fleet_gen(s))
+        return -1;
+    double dx = p.x - s->free_at.x, dy = p.y - s->free_at.y;
+    return s->free - sqrt(dx * dx + dy * dy) - 1e-9;
+}
+
 static double gaussian(uint64_t *st, double sd)
 {
     double u1 = bw_rng_uniform(st), u2 = bw_rng_uniform(st);
@@ -136,6 +164,7 @@ int bw_sim_place(bw_sim_t *s, bw_pose_t pose)
         return BW_ERANGE;
     b->pose = pose;
     b->pose.theta = bw_angle_norm(pose.theta);
+    s->free_ok = false;
     if (s->fleet)
         bw_fleet_moved(s->fleet, s);
     b->cmd_left = b->cmd_right = b->left = b->right = b->v = b->w = 0;
@@ -222,10 +251,17 @@ static void step(bw_sim_t *s)
     }
 
     bw_pose_t next = arc(b->pose, gl, gr, prm->wheelbase);
-    bw_vec2_t here = { b->pose.x, b->pose.y }, there = { next.x, next.y }, near_next, near_here;
+    bw_vec2_t here = { b->pose.x, b->pose.y }, there = { next.x, next.y }, near_next = there,
+              near_here = here;
     /* The clearance where it goes is the one its sensors see there: one
-     * query for both (the same for a body at rest, where here is there). */
-    double c_next = clearance(s, there, &near_next), c_here = INFINITY;
+     * query for both (the same for a body at rest, where here is there),
+     * or none where the last one proved it free by a margin. */
+    double c_next = free_since(s, there);
+    if (!(c_next > prm->radius + CONTACT_MARGIN)) {
+        c_next = clearance(s, there, &near_next);
+        remember_free(s, there, c_next);
+    }
+    double c_here = INFINITY;
     bool at_rest = there.x == here.x && there.y == here.y;
     /* Only motion that closes in on a wall (or another robot) is refused,
      * so a body that ends up too close (placed there, or turning) can

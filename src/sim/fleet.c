@@ -35,6 +35,7 @@ static bw_fleet_body_t body_of(const bw_sim_t *s)
 
 static void link_in(bw_fleet_t *f, unsigned i)
 {
+    f->gen++;
     f->cell[i][0] = cell_of(f->at[i].x);
     f->cell[i][1] = cell_of(f->at[i].y);
     unsigned k = bucket(f, f->cell[i][0], f->cell[i][1]);
@@ -44,6 +45,7 @@ static void link_in(bw_fleet_t *f, unsigned i)
 
 static void unlink_from(bw_fleet_t *f, unsigned i)
 {
+    f->gen++;
     int32_t *p = &f->head[bucket(f, f->cell[i][0], f->cell[i][1])];
     while (*p >= 0 && *p != (int32_t)i)
         p = &f->next[*p];
@@ -78,8 +80,10 @@ void bw_fleet_free(bw_fleet_t *f)
     free(f->head);
     const bw_world_t *w = f->world;
     bool frozen = f->frozen;
+    uint64_t gen = f->gen;
     bw_fleet_init(f, w);
     f->frozen = frozen;
+    f->gen = gen + 1;
 }
 
 /* Room for cap members, the buckets at least twice that. */
@@ -168,6 +172,7 @@ static void show(bw_fleet_t *f, unsigned i)
     if (f->moved[i].radius > f->max_radius)
         f->max_radius = f->moved[i].radius;
     f->at[i] = f->moved[i];
+    f->gen++;
     if (cell_of(f->at[i].x) == f->cell[i][0] && cell_of(f->at[i].y) == f->cell[i][1])
         return;
     unlink_from(f, i);
