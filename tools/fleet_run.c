@@ -372,6 +372,15 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
         }
         bw_grl_init(&r->g, r->base);
         bw_wander_init(&r->w, &r->g, o->seed + made, o->speed > 0 ? o->speed : 0.3);
+        /* Drop-offs a base cannot sense, as `botwire wander` marks them:
+         * keep-out zones in its odometry frame (the start is its origin). */
+        for (size_t k = 0; !(bw_base_caps(r->base) & BW_CAP_CLIFFS) && k < w->ndrops; k++) {
+            const bw_polygon_t *d = &w->drops[k];
+            bw_vec2_t poly[BW_WORLD_MAX_POLY];
+            for (unsigned v = 0; v < d->n && v < BW_WORLD_MAX_POLY; v++)
+                poly[v] = bw_pose_to_local(r->sim->body.pose, d->v[v]);
+            (void)bw_wander_keep_out(&r->w, poly, d->n);
+        }
     }
     bw_fleet_freeze(&fleet, true);
     /* Barriers for every thread asked for; if fewer start, they are told
