@@ -236,6 +236,19 @@ if [ "$(field robots "$one")" = 40 ] && [ "$(field online "$one")" = 40 ] &&
 else
     fail "sim --fast: $one / $two ($(cat "$tmp/err"))"
 fi
+# Another seed, another run (the hash above says something); and a world
+# file's robot lines of three families in one --fast fleet.
+other=$("$bw" sim p2os --robots 40 --fast --for 5 --wander --threads 1 --seed 2 2>/dev/null)
+poses3=$(echo "$other" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')
+printf 'size 6 4\nrobot kobuki 1 1 0\nrobot p2os/p2at 3 1 90\nrobot create 1 3 0\n' >"$tmp/fast.world"
+mixed=$("$bw" sim --world "$tmp/fast.world" --fast --for 10 --wander 2>"$tmp/err")
+if [ -n "$poses3" ] && [ "$poses3" != "$poses1" ] && [ "$(field robots "$mixed")" = 3 ] &&
+    [ "$(field online "$mixed")" = 3 ] &&
+    awk -v d="$(field mean_distance_m "$mixed")" 'BEGIN { exit !(d > 0.5) }'; then
+    pass "sim --fast: another seed differs; a world's robot lines of three families wander"
+else
+    fail "sim --fast: seed 2 $poses3; world: $mixed ($(cat "$tmp/err"))"
+fi
 expect_error "sim: --fast without --for" 2 "wants --for S" "$bw" sim p2os --robots 3 --fast
 expect_error "sim: --wander without --fast" 2 "go with --fast" "$bw" sim p2os --robots 3 --wander --for 1
 
