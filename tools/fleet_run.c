@@ -145,7 +145,12 @@ static void robot_frame(robot_t *r, bool wander, double t)
     if (wander && r->ticking && t >= r->next_tick - 1e-9) {
         r->g.now = t;
         bw_wander_tick(&r->w);
-        r->next_tick = t + TICK;
+        /* On its own schedule (20 Hz), each tick at the first frame end
+         * at or after it: not TICK after the frame, which would make it
+         * 60 ms with 20 ms frames. */
+        r->next_tick += TICK;
+        if (r->next_tick <= t)
+            r->next_tick = t + TICK;
     }
     if (bw_base_next_deadline(r->base) <= t)
         bw_base_poll(r->base, t);
