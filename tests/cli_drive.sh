@@ -176,6 +176,8 @@ printf 'size 4 3\nrobot kobuki 1 1\n' >"$tmp/fleet.world"
 expect_error "world: robot line" 1 "line 2: robot needs FAMILY" "$bw" sim --world "$tmp/fleet.world"
 expect_error "drive: bad start" 1 "start=1,x,0" "$bw" drive "sim:kobuki?start=1,x,0" --fast --for 1
 expect_error "bench: --fleet 0" 2 "--fleet" "$bw" bench --fleet 0
+expect_error "bench: --fleet=0" 2 "--fleet=N,N,... wants robot counts" "$bw" bench --fleet=0
+expect_error "bench: --fleet-tcp 0" 2 "--fleet-tcp must be" "$bw" bench --fleet-tcp 0
 expect_error "drive: bad model" 1 "model=p9" "$bw" drive "sim:p2os?model=p9" --fast --for 1
 expect_error "record: no -o" 2 "-o FILE is required" "$bw" record sim:kobuki
 expect_error "record: unwritable" 1 "cannot write /no/such/dir/rec: No such file or directory" "$bw" record sim:kobuki -o /no/such/dir/rec
@@ -211,5 +213,43 @@ for c in drive record; do
     done
     pass "$c --help shows every URL form"
 done
+
+# The fleet in one process, in virtual time: 40 wandering P2OS robots for 5
+# s of robot time; every figure there and sane; the same run on one thread
+# and on two ends with the same poses, bit for bit (each robot sees the
+# others where the frame began, whichever thread steps it); robots do not
+# pass through each other (the least gap between two outlines seen is at
+# most the travel of a frame into one another).
+one=$("$bw" sim p2os --robots 40 --fast --for 5 --wander --threads 1 2>"$tmp/err")
+two=$("$bw" sim p2os --robots 40 --fast --for 5 --wander --threads 2 2>>"$tmp/err")
+poses1=$(echo "$one" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')
+poses2=$(echo "$two" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')
+if [ "$(field robots "$one")" = 40 ] && [ "$(field online "$one")" = 40 ] &&
+    [ "$(field threads "$two")" = 2 ] && within "$(field sim_s "$one")" 5 0.011 &&
+    awk -v r="$(field real_time_factor "$one")" -v c="$(field cpu_ms_per_robot_s "$one")" \
+        -v m="$(field mem_per_robot_kb "$one")" -v d="$(field mean_distance_m "$one")" \
+        -v g="$(field min_gap_m "$one")" -v s="$(field sips "$one")" \
+        'BEGIN { exit !(r > 0 && c > 0 && c < 100 && m > 1 && m < 10000 && d > 0.3 && d < 5 * 0.7 &&
+                       g > -0.02 && s >= 40 * 45) }' &&
+    [ -n "$poses1" ] && [ "$poses1" = "$poses2" ]; then
+    pass "sim --fast: figures sane, one thread and two agree ($poses1)"
+else
+    fail "sim --fast: $one / $two ($(cat "$tmp/err"))"
+fi
+# Another seed, another run (the hash above says something); and a world
+# file's robot lines of three families in one --fast fleet.
+other=$("$bw" sim p2os --robots 40 --fast --for 5 --wander --threads 1 --seed 2 2>/dev/null)
+poses3=$(echo "$other" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')
+printf 'size 6 4\nrobot kobuki 1 1 0\nrobot p2os/p2at 3 1 90\nrobot create 1 3 0\n' >"$tmp/fast.world"
+mixed=$("$bw" sim --world "$tmp/fast.world" --fast --for 10 --wander 2>"$tmp/err")
+if [ -n "$poses3" ] && [ "$poses3" != "$poses1" ] && [ "$(field robots "$mixed")" = 3 ] &&
+    [ "$(field online "$mixed")" = 3 ] &&
+    awk -v d="$(field mean_distance_m "$mixed")" 'BEGIN { exit !(d > 0.5) }'; then
+    pass "sim --fast: another seed differs; a world's robot lines of three families wander"
+else
+    fail "sim --fast: seed 2 $poses3; world: $mixed ($(cat "$tmp/err"))"
+fi
+expect_error "sim: --fast without --for" 2 "wants --for S" "$bw" sim p2os --robots 3 --fast
+expect_error "sim: --wander without --fast" 2 "go with --fast" "$bw" sim p2os --robots 3 --wander --for 1
 
 finish "drive/sim CLI"

@@ -272,6 +272,124 @@ static void test_fleet_urls(void **state)
     bw_base_close(c, 0);
 }
 
+
+/* No fixed limit: 5000 bodies (beyond the 4096 a fleet once held) on a
+ * 1 m grid join one fleet; each sees its neighbour, the grid finds them
+ * after the arrays have grown many times, and the arrays go with the last
+ * member. */
+static void test_beyond_4096(void **state)
+{
+    (void)state;
+    enum { N = 5000, COLS = 100 };
+    static bw_world_t w;
+    bw_world_init(&w);
+    (void)bw_world_add_box(&w, -1, -1, COLS + 1, N / COLS + 1);
+    static bw_fleet_t f;
+    bw_fleet_init(&f, &w);
+    static bw_sim_t sims[N];
+    bw_body_params_t prm;
+    bw_body_params_default(&prm); /* radius 0.177 */
+    for (int i = 0; i < N; i++) {
+        bw_sim_init(&sims[i], &w, &prm, (bw_pose_t){ i % COLS, i / COLS, 0 }, 0);
+        assert_int_equal(bw_fleet_join(&f, &sims[i]), 0);
+    }
+    assert_int_equal(f.n, N);
+    assert_true(f.cap >= N && f.nbuckets >= 2 * f.cap);
+    /* the last one looks ahead (+x) at the start of its row: none there
+     * (the wall, 1 m beyond); the first of a row looks at its neighbour */
+    const bw_sim_t *last = &sims[N - 1], *first = &sims[N - COLS];
+    assert_near(bw_sim_range(last, (bw_pose_t){ 0, 0, 0 }, 5), COLS + 1 - last->body.pose.x, 1e-9);
+    assert_near(bw_sim_range(first, (bw_pose_t){ 0, 0, 0 }, 5), 1 - 0.177, 1e-9);
+    assert_near(bw_fleet_clearance(&f, first, (bw_vec2_t){ first->body.pose.x, first->body.pose.y },
+                                   1.0, NULL),
+                1 - 0.177, 1e-9);
+    for (int i = 0; i < N; i++)
+        bw_fleet_leave(&f, &sims[i]);
+    assert_int_equal(f.n, 0);
+    assert_int_equal(f.cap, 0);
+    assert_null(f.at);
+}
+
+/* Frozen, a member sees the others where the last sync found them: a
+ * moves, b's sonar still sees a where it was until the sync. */
+static void test_frozen_snapshot(void **state)
+{
+    (void)state;
+    static bw_world_t w;
+    bw_world_init(&w);
+    (void)bw_world_add_box(&w, -10, -10, 10, 10);
+    static bw_fleet_t f;
+    bw_fleet_init(&f, &w);
+    bw_body_params_t prm;
+    bw_body_params_default(&prm);
+    bw_sim_t a, b;
+    bw_sim_init(&a, &w, &prm, (bw_pose_t){ 0, 0, 0 }, 0);
+    bw_sim_init(&b, &w, &prm, (bw_pose_t){ 3, 0, BW_PI }, 0);
+    assert_int_equal(bw_fleet_join(&f, &a), 0);
+    assert_int_equal(bw_fleet_join(&f, &b), 0);
+    bw_fleet_freeze(&f, true);
+    bw_sim_set_twist(&a, -0.5, 0); /* a backs away from b */
+    bw_sim_step_to(&a, 2);
+    assert_true(a.body.pose.x < -0.5);
+    assert_near(bw_sim_range(&b, (bw_pose_t){ 0, 0, 0 }, 20), 3 - 0.177, 1e-9); /* as it was */
+    bw_fleet_sync(&f);
+    assert_near(bw_sim_range(&b, (bw_pose_t){ 0, 0, 0 }, 20), 3 - a.body.pose.x - 0.177, 1e-9);
+    /* live again: moves are seen at once */
+    bw_fleet_freeze(&f, false);
+    bw_sim_step_to(&a, 3);
+    assert_near(bw_sim_range(&b, (bw_pose_t){ 0, 0, 0 }, 20), 3 - a.body.pose.x - 0.177, 1e-9);
+    bw_fleet_leave(&f, &a);
+    bw_fleet_leave(&f, &b);
+}
+
+/* Frozen rounds do not depend on the order the members are stepped in
+ * (what lets threads share them): 64 bodies in two facing rows driving at
+ * each other, stepped in 10 ms rounds forward and backward, end bit for
+ * bit in the same places; and none passes through another (their outlines
+ * overlap by at most the two steps' travel of one round). */
+static void test_frozen_order(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    static bw_world_t w;
+    bw_world_init(&w);
+    (void)bw_world_add_box(&w, -2, -2, 34, 4);
+    static bw_sim_t runs[2][N];
+    bw_body_params_t prm;
+    bw_body_params_default(&prm);
+    for (int k = 0; k < 2; k++) {
+        static bw_fleet_t f;
+        bw_fleet_init(&f, &w);
+        for (int i = 0; i < N; i++) {
+            bool top = i % 2;
+            bw_sim_init(&runs[k][i], &w, &prm,
+                        (bw_pose_t){ i / 2 + (top ? 0.1 : 0), top ? 2 : 0, top ? -BW_PI / 2 : BW_PI / 2 },
+                        0);
+            assert_int_equal(bw_fleet_join(&f, &runs[k][i]), 0);
+            bw_sim_set_twist(&runs[k][i], 0.4, 0.05 * (i % 5));
+        }
+        bw_fleet_freeze(&f, true);
+        for (int r = 1; r <= 800; r++) {
+            for (int j = 0; j < N; j++)
+                bw_sim_step_to(&runs[k][k ? N - 1 - j : j], r * 0.01);
+            bw_fleet_sync(&f);
+        }
+        for (int i = 0; i < N; i++)
+            bw_fleet_leave(&f, &runs[k][i]);
+    }
+    int touching = 0;
+    for (int i = 0; i < N; i++) {
+        touching += runs[0][i].body.contact;
+        assert_memory_equal(&runs[0][i].body.pose, &runs[1][i].body.pose, sizeof(bw_pose_t));
+        for (int j = i + 1; j < N; j++) {
+            double d = hypot(runs[0][i].body.pose.x - runs[0][j].body.pose.x,
+                             runs[0][i].body.pose.y - runs[0][j].body.pose.y);
+            assert_true(d > 2 * 0.177 - 2 * 0.4 * 0.01);
+        }
+    }
+    assert_true(touching >= N / 2); /* they met */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +397,9 @@ int main(void)
         cmocka_unit_test(test_grid_matches_scan),
         cmocka_unit_test(test_two_robots_one_world),
         cmocka_unit_test(test_fleet_urls),
+        cmocka_unit_test(test_beyond_4096),
+        cmocka_unit_test(test_frozen_snapshot),
+        cmocka_unit_test(test_frozen_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

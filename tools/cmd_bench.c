@@ -2,11 +2,13 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../bench/bench.h"
 #include "../bench/fleet.h"
 #include "cli.h"
 #include "commands.h"
+#include "fleet_run.h"
 
 static const bench_proto_t *const benches[] = {
     &bench_kobuki,
@@ -20,7 +22,8 @@ static const bench_proto_t *const benches[] = {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: botwire bench [--proto P] [--shape S] [--seconds S]\n"
-               "       botwire bench --fleet N [--seconds S] [--port P]\n"
+               "       botwire bench --fleet[=N,N,...] [--seconds S] [--threads N]\n"
+               "       botwire bench --fleet-tcp N [--seconds S] [--port P]\n"
                "\n"
                "Measures parser throughput on the frame shapes each protocol's clients make its\n"
                "robot send, recorded from its emulated robot driving squares (and, where a shape\n"
@@ -36,7 +39,8 @@ static void usage(FILE *f)
                "\n"
                "  --proto P        only this protocol (default: all)\n"
                "  --shape S        only this shape (default: all)\n"
-               "  --seconds S      time per measurement (default 1; 10 with --fleet)\n"
+               "  --seconds S      time per measurement (default 1; 10 with --fleet-tcp;\n"
+               "                   with --fleet, the robot time of each fleet)\n"
                "\n"
                "The shapes:\n");
     for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
@@ -44,7 +48,18 @@ static void usage(FILE *f)
             fprintf(f, "  %-7s %-10s %s\n", k ? "" : benches[i]->name,
                     benches[i]->shapes[k].name, benches[i]->shapes[k].what);
     fprintf(f, "\n"
-               "--fleet N: how many emulated P2OS robots one core serves in real time. A\n"
+               "--fleet: fleets of emulated P2OS robots wandering in one world in this process,\n"
+               "in virtual time, each robot with its serial line and its host driver\n"
+               "(`botwire sim p2os --robots N --fast --wander`): 1, 100, 1000 and 10000 robots\n"
+               "(or the sizes given) on one thread, robot time %s s, then the\n"
+               "largest on --threads threads (default: one per core). A line each:\n"
+               "real_time_factor, cpu_ms_per_robot_s (ms of CPU per robot per robot-second),\n"
+               "mem_per_robot_kb, mean_distance_m, cores_used (CPU time over wall time: what\n"
+               "the process got), load (the machine's load average: it is shared), and for\n"
+               "the threaded run its speedup over one thread and cpu_ratio, its CPU per\n"
+               "robot-second over one thread's (what the threads cost beyond the work).\n"
+               "\n"
+               "--fleet-tcp N: how many emulated P2OS robots one core serves in real time. A\n"
                "`botwire sim p2os --robots K` on the first core serves K robots in one world\n"
                "on TCP ports from P (default 20101); this process, on the second core,\n"
                "drives each in a slow circle through the host driver and counts its SIPs.\n"
@@ -53,7 +68,82 @@ static void usage(FILE *f)
                "over 150 ms), real_time (every SIP, none late). It stops at the first K that\n"
                "does not hold. Then drive_cpu_s_per_hour: the CPU a `botwire drive` process\n"
                "spends on a 50 Hz Kobuki link (an emulated Kobuki on a pty), per hour.\n"
-               "  -h, --help       this help\n");
+               "  -h, --help       this help\n",
+            "300, 60, 20 and 10");
+}
+
+/* Robot time for a fleet of n, so each takes a few seconds at most. */
+static double fleet_seconds(size_t n)
+{
+    return n <= 1 ? 300 : n <= 100 ? 60 : n <= 1000 ? 20 : 10;
+}
+
+static int fast_line(size_t n, double seconds, unsigned threads, const fleet_run_result_t *one,
+                     fleet_run_result_t *out)
+{
+    fleet_run_opts_t o = { .family = "p2os", .robots = n, .seconds = seconds, .wander = true,
+                          .seed = 1, .threads = threads, .quiet = true };
+    fleet_run_result_t r;
+    char err[512];
+    fprintf(stderr, "botwire bench: %zu P2OS robots wandering, %g s of robot time, %u thread%s "
+                    "...\n", n, seconds, threads, threads == 1 ? "" : "s");
+    double load0[1] = { -1 }, load1[1] = { -1 };
+    (void)getloadavg(load0, 1);
+    if (fleet_run(&o, &r, err, sizeof err) < 0) {
+        cli_error("bench", "%s", err);
+        return -1;
+    }
+    (void)getloadavg(load1, 1);
+    *out = r;
+    printf("{\"fleet\":%zu,\"threads\":%u,\"sim_s\":%g,\"wall_s\":%.3f,\"real_time_factor\":%.3f,"
+           "\"cpu_ms_per_robot_s\":%.4f,\"mem_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,"
+           "\"online\":%zu,\"cores_used\":%.2f,\"load\":%.2f",
+           r.robots, r.threads, r.sim_s, r.wall_s, r.real_time_factor, r.cpu_ms_per_robot_s,
+           r.mem_per_robot_kb, r.mean_distance, r.online, r.wall_s > 0 ? r.cpu_s / r.wall_s : 0,
+           (load0[0] + load1[0]) / 2);
+    if (one && one->real_time_factor > 0)
+        printf(",\"speedup\":%.2f,\"cpu_ratio\":%.3f", r.real_time_factor / one->real_time_factor,
+               r.cpu_ms_per_robot_s / one->cpu_ms_per_robot_s);
+    printf("}\n");
+    fflush(stdout);
+    return 0;
+}
+
+/* "1,100,1000" */
+static int parse_sizes(const char *text, size_t *sizes, size_t cap, size_t *n)
+{
+    *n = 0;
+    for (const char *p = text; *p;) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !(v >= 1 && v <= BW_FLEET_MAX) || v != (double)(size_t)v || *n == cap ||
+            (*end && *end != ','))
+            return -1;
+        sizes[(*n)++] = (size_t)v;
+        p = *end ? end + 1 : end;
+    }
+    return *n ? 0 : -1;
+}
+
+static int fast_bench(const char *list, double seconds, unsigned threads)
+{
+    size_t sizes[16] = { 1, 100, 1000, 10000 }, nsizes = 4;
+    if (list && parse_sizes(list, sizes, 16, &nsizes) < 0) {
+        cli_error("bench", "--fleet=N,N,... wants robot counts (1 to %d), not \"%s\"",
+                  BW_FLEET_MAX, list);
+        return 2;
+    }
+    fleet_run_result_t one;
+    for (size_t i = 0; i < nsizes; i++)
+        if (fast_line(sizes[i], seconds > 0 ? seconds : fleet_seconds(sizes[i]), 1, NULL, &one) < 0)
+            return 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned nth = threads ? threads : cores > 1 ? (unsigned)cores : 2;
+    size_t big = sizes[nsizes - 1];
+    fleet_run_result_t many;
+    if (fast_line(big, seconds > 0 ? seconds : fleet_seconds(big), nth, &one, &many) < 0)
+        return 1;
+    return cli_flush_out("bench");
 }
 
 /* One decimal: the JSON line's MB/s. */
@@ -96,13 +186,17 @@ int cmd_bench(int argc, char **argv)
         { "proto", required_argument, NULL, 'p' },
         { "shape", required_argument, NULL, 'S' },
         { "seconds", required_argument, NULL, 's' },
-        { "fleet", required_argument, NULL, 'f' },
+        { "fleet", optional_argument, NULL, 'F' },
+        { "fleet-tcp", required_argument, NULL, 'f' },
+        { "threads", required_argument, NULL, 'T' },
         { "port", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *proto = NULL, *shape = NULL;
-    double seconds = 0, fleet = 0, port = 20101;
+    double seconds = 0, fleet = 0, port = 20101, threads = 0;
+    bool fast = false;
+    const char *sizes = NULL;
     int c;
     optind = 0;
     while ((c = cli_getopt("bench", argc, argv, "h", opts)) != -1) {
@@ -118,8 +212,16 @@ int cmd_bench(int argc, char **argv)
             }
             break;
         }
+        case 'F':
+            fast = true;
+            sizes = optarg;
+            break;
         case 'f':
-            if (cli_number("bench", "--fleet", optarg, 1, BW_FLEET_MAX, &fleet) < 0)
+            if (cli_number("bench", "--fleet-tcp", optarg, 1, BW_FLEET_MAX, &fleet) < 0)
+                return 2;
+            break;
+        case 'T':
+            if (cli_number("bench", "--threads", optarg, 1, 256, &threads) < 0)
                 return 2;
             break;
         case 'P':
@@ -131,9 +233,18 @@ int cmd_bench(int argc, char **argv)
         }
     }
     if (optind < argc) {
-        cli_error("bench", "unexpected argument \"%s\"", argv[optind]);
+        cli_error("bench", "unexpected argument \"%s\"%s", argv[optind],
+                  fast ? " (--fleet=N,N,... for fleet sizes; --fleet-tcp N for the real-time TCP "
+                         "fleet)"
+                       : "");
         return 2;
     }
+    if (fast && fleet > 0) {
+        cli_error("bench", "--fleet or --fleet-tcp: one at a time");
+        return 2;
+    }
+    if (fast)
+        return fast_bench(sizes, seconds, (unsigned)threads);
     if (proto) {
         bool known = false;
         char names[160] = "";

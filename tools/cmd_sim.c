@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "fleet_run.h"
 #include "view.h"
 
 #define P2OS_TCP_PORT 8101 /* where P2OS simulators conventionally listen */
@@ -25,6 +26,8 @@ static void usage(FILE *f)
             "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
             "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
             "                  [--detach] [--robots N] [--baud N] [--view [HOST:]PORT]\n"
+            "       botwire sim FAMILY --robots N --fast --for S [--wander] [--threads N]\n"
+            "                  [--frame S]\n"
             "       botwire sim --world FILE [...]   (robots of the world file's robot lines)\n"
             "\n"
             "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm, rflex) in\n"
@@ -88,6 +91,19 @@ static void usage(FILE *f)
             CLI_VIEW_HELP
             "                   (here: the true poses, the world and each robot's link;\n"
             "                   no driver runs here: steer with botwire view URL)\n"
+            "  --fast           with --for S: the robots and their host drivers in this\n"
+            "                   process, in virtual time (S seconds of robot time, as fast\n"
+            "                   as it goes), each robot's serial line carrying its protocol\n"
+            "                   both ways; prints one JSON line: real_time_factor,\n"
+            "                   cpu_ms_per_robot_s (ms of CPU per robot per robot-second),\n"
+            "                   mem_per_robot_kb, mean_distance_m (a jammed fleet shows),\n"
+            "                   min_gap_m (between two robots' outlines), ... (docs/fleet.md)\n"
+            "  --wander         with --fast: each robot wanders (`botwire wander`'s stack);\n"
+            "                   without it they stand, online\n"
+            "  --threads N      with --fast: threads (default: one per core); the same\n"
+            "                   seed gives the same run whatever N\n"
+            "  --frame S        with --fast: robot time between the snapshots of where the\n"
+            "                   robots are that each one sees (default 0.02)\n"
             "  -h, --help       this help\n",
             P2OS_TCP_PORT, P2OS_TCP_PORT, BW_FLEET_MAX);
 }
@@ -449,8 +465,11 @@ int cmd_sim(int argc, char **argv)
         { "insert", required_argument, NULL, 'I' }, { "window", required_argument, NULL, 'w' },
         { "push", required_argument, NULL, 'P' },   { "slope", required_argument, NULL, 'S' },
         { "robots", required_argument, NULL, 'R' }, { "baud", required_argument, NULL, 'B' },
-        { "view", required_argument, NULL, 'V' },   { "view-token", required_argument, NULL, 'T' },
-        { "view-readonly", no_argument, NULL, 'Q' }, { NULL, 0, NULL, 0 },
+        { "view", required_argument, NULL, 'V' },   { "view-token", required_argument, NULL, 'K' },
+        { "view-readonly", no_argument, NULL, 'Q' },
+        { "fast", no_argument, NULL, 'x' },         { "wander", no_argument, NULL, 'X' },
+        { "threads", required_argument, NULL, 'T' }, { "frame", required_argument, NULL, 'M' },
+        { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
@@ -458,6 +477,9 @@ int cmd_sim(int argc, char **argv)
     double idle = 10, ber = 0, drop = 0, insert = 0, window = 0, push = 0, slope = 0;
     double robots = 0, baud = 0;
     cli_view_options_t vo = { .cmd = "sim" };
+    fleet_run_opts_t fast = { 0 }; /* --fast: the fleet in virtual time (fleet_run.c) */
+    bool in_virtual_time = false;
+    double threads = 0, frame = 0;
     int c;
     optind = 0;
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
@@ -524,8 +546,18 @@ int cmd_sim(int argc, char **argv)
             }
             break;
         case 'V': vo.listen = optarg; break;
-        case 'T': vo.token = optarg; break;
+        case 'K': vo.token = optarg; break;
         case 'Q': vo.readonly = true; break;
+        case 'x': in_virtual_time = true; break;
+        case 'X': fast.wander = true; break;
+        case 'T':
+            if (cli_number(sim_cmd, "--threads", optarg, 0, 256, &threads) < 0)
+                return 2;
+            break;
+        case 'M':
+            if (cli_number(sim_cmd, "--frame", optarg, 0.001, 1, &frame) < 0)
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
@@ -558,6 +590,18 @@ int cmd_sim(int argc, char **argv)
     }
     const char *family = from_world ? world.robots[0].family : argv[optind];
     size_t n = from_world ? world.nrobots : robots > 0 ? (size_t)robots : 1;
+    if (in_virtual_time || fast.wander || threads > 0 || frame > 0) {
+        if (!in_virtual_time || !isfinite(duration) || link || tcp || detach) {
+            cli_error(sim_cmd, "--wander, --threads and --frame go with --fast, which wants --for S "
+                             "and no --pty, --tcp or --detach");
+            return 2;
+        }
+        fast = (fleet_run_opts_t){ .family = family, .model = model, .robots = n,
+                                   .world = world_path ? &world : NULL, .seconds = duration,
+                                   .wander = fast.wander, .seed = (uint64_t)seed, .noise = noise,
+                                   .threads = (unsigned)threads, .frame = frame };
+        return fleet_run_cli(&fast);
+    }
     bool fleet = n > 1 || robots > 0 || from_world;
     char host[128] = "127.0.0.1";
     int tcp_port = P2OS_TCP_PORT;

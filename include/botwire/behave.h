@@ -121,9 +121,22 @@ bw_motor_vector_t bw_limp_motor_vector(void);
 /* ---- GRL: the base, its signals, and control ------------------------------------ */
 
 /* A base under control: the base, the defaults, and what drive-base did. */
+/* Where each range sensor's last reading lies in the world, kept while the
+ * reading stays the same (bw_grl_t.places): a ping's placement costs two
+ * sines and cosines, and the behaviours of one tick ask for it several
+ * times. */
+typedef struct {
+    double key[8]; /* the reading: t, range, the pose at it, the mount */
+    double x, y, theta; /* the transducer's global orientation and the surface */
+} bw_ping_place_t;
+
 typedef struct {
     bw_base_t *base;
     const bw_base_state_t *st;
+    /* NULL, or room for BW_BASE_MAX_RANGES placements the caller owns
+     * (zeroed), which sonar-safe and the wander then reuse: the same
+     * numbers, computed once per reading. */
+    bw_ping_place_t *places;
     double now;               /* the tick's time, set by the caller each tick */
     bw_motor_defaults_t defaults;
     /* What the last drive-base sent, and which behaviour (-1: none, limp). */
@@ -220,6 +233,11 @@ typedef struct {
 
 /* Fills one bw_ping_t per range sensor (at most cap); returns how many. */
 unsigned bw_grl_pings(const bw_base_state_t *st, bw_ping_t *out, unsigned cap);
+/* The same, placing each reading once while it stays the same when
+ * g->places is set. */
+unsigned bw_grl_pings_of(const bw_grl_t *g, bw_ping_t *out, unsigned cap);
+/* The same for range sensor i alone (i < st->nranges). */
+void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out);
 
 /* ---- wander: a behaviour stack for any base ---------------------------------------- */
 
@@ -257,6 +275,16 @@ typedef struct {
     double seen_t[BW_WANDER_MAX_SEEN];
     unsigned seen_head, nseen;
     double last_read[BW_BASE_MAX_RANGES]; /* each sensor's reading already kept */
+    bool in_tick, room_ok; /* the room around, computed once a tick */
+    double room[4];
+    bw_ping_place_t places[BW_BASE_MAX_RANGES]; /* g->places */
+    /* The remembered pings near where the robot was (wander.c) */
+    bool near_ok;
+    unsigned nnear;
+    bw_vec2_t near_at;
+    double near_radius, near_reach;
+    uint64_t near_in[BW_WANDER_MAX_SEEN / 64];
+    uint16_t near[BW_WANDER_MAX_SEEN];
 } bw_wander_t;
 
 void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed);

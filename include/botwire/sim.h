@@ -8,8 +8,10 @@
  * as the caller steps it, or follows the wall clock. Runs are deterministic
  * for a given seed.
  *
- * Memory: fixed-size structs, no allocation (bw_world_load reads a file).
- * Threads: no shared state; one sim per thread.
+ * Memory: fixed-size structs, no allocation (bw_world_load reads a file),
+ * but a fleet's arrays (below).
+ * Threads: no shared state; one sim per thread, but a frozen fleet's members
+ * (below).
  */
 #ifndef BOTWIRE_SIM_H
 #define BOTWIRE_SIM_H
@@ -186,6 +188,14 @@ typedef struct {
     double travelled;        /* m, true path length, for statistics */
     struct bw_fleet *fleet;  /* the robots it shares the world with (NULL: alone) */
     unsigned fleet_slot;     /* its place there */
+    /* What the last clearance query proved (body.c): nothing within `free`
+     * of `free_at` while the fleet (free_fleet, at version free_gen) shows
+     * the same; a step that stays well inside asks nothing. */
+    bool free_ok;
+    bw_vec2_t free_at;
+    double free;
+    const struct bw_fleet *free_fleet;
+    uint64_t free_gen;
 } bw_sim_t;
 
 /* Places a body with these parameters at `start` at time t0. */
@@ -234,32 +244,64 @@ double bw_sim_range(const bw_sim_t *s, bw_pose_t mount, double max_range);
  * contact (bumpers) and their range sensors. A sim joins with
  * bw_fleet_join and leaves with bw_fleet_leave (bw_device_create and
  * bw_device_destroy do both for a device whose options name a fleet). The
- * others are found through a grid of 1 m cells kept as they move, so what a
- * query costs is the robots near it, not the fleet's size. Stepping one sim
- * moves only its body: step every member to the same time in turn.
+ * others are found through a hashed grid of 1 m cells kept as they move, so
+ * what a query costs is the robots near it, not the fleet's size. Stepping
+ * one sim moves only its body: step every member to the same time in turn.
+ *
+ * Memory: no fixed limit on members. The fleet's arrays (about 64 bytes a
+ * member) grow as members join and are freed when the last one leaves, or
+ * by bw_fleet_free.
+ *
+ * Threads and what a member sees of the others. Live (the default): a
+ * member's move is seen by the others at once, so the members are stepped
+ * from one thread. Frozen (bw_fleet_freeze): the queries read where each
+ * member was at the last bw_fleet_sync (a snapshot), and a member's move
+ * writes only its own body and its own entry of the next snapshot. So the
+ * members may be stepped from several threads at once (each member from one
+ * thread), with a bw_fleet_sync between rounds of steps while no thread
+ * steps. A frozen round gives the same result whatever the number of threads
+ * and the order of the members: each sees the others where the sync found
+ * them.
  */
-#define BW_FLEET_MAX 4096
-#define BW_FLEET_BUCKETS 4096
+#define BW_FLEET_MAX 1000000 /* not the fleet's limit: the most the command line takes */
+
+typedef struct {
+    double x, y, radius;
+} bw_fleet_body_t;
 
 typedef struct bw_fleet {
     const bw_world_t *world; /* the world every member moves in */
-    unsigned n;
-    bw_sim_t *member[BW_FLEET_MAX];
-    int32_t cell[BW_FLEET_MAX][2]; /* each member's grid cell */
-    int32_t next[BW_FLEET_MAX];    /* the next member in the same bucket, -1 */
-    int32_t head[BW_FLEET_BUCKETS]; /* the first member in each bucket, -1 */
-    double max_radius;             /* of any member so far */
+    unsigned n;              /* members */
+    unsigned cap;            /* room in the arrays below */
+    bw_sim_t **member;
+    bw_fleet_body_t *at;     /* where each member is, as the queries see it */
+    bw_fleet_body_t *moved;  /* frozen: where each member is now (the next snapshot) */
+    int32_t (*cell)[2];      /* each member's grid cell (of `at`) */
+    int32_t *next;           /* the next member in the same bucket, -1 */
+    int32_t *head;           /* the first member in each bucket, -1 */
+    unsigned nbuckets;       /* a power of two, at least twice cap */
+    double max_radius;       /* of any member so far */
+    bool frozen;
+    uint64_t gen;            /* counts every change of what the queries see */
 } bw_fleet_t;
 
 /* An empty fleet in `world` (which must outlive it). */
 void bw_fleet_init(bw_fleet_t *f, const bw_world_t *world);
 /* Adds s (already placed; its radius as it will be). Returns 0 (also when
- * it is a member already), BW_ENOSPC when the fleet is full. */
+ * it is a member already), BW_ENOMEM when the arrays cannot grow, BW_ENOSPC
+ * beyond 2^31 - 1 members. Not while members are being stepped. */
 int bw_fleet_join(bw_fleet_t *f, bw_sim_t *s);
 /* Takes s out (nothing if it is not a member). */
 void bw_fleet_leave(bw_fleet_t *f, bw_sim_t *s);
 /* Tells the fleet s has moved (the sim's step does it). */
 void bw_fleet_moved(bw_fleet_t *f, bw_sim_t *s);
+/* Frozen (true) or live (false); either way the snapshot is taken anew. */
+void bw_fleet_freeze(bw_fleet_t *f, bool frozen);
+/* Frozen: the moves since the last sync become what the queries see. Live:
+ * nothing to do. Never while a member is being stepped. */
+void bw_fleet_sync(bw_fleet_t *f);
+/* Frees the arrays (the fleet is then empty; members are let go). */
+void bw_fleet_free(bw_fleet_t *f);
 /* The distance from p to the nearest other member's edge (not s's), if
  * one is within `horizon` of p; else INFINITY. *closest gets the nearest
  * point of its outline. */

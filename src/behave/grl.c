@@ -190,23 +190,63 @@ bw_behavior_t bw_compose_translation(double (*f)(double, void *), void *ctx,
 
 /* ---- calibrated pings ----------------------------------------------------------- */
 
-unsigned bw_grl_pings(const bw_base_state_t *st, bw_ping_t *out, unsigned cap)
+/* One ping, with the sine and cosine of the pose it is seen from given
+ * (the same numbers bw_pose_to_local computes), its placement taken from
+ * `place` when that holds this very reading (else computed, and kept
+ * there). */
+static void ping(const bw_base_state_t *st, unsigned i, double c, double s, bw_ping_place_t *place,
+                 bw_ping_t *p)
 {
-    unsigned n = st->nranges < cap ? st->nranges : cap;
-    for (unsigned i = 0; i < n; i++) {
-        const bw_range_t *r = &st->ranges[i];
-        bw_ping_t *p = &out[i];
-        p->range = r->range;
-        p->orientation = r->mount.theta;
-        p->valid = r->t > 0 && r->range > 0 && r->range < r->max_range;
+    const bw_range_t *r = &st->ranges[i];
+    p->range = r->range;
+    p->orientation = r->mount.theta;
+    p->valid = r->t > 0 && r->range > 0 && r->range < r->max_range;
+    double key[8] = { r->t, r->range, r->at.x, r->at.y, r->at.theta, r->mount.x, r->mount.y,
+                      r->mount.theta };
+    if (place && memcmp(place->key, key, sizeof key) == 0) {
+        p->global_orientation = place->theta;
+        p->global_position = (bw_vec2_t){ place->x, place->y };
+    } else {
         /* The transducer's pose at the ping, then the surface along it. */
         bw_pose_t sensor = bw_pose_compose(r->at, r->mount);
         p->global_orientation = sensor.theta;
         p->global_position = (bw_vec2_t){ sensor.x + r->range * cos(sensor.theta),
                                           sensor.y + r->range * sin(sensor.theta) };
-        p->egocentric = bw_pose_to_local(st->pose, p->global_position);
+        if (place) {
+            memcpy(place->key, key, sizeof key);
+            place->theta = p->global_orientation;
+            place->x = p->global_position.x;
+            place->y = p->global_position.y;
+        }
     }
+    double dx = p->global_position.x - st->pose.x, dy = p->global_position.y - st->pose.y;
+    p->egocentric = (bw_vec2_t){ c * dx + s * dy, -s * dx + c * dy };
+}
+
+unsigned bw_grl_pings(const bw_base_state_t *st, bw_ping_t *out, unsigned cap)
+{
+    unsigned n = st->nranges < cap ? st->nranges : cap;
+    double c = cos(st->pose.theta), s = sin(st->pose.theta);
+    for (unsigned i = 0; i < n; i++)
+        ping(st, i, c, s, NULL, &out[i]);
     return n;
+}
+
+unsigned bw_grl_pings_of(const bw_grl_t *g, bw_ping_t *out, unsigned cap)
+{
+    const bw_base_state_t *st = g->st;
+    unsigned n = st->nranges < cap ? st->nranges : cap;
+    if (n > BW_BASE_MAX_RANGES)
+        n = BW_BASE_MAX_RANGES;
+    double c = cos(st->pose.theta), s = sin(st->pose.theta);
+    for (unsigned i = 0; i < n; i++)
+        ping(st, i, c, s, g->places ? &g->places[i] : NULL, &out[i]);
+    return n;
+}
+
+void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out)
+{
+    ping(st, i, cos(st->pose.theta), sin(st->pose.theta), NULL, out);
 }
 
 /* The footprint's radius: the farthest sensor from the centre (they sit on
@@ -229,7 +269,7 @@ static bw_beh_out_t sonar_safe_run(const bw_behavior_t *self, const bw_grl_t *g)
     if (v->t == 0)
         return o;
     bw_ping_t pings[BW_BASE_MAX_RANGES];
-    unsigned n = bw_grl_pings(st, pings, BW_BASE_MAX_RANGES);
+    unsigned n = bw_grl_pings_of(g, pings, BW_BASE_MAX_RANGES);
     double radius = footprint(st), half = radius + FOOTPRINT_MARGIN;
     for (unsigned i = 0; i < n; i++) {
         if (!pings[i].valid)

@@ -1,6 +1,7 @@
 /* Wandering on any base: a reflex, sonar avoidance and a random cruise
  * under drive-base (behave.h). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "botwire/behave.h"
@@ -87,7 +88,10 @@ static void consider(room_t *r, bw_vec2_t e, double radius, bool path_only)
 {
     if (e.x > 0 && fabs(e.y) < radius + 0.05)
         r->path = fmin(r->path, e.x - radius);
-    if (path_only)
+    /* Not ahead (x <= 0, signed zeros and NaN included): atan2 gives an
+     * angle no sector below takes, so neither it nor the distance is
+     * needed. */
+    if (path_only || !(e.x > 0))
         return;
     double a = atan2(e.y, e.x), d = hypot(e.x, e.y) - radius;
     if (fabs(a) < AVOID_SECTOR)
@@ -98,37 +102,120 @@ static void consider(room_t *r, bw_vec2_t e, double radius, bool path_only)
         r->right = fmin(r->right, d);
 }
 
-static room_t room_around(const bw_wander_t *w, const bw_grl_t *g)
+/* A remembered ping farther than this from the robot's centre cannot put
+ * the path under KEEP_STOP (the only thing asked of `path`): e.x - radius <
+ * KEEP_STOP with |e.y| < radius + 0.05 bounds its distance. */
+static double memory_reach2(double radius)
 {
+    double ahead = radius + KEEP_STOP, side = radius + 0.05;
+    return ahead * ahead + side * side + 1e-6;
+}
+
+/* The remembered pings near enough to matter: those within reach +
+ * NEAR_SLACK of where the robot was when the list was made (near_at).
+ * While the robot stays within NEAR_SLACK of there, a ping within reach of
+ * it is on the list (the triangle inequality), so a tick looks at a few
+ * dozen pings, not every one of the last seconds; pings remembered since
+ * join the list as they come (near_note). */
+#define NEAR_SLACK 0.5 /* m */
+
+static void near_add(bw_wander_t *w, unsigned i)
+{
+    uint64_t bit = 1ull << (i % 64);
+    if (w->near_in[i / 64] & bit)
+        return;
+    w->near_in[i / 64] |= bit;
+    w->near[w->nnear++] = (uint16_t)i;
+}
+
+static bool near_enough(const bw_wander_t *w, bw_vec2_t p)
+{
+    double dx = p.x - w->near_at.x, dy = p.y - w->near_at.y, r = w->near_reach + 1e-6;
+    return dx * dx + dy * dy <= r * r;
+}
+
+static void near_build(bw_wander_t *w, bw_pose_t pose, double radius, double reach)
+{
+    memset(w->near_in, 0, sizeof w->near_in);
+    w->nnear = 0;
+    w->near_at = (bw_vec2_t){ pose.x, pose.y };
+    w->near_radius = radius;
+    w->near_reach = reach;
+    w->near_ok = true;
+    for (unsigned i = 0; i < w->nseen; i++)
+        if (near_enough(w, w->seen[i]))
+            near_add(w, i);
+}
+
+/* Ping i has just been remembered. */
+static void near_note(bw_wander_t *w, unsigned i)
+{
+    if (w->near_ok && near_enough(w, w->seen[i]))
+        near_add(w, i);
+}
+
+/* The room this tick: computed once per tick (avoid and the cruise both ask,
+ * on the same readings), with one sine and cosine of the pose for every
+ * point (as bw_pose_to_local computes them, so the same numbers). */
+static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
+{
+    if (w->in_tick && w->room_ok)
+        return (room_t){ w->room[0], w->room[1], w->room[2], w->room[3] };
     room_t r = { INFINITY, INFINITY, INFINITY, INFINITY };
     double radius = radius_of(g->st);
     bw_ping_t p[BW_BASE_MAX_RANGES];
-    unsigned n = bw_grl_pings(g->st, p, BW_BASE_MAX_RANGES);
+    unsigned n = bw_grl_pings_of(g, p, BW_BASE_MAX_RANGES);
     for (unsigned i = 0; i < n; i++)
         if (p[i].valid)
             consider(&r, p[i].egocentric, radius, false);
-    for (unsigned i = 0; i < w->nkeep; i++)
-        consider(&r, bw_pose_to_local(g->st->pose, w->keep[i]), radius, false);
+    bw_pose_t pose = g->st->pose;
+    double c = cos(pose.theta), sn = sin(pose.theta);
+    for (unsigned i = 0; i < w->nkeep; i++) {
+        double dx = w->keep[i].x - pose.x, dy = w->keep[i].y - pose.y;
+        consider(&r, (bw_vec2_t){ c * dx + sn * dy, -sn * dx + c * dy }, radius, false);
+    }
     /* What was seen a moment ago guards the path; the steering goes by
      * what the sonars see now. */
-    for (unsigned i = 0; i < w->nseen; i++)
-        if (g->now - w->seen_t[i] < MEMORY)
-            consider(&r, bw_pose_to_local(g->st->pose, w->seen[i]), radius, true);
+    double reach2 = memory_reach2(radius);
+    double mx = pose.x - w->near_at.x, my = pose.y - w->near_at.y;
+    if (!w->near_ok || radius != w->near_radius || !(mx * mx + my * my <= NEAR_SLACK * NEAR_SLACK))
+        near_build(w, pose, radius, sqrt(reach2) + NEAR_SLACK);
+    for (unsigned k = 0; k < w->nnear; k++) {
+        unsigned i = w->near[k];
+        if (!(g->now - w->seen_t[i] < MEMORY))
+            continue;
+        double dx = w->seen[i].x - pose.x, dy = w->seen[i].y - pose.y;
+        if (dx * dx + dy * dy > reach2)
+            continue;
+        consider(&r, (bw_vec2_t){ c * dx + sn * dy, -sn * dx + c * dy }, radius, true);
+    }
+    if (w->in_tick) {
+        w->room[0] = r.ahead;
+        w->room[1] = r.left;
+        w->room[2] = r.right;
+        w->room[3] = r.path;
+        w->room_ok = true;
+    }
     return r;
 }
 
-/* Keeps each new reading's surface, for MEMORY seconds. */
+/* Keeps each new reading's surface, for MEMORY seconds (a reading is new
+ * when its time is: only those are placed, as bw_grl_pings places them). */
 static void remember(bw_wander_t *w, const bw_grl_t *g)
 {
-    bw_ping_t p[BW_BASE_MAX_RANGES];
-    unsigned n = bw_grl_pings(g->st, p, BW_BASE_MAX_RANGES);
+    const bw_base_state_t *st = g->st;
+    unsigned n = st->nranges < BW_BASE_MAX_RANGES ? st->nranges : BW_BASE_MAX_RANGES;
     for (unsigned i = 0; i < n; i++) {
-        double t = g->st->ranges[i].t;
-        if (!p[i].valid || t == w->last_read[i])
+        const bw_range_t *rg = &st->ranges[i];
+        double t = rg->t;
+        if (t == w->last_read[i] || !(t > 0 && rg->range > 0 && rg->range < rg->max_range))
             continue;
+        bw_ping_t p;
+        bw_grl_pings_at(st, i, &p);
         w->last_read[i] = t;
-        w->seen[w->seen_head] = p[i].global_position;
+        w->seen[w->seen_head] = p.global_position;
         w->seen_t[w->seen_head] = g->now;
+        near_note(w, w->seen_head);
         w->seen_head = (w->seen_head + 1) % BW_WANDER_MAX_SEEN;
         if (w->nseen < BW_WANDER_MAX_SEEN)
             w->nseen++;
@@ -195,7 +282,11 @@ int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n)
 
 void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
 {
-    memset(w, 0, sizeof *w);
+    /* All but the keep-out points, which are read only below nkeep: a
+     * fleet of thousands leaves those 32 KB a robot untouched (not
+     * resident). */
+    memset(w, 0, offsetof(bw_wander_t, keep));
+    memset(&w->nkeep, 0, sizeof *w - offsetof(bw_wander_t, nkeep));
     w->g = g;
     w->rng = seed * 0x9E3779B97F4A7C15ull + 1;
     w->speed = speed;
@@ -209,10 +300,15 @@ void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
     w->stack[0] = &w->reflex;
     w->stack[1] = &w->safe_avoid;
     w->stack[2] = &w->safe_wander;
+    g->places = w->places; /* zeroed: no reading has time 0 and a place */
 }
 
 int bw_wander_tick(bw_wander_t *w)
 {
     remember(w, w->g);
-    return bw_drive_base(w->g, w->stack, 3);
+    w->in_tick = true;
+    w->room_ok = false;
+    int winner = bw_drive_base(w->g, w->stack, 3);
+    w->in_tick = false;
+    return winner;
 }

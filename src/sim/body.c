@@ -39,15 +39,19 @@ static const bw_world_t *world_of(const bw_sim_t *s)
 }
 
 /* What the body's motion and contact see: the walls, and the other robots
- * of its fleet near enough to matter (a metre is far beyond any contact). */
-#define FLEET_HORIZON 1.0
+ * of its fleet near enough to matter. Every use of a clearance compares it
+ * with the radius (blocking) or the radius and the contact margin
+ * (contact), so robots farther than that plus a margin are as good as
+ * absent; the smaller the horizon, the fewer grid cells a query visits. */
+#define FLEET_HORIZON_MARGIN 0.02
 
 static double clearance(const bw_sim_t *s, bw_vec2_t p, bw_vec2_t *closest)
 {
     double c = bw_world_clearance(world_of(s), p, closest);
     if (s->fleet) {
         bw_vec2_t near;
-        double o = bw_fleet_clearance(s->fleet, s, p, FLEET_HORIZON, closest ? &near : NULL);
+        double horizon = s->body.prm.radius + CONTACT_MARGIN + FLEET_HORIZON_MARGIN;
+        double o = bw_fleet_clearance(s->fleet, s, p, horizon, closest ? &near : NULL);
         if (o < c) {
             c = o;
             if (closest)
@@ -57,24 +61,47 @@ static double clearance(const bw_sim_t *s, bw_vec2_t p, bw_vec2_t *closest)
     return c;
 }
 
+/* Stepping only what changed: the walls do not move, and the others as the
+ * queries see them move only when the fleet's version does (a frozen fleet:
+ * at its sync). A query's answer c at p proves nothing within min(c,
+ * horizon) of p (beyond the fleet's horizon a query reports no robot, not
+ * their distance); at q, nothing within that less |q - p|. While that is
+ * beyond the radius and the contact margin the body is neither blocked nor
+ * touching, whatever the exact clearance, so the step needs no query. */
+static uint64_t fleet_gen(const bw_sim_t *s) { return s->fleet ? s->fleet->gen : 0; }
+
+static void remember_free(bw_sim_t *s, bw_vec2_t p, double c)
+{
+    double horizon = s->body.prm.radius + CONTACT_MARGIN + FLEET_HORIZON_MARGIN;
+    s->free_ok = true;
+    s->free_at = p;
+    s->free = s->fleet ? fmin(c, horizon) : c;
+    s->free_fleet = s->fleet;
+    s->free_gen = fleet_gen(s);
+}
+
+/* A lower bound of the clearance at p from the last query (-1: none). */
+static double free_since(const bw_sim_t *s, bw_vec2_t p)
+{
+    if (!s->free_ok || s->free_fleet != s->fleet || s->free_gen != fleet_gen(s))
+        return -1;
+    double dx = p.x - s->free_at.x, dy = p.y - s->free_at.y;
+    return s->free - sqrt(dx * dx + dy * dy) - 1e-9;
+}
+
 static double gaussian(uint64_t *st, double sd)
 {
     double u1 = bw_rng_uniform(st), u2 = bw_rng_uniform(st);
     return sd * sqrt(-2.0 * log(u1)) * cos(2.0 * BW_PI * u2);
 }
 
-static bool over_drop(const bw_sim_t *s, bw_vec2_t local)
-{
-    return bw_world_is_drop(world_of(s), bw_pose_to_global(s->body.pose, local));
-}
-
-/* Everything the sensors report for the current pose. */
-static void sense(bw_sim_t *s)
+/* Everything the sensors report for the current pose, its clearance and
+ * the nearest point given (from clearance()). */
+static void sense_with(bw_sim_t *s, double clear, bw_vec2_t near)
 {
     bw_body_t *b = &s->body;
     const bw_world_t *w = world_of(s);
-    bw_vec2_t c = { b->pose.x, b->pose.y }, near;
-    double clear = clearance(s, c, &near);
+    bw_vec2_t c = { b->pose.x, b->pose.y };
     b->contact = clear <= b->prm.radius + CONTACT_MARGIN;
     if (b->contact) {
         bw_vec2_t l = bw_pose_to_local(b->pose, near);
@@ -83,20 +110,30 @@ static void sense(bw_sim_t *s)
         b->contact_angle = 0;
     }
 
+    /* No drop-offs in the world (a fleet's room): nothing to look for. */
     uint32_t bits = 0;
-    unsigned n = b->prm.ncliff > BW_BODY_MAX_CLIFF ? BW_BODY_MAX_CLIFF : b->prm.ncliff;
-    for (unsigned i = 0; i < n; i++)
-        if (over_drop(s, b->prm.cliff[i]))
-            bits |= 1u << i;
+    if (w->ndrops > 0) {
+        unsigned n = b->prm.ncliff > BW_BODY_MAX_CLIFF ? BW_BODY_MAX_CLIFF : b->prm.ncliff;
+        for (unsigned i = 0; i < n; i++)
+            if (bw_world_is_drop(w, bw_pose_to_global(b->pose, b->prm.cliff[i])))
+                bits |= 1u << i;
+        bw_vec2_t lw = { 0, b->prm.wheelbase / 2 }, rw = { 0, -b->prm.wheelbase / 2 };
+        if (bw_world_is_drop(w, bw_pose_to_global(b->pose, lw)))
+            b->drop_left = true;
+        if (bw_world_is_drop(w, bw_pose_to_global(b->pose, rw)))
+            b->drop_right = true;
+    }
     b->cliff = bits;
-    bw_vec2_t lw = { 0, b->prm.wheelbase / 2 }, rw = { 0, -b->prm.wheelbase / 2 };
-    if (over_drop(s, lw))
-        b->drop_left = true;
-    if (over_drop(s, rw))
-        b->drop_right = true;
 
     bw_vec2_t dock = { w->dock.x, w->dock.y };
     b->docked = w->has_dock && bw_vec2_dist(c, dock) <= DOCK_RADIUS;
+}
+
+static void sense(bw_sim_t *s)
+{
+    bw_vec2_t near;
+    double clear = clearance(s, (bw_vec2_t){ s->body.pose.x, s->body.pose.y }, &near);
+    sense_with(s, clear, near);
 }
 
 void bw_sim_init(bw_sim_t *s, const bw_world_t *world, const bw_body_params_t *prm,
@@ -123,6 +160,7 @@ static void put(bw_sim_t *s, bw_pose_t pose)
     bw_body_t *b = &s->body;
     b->pose = pose;
     b->pose.theta = bw_angle_norm(pose.theta);
+    s->free_ok = false;
     if (s->fleet)
         bw_fleet_moved(s->fleet, s);
     b->cmd_left = b->cmd_right = b->left = b->right = b->v = b->w = 0;
@@ -233,12 +271,24 @@ static void step(bw_sim_t *s)
     }
 
     bw_pose_t next = arc(b->pose, gl, gr, prm->wheelbase);
-    bw_vec2_t here = { b->pose.x, b->pose.y }, there = { next.x, next.y };
-    double c_next = clearance(s, there, NULL);
+    bw_vec2_t here = { b->pose.x, b->pose.y }, there = { next.x, next.y }, near_next = there,
+              near_here = here;
+    /* The clearance where it goes is the one its sensors see there: one
+     * query for both (the same for a body at rest, where here is there),
+     * or none where the last one proved it free by a margin. */
+    double c_next = free_since(s, there);
+    if (!(c_next > prm->radius + CONTACT_MARGIN)) {
+        c_next = clearance(s, there, &near_next);
+        remember_free(s, there, c_next);
+    }
+    double c_here = INFINITY;
+    bool at_rest = there.x == here.x && there.y == here.y;
     /* Only motion that closes in on a wall (or another robot) is refused,
      * so a body that ends up too close (placed there, or turning) can
      * always back away. */
-    if (c_next < prm->radius && c_next < clearance(s, here, NULL)) {
+    if (c_next < prm->radius && !at_rest)
+        c_here = clearance(s, here, &near_here);
+    if (c_next < prm->radius && !at_rest && c_next < c_here) {
         b->blocked = true;
         b->left = b->right = 0;
     } else {
@@ -253,7 +303,10 @@ static void step(bw_sim_t *s)
 
     b->v = (b->left + b->right) / 2;
     b->w = (b->right - b->left) / prm->wheelbase;
-    sense(s);
+    if (b->blocked)
+        sense_with(s, c_here, near_here);
+    else
+        sense_with(s, c_next, near_next);
 
     if (b->docked) {
         b->battery = fmin(b->battery + prm->charge_rate * dt, prm->battery_full);

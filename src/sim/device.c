@@ -146,20 +146,27 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     }
     const bw_world_t *world = opt->world ? opt->world : opt->fleet ? opt->fleet->world : NULL;
     if (!world) {
+        d->own_world = malloc(sizeof *d->own_world);
+        if (!d->own_world) {
+            if (err)
+                snprintf(err, errlen, "out of memory");
+            bw_device_destroy(d);
+            return BW_ENOMEM;
+        }
         if (ops->default_world)
-            ops->default_world(&d->own_world);
+            ops->default_world(d->own_world);
         else
-            bw_world_default(&d->own_world);
-        world = &d->own_world;
+            bw_world_default(d->own_world);
+        world = d->own_world;
     }
     bw_body_params_t prm;
     bw_body_params_default(&prm);
     bw_sim_init(&d->sim, world, &prm, opt->has_start ? opt->start : world->start, t0);
     int rc = ops->init(d, opt, t0, err, errlen);
-    if (rc >= 0 && opt->fleet && bw_fleet_join(opt->fleet, bw_device_sim(d)) < 0) {
-        if (err)
-            snprintf(err, errlen, "the fleet is full (%d robots)", BW_FLEET_MAX);
-        rc = BW_ENOSPC;
+    if (rc >= 0 && opt->fleet) {
+        rc = bw_fleet_join(opt->fleet, bw_device_sim(d));
+        if (rc < 0 && err)
+            snprintf(err, errlen, "the fleet cannot take another robot: %s", bw_strerror(rc));
     }
     if (rc < 0) {
         bw_device_destroy(d);
@@ -179,6 +186,7 @@ void bw_device_destroy(bw_device_t *d)
     if (d->ops->destroy && d->priv)
         d->ops->destroy(d);
     free(d->priv);
+    free(d->own_world);
     free(d);
 }
 
@@ -229,7 +237,8 @@ static void hear_line(bw_device_t *d, double until)
             break;
         uint8_t byte = d->in[d->in_head];
         d->in_head = (d->in_head + 1) % BW_DEVICE_IN_CAP;
-        d->in_len--;
+        if (--d->in_len == 0)
+            d->in_head = 0; /* start over: the same few cache lines stay warm */
         d->rx.done++;
         /* One at a time: a command acts when its own last byte is in, not
          * at the end of the write it came in. */
@@ -323,6 +332,8 @@ size_t bw_device_output(bw_device_t *d, uint8_t *buf, size_t cap)
     memcpy(buf + first, d->out, n - first);
     d->out_head = (d->out_head + n) % BW_DEVICE_OUT_CAP;
     d->out_len -= n;
+    if (d->out_len == 0)
+        d->out_head = 0; /* start over: the same few cache lines stay warm */
     return n;
 }
 

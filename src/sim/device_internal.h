@@ -70,17 +70,14 @@ typedef struct {
     uint64_t overrun;     /* bytes beyond the queue's bound, dropped */
 } bw_uart_t;
 
+/* The fields every step touches first, the large buffers (of which a
+ * step touches the first few lines: the rings start over when empty) and
+ * what is rarely read after them: a fleet of thousands steps them all every
+ * frame, and what fits in the cache decides its speed. */
 struct bw_device {
     const bw_device_ops_t *ops;
-    bw_world_t own_world; /* the built-in room, when no world is given */
-    bw_sim_t sim;
-    bw_device_stats_t stats;
-    bw_parse_stats_t body; /* malformed and unknown commands inside good frames */
-    uint8_t out[BW_DEVICE_OUT_CAP];
-    size_t out_head, out_len;
-    uint64_t out_dropped;
-    char notices[BW_DEVICE_NOTICES][BW_DEVICE_NOTICE_LEN];
-    unsigned notice_head, notice_len;
+    void *priv;
+    double clock;         /* the latest time the device was given: its output's time */
     double last_input;    /* when host bytes last came */
     /* The serial line (bw_device_options_t.baud). out[] holds the robot's
      * bytes from out_head: those tx has carried across (for the host to
@@ -88,12 +85,19 @@ struct bw_device {
      * still on their way, rx counting them. */
     int baud;
     bw_uart_t tx, rx;
-    uint8_t in[BW_DEVICE_IN_CAP];
+    size_t out_head, out_len;
     size_t in_head, in_len;
-    double clock;         /* the latest time the device was given: its output's time */
+    uint64_t out_dropped;
+    bw_sim_t sim;
     bool exit_requested;
     int exit_status;
-    void *priv;
+    unsigned notice_head, notice_len;
+    bw_parse_stats_t body; /* malformed and unknown commands inside good frames */
+    bw_world_t *own_world; /* the built-in room, when no world is given (allocated) */
+    uint8_t out[BW_DEVICE_OUT_CAP];
+    uint8_t in[BW_DEVICE_IN_CAP];
+    char notices[BW_DEVICE_NOTICES][BW_DEVICE_NOTICE_LEN];
+    bw_device_stats_t stats;
 };
 
 /* lobot's Create, or NULL for another device. */

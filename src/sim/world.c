@@ -173,7 +173,9 @@ double bw_world_raycast(const bw_world_t *w, bw_vec2_t origin, double angle, dou
 
 double bw_world_clearance(const bw_world_t *w, bw_vec2_t p, bw_vec2_t *closest)
 {
-    double best = NO_WALL;
+    /* Squared distances, one square root at the end: this runs for every
+     * body at every physics step. */
+    double best = NO_WALL * NO_WALL;
     bw_vec2_t at = p;
     for (size_t i = 0; i < w->nwalls; i++) {
         const bw_segment_t *s = &w->walls[i];
@@ -183,15 +185,15 @@ double bw_world_clearance(const bw_world_t *w, bw_vec2_t p, bw_vec2_t *closest)
         double u = len2 > 0 ? ((p.x - s->a.x) * ex + (p.y - s->a.y) * ey) / len2 : 0;
         u = u < 0 ? 0 : u > 1 ? 1 : u;
         bw_vec2_t q = { s->a.x + u * ex, s->a.y + u * ey };
-        double d = hypot(p.x - q.x, p.y - q.y);
-        if (d < best) {
-            best = d;
+        double dx = p.x - q.x, dy = p.y - q.y, d2 = dx * dx + dy * dy;
+        if (d2 < best) {
+            best = d2;
             at = q;
         }
     }
     if (closest)
         *closest = at;
-    return best;
+    return best < NO_WALL * NO_WALL ? sqrt(best) : NO_WALL;
 }
 
 static bool in_polygon(const bw_polygon_t *poly, bw_vec2_t p)
