@@ -81,6 +81,11 @@ typedef struct {
     double travelled;
     struct bw_fleet *fleet;
     unsigned fleet_slot;
+    bool free_ok;
+    bw_vec2_t free_at;
+    double free;
+    const struct bw_fleet *free_fleet;
+    uint64_t free_gen;
 } bw_sim_t;
 int bw_sim_place(bw_sim_t *s, bw_pose_t pose);
 
