@@ -41,6 +41,30 @@ static bool says_stuck(const bw_base_state_t *st)
     return st->stalled || st->wheel_drops || st->cliffs || st->bumpers;
 }
 
+/* What a stock P2OS client (ARIA) reads: each SIP's stall bits as it comes,
+ * from the bytes on the line (a tap), with the time of the first one set. */
+typedef struct {
+    bw_p2os_parser_t parser;
+    double first_stall; /* -1: none yet */
+    double since;       /* only SIPs from then on count */
+} sip_tap_t;
+
+static void sip_tap(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now)
+{
+    sip_tap_t *t = ctx;
+    if (!from_robot)
+        return;
+    bw_p2os_frame_t f;
+    int rc;
+    while ((rc = bw_p2os_parse(&t->parser, &data, &n, &f)) != 0) {
+        bw_p2os_msg_t m;
+        if (rc == 1 && bw_p2os_decode(BW_P2OS_FROM_ROBOT, f.body, f.len, &m) == 0 &&
+            m.type == BW_P2OS_SIP && now >= t->since && t->first_stall < 0 &&
+            (m.u.sip.stall_bump & (BW_P2OS_STALL_LEFT | BW_P2OS_STALL_RIGHT)))
+            t->first_stall = now;
+    }
+}
+
 static bool body_stuck(const bw_sim_t *s)
 {
     return s->body.blocked || s->body.drop_left || s->body.drop_right;
@@ -55,13 +79,21 @@ static void into(const fam_t *f, const char *start, const char *what, bool need_
              start);
     run_t r;
     run_open(&r, url);
+    static sip_tap_t tap;
+    bool p2os = !strcmp(f->family, "p2os");
+    if (p2os) {
+        bw_p2os_parser_init(&tap.parser);
+        tap.first_stall = -1;
+        tap.since = INFINITY;
+        bw_base_set_tap(r.b, sip_tap, &tap);
+    }
     double stuck_at = -1, said_at = -1;
     for (double end = r.now + 10; r.now < end && said_at < 0;) {
         bw_base_drive(r.b, 0.2, 0, r.now);
         run_step(&r);
         bool hazard = body_stuck(r.sim) || r.sim->body.cliff != 0;
         if (stuck_at < 0 && hazard)
-            stuck_at = r.now;
+            stuck_at = tap.since = r.now;
         if (stuck_at >= 0 && (need_stall ? r.st->stalled : says_stuck(r.st)))
             said_at = r.now;
     }
@@ -75,6 +107,15 @@ static void into(const fam_t *f, const char *start, const char *what, bool need_
                  r.st->bumpers, r.st->v);
     double lag = said_at - stuck_at;
     printf("%s into %s: stuck at %.3f s, said %.3f s later\n", f->family, what, stuck_at, lag);
+    if (p2os) {
+        /* On the wire, the first SIP after it is stuck says so: within one
+         * SIP period (and a SIP's 9600-baud line time). */
+        double wire = tap.first_stall - stuck_at;
+        printf("  the stall bits on the wire %.3f s after\n", wire);
+        if (!(tap.first_stall >= 0 && wire <= 0.1 + 0.06))
+            fail_msg("p2os %s: the SIPs' stall bits %.3f s after it got stuck", what, wire);
+        bw_base_set_tap(r.b, NULL, NULL);
+    }
     if (lag > f->lag)
         fail_msg("%s %s: said %.3f s after it got stuck (at most %.3f s)", f->family, what, lag,
                  f->lag);
