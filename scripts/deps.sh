@@ -39,12 +39,14 @@ npm_packages() {
     mkdir -p "$dir"
     cp tests/view/package.json tests/view/package-lock.json "$dir/"
     printf 'deps: npm ci (the view test'"'"'s Foxglove client, into %s) ... ' "$dir"
-    if (cd "$dir" && npm ci --no-audit --no-fund) >>build/deps.log 2>&1; then
+    if (cd "$dir" && npm ci --no-audit --no-fund --fetch-retries=1) >>build/deps.log 2>&1; then
         echo ok
     else
-        echo "failed (full log: build/deps.log)"
-        tail -n 20 build/deps.log >&2
-        exit 1
+        # Only a test needs it: the build goes on, and make check says the
+        # test was left out, and why.
+        rm -rf "$dir/node_modules"
+        why=$(grep -E '^npm (ERR!|error) code ' build/deps.log | tail -n 1 | sed -E 's/^npm (ERR!|error) //')
+        echo "failed (${why:-see build/deps.log}); the view's Foxglove client test will be left out"
     fi
 }
 if [ -z "$missing" ]; then
