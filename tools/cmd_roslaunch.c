@@ -214,12 +214,14 @@ int cmd_roslaunch(int argc, char **argv)
         cli_error("ros-launch", "cannot write %s: %s", out, strerror(errno));
         return 1;
     }
+    /* An XML comment may hold no "--": neither the options nor a path's. */
     fprintf(f, "<!-- botwire_ros for %zu robot%s of ", upto - from, upto - from == 1 ? "" : "s");
     if (world_path) {
         fputs("the world file ", f);
-        xml_attr(f, world_path);
+        for (const char *ch = world_path; *ch; ch++)
+            fputc(*ch == '-' && (ch[1] == '-' || ch[1] == 0) ? '_' : *ch, f);
     } else {
-        fprintf(f, "botwire sim %s --robots %zu", family, n);
+        fprintf(f, "a fleet of %zu robots of family %s", n, family);
     }
     fputs(" (written by botwire ros-launch) -->\n<launch>\n", f);
     for (size_t i = from; i < upto; i++) {

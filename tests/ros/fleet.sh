@@ -32,7 +32,11 @@ base=${ports% *}
 port=${ports#* }
 export ROS_MASTER_URI="http://127.0.0.1:$port" ROS_HOME="$tmp/ros" ROS_LOG_DIR="$tmp/ros/log"
 export ROS_PACKAGE_PATH="$pkgdir${ROS_PACKAGE_PATH:+:$ROS_PACKAGE_PATH}"
-unset ROS_HOSTNAME ROS_IP
+# Every process here at 127.0.0.1 (the test's own watcher too: a name the
+# master cannot resolve, the machine's hostname in a bare chroot, would keep
+# it from being told of publishers); the second half overrides it.
+unset ROS_HOSTNAME
+export ROS_IP=127.0.0.1
 core= fleet= lone= half1= half2=
 cleanup() {
     for p in $half1 $half2; do kill -INT "$p" 2>/dev/null && wait "$p"; done
@@ -94,6 +98,11 @@ fi
     --diagnostic-period 0.2 -o "$tmp/b10.launch" || fail "ros-launch 10"
 grep -q 'value="robot10"' "$tmp/b10.launch" && grep -q "kobuki:tcp://127.0.0.1:$((base + 9))" "$tmp/b10.launch" &&
     pass "ros-launch: robot 10 at port $((base + 9))" || fail "ros-launch 10: $(cat "$tmp/b10.launch")"
+# Each is well-formed XML (an XML comment may hold no "--").
+for f in a b9 b10; do
+    /usr/bin/python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$tmp/$f.launch" 2>"$tmp/xml.err" &&
+        pass "ros-launch: $f.launch is well-formed" || fail "ros-launch: $f.launch: $(tail -n 1 "$tmp/xml.err")"
+done
 # One launch file for the second identity: robots 6-9 and 10.
 { sed '$d' "$tmp/b9.launch"; sed -n '/<include/,/<\/include>/p' "$tmp/b10.launch"; echo "</launch>"; } >"$tmp/b.launch"
 ROS_IP=127.0.0.1 roslaunch --wait "$tmp/a.launch" >"$tmp/a.out" 2>&1 &
