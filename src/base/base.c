@@ -354,7 +354,6 @@ void bw_base_frame_ok(bw_base_t *b, double now)
         b->shown[i] = agree(b->shown[i], b->raw[i], raw[i]);
     st->bump_switches = (uint64_t)b->shown[9] << 32 | b->shown[8];
     memcpy(b->raw, raw, sizeof b->raw);
-    update_raw(b);
     b->last_frame = now;
     st->t = now;
     st->online = true;
@@ -1008,7 +1007,7 @@ int bw_base_poll(bw_base_t *b, double now)
     }
     if (b->port && b->ops->on_tick)
         b->ops->on_tick(b, now);
-    update_raw(b); /* the pose may have moved without a frame (estimated) */
+    update_raw(b); /* once a poll: after its frames, and an estimated step without one */
     emit_events(b, now);
     return b->port ? 0 : BW_ECLOSED;
 }
