@@ -11,7 +11,11 @@
 
 #define PRINT_PERIOD 0.1
 #define ONLINE_WAIT 3.0  /* s to wait for the robot to answer */
-#define SETTLE_MAX 1.0   /* s to let the robot come to rest after the stop */
+/* s to let the robot come to rest after the stop (it ends when the robot is
+ * at rest): a RoboBuggy rolling at 2 m/s brakes for half a second once its
+ * Mega has heard the stop, and a robot behind a slow line or an emulated
+ * chip that runs behind real time takes longer to say so. */
+#define SETTLE_MAX 2.0
 
 static void usage(FILE *f)
 {

@@ -385,6 +385,59 @@ static inline void bw_zero(void *p, size_t n)
     __builtin_memset(p, 0, n);
 }
 
+/* bw_sum16_pairs as code of its caller's own (the P2OS framer's check; the
+ * library's bw_sum16_pairs is this). Host builds on GCC or clang sum the
+ * pairs' first bytes and their second ones four at a time, in the 16-bit
+ * lanes of a 64-bit word, at most 65 words a round (64 and a last short
+ * one); one multiply then adds the four lanes: lane 3 of
+ * w * 0x0001000100010001 is their sum, and no partial sum below it (three
+ * lanes at most, 3 * 65 * 255 < 2^16) carries into it. The last 2, 4 or 6
+ * bytes of the pairs come from the one load that ends where they end,
+ * shifted down. */
+static BW_HOT_INLINE uint16_t bw_sum16_pairs_inline(const uint8_t *p, size_t n)
+{
+    uint16_t sum = 0; /* modulo 2^16 by its width */
+#if !BW_SMALL && defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t lanes = 0x00FF00FF00FF00FFu, fold = 0x0001000100010001u;
+    if (n >= 8) {
+        /* An odd last byte is XORed into the low byte once the pairs are summed. */
+        const uint8_t last = n & 1 ? p[n - 1] : 0;
+        size_t words = n / 8;
+        const unsigned rest = (unsigned)(n % 8 & ~1u);
+        while (words) {
+            size_t k = words < 64 ? words : 64;
+            words -= k;
+            uint64_t even = 0, odd = 0, w;
+            do {
+                __builtin_memcpy(&w, p, 8);
+                /* In a register: vector code would take longer to set up
+                 * than a frame's few words to sum. */
+                __asm__("" : "+r"(w));
+                even += w & lanes; /* bytes 0, 2, 4, 6: each pair's first */
+                odd += (w >> 8) & lanes;
+                p += 8;
+            } while (--k);
+            if (!words && rest) {
+                /* 2, 4 or 6 bytes left: the word that ends with them, the
+                 * bytes before them (summed already) shifted out. */
+                __builtin_memcpy(&w, p + rest - 8, 8);
+                w >>= 8 * (8 - rest);
+                even += w & lanes;
+                odd += (w >> 8) & lanes;
+            }
+            sum = (uint16_t)(sum + (((even * fold) >> 48) << 8) + ((odd * fold) >> 48));
+        }
+        return (uint16_t)(sum ^ last);
+    }
+#endif
+    for (; n >= 2; n -= 2, p += 2)
+        sum = (uint16_t)(sum + (uint16_t)(p[0] << 8 | p[1]));
+    if (n)
+        sum ^= p[0];
+    return sum;
+}
+
 /*
  * bw_fields_decode and bw_fields_encode as code of each message's own (host
  * builds). Called by a codec with one of its constant field tables, the

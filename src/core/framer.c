@@ -1,6 +1,7 @@
 /* The streaming framer shared by every protocol whose frames are a header,
  * a length byte and a checksum. */
 #include "botwire/wire.h"
+#include "framer_inline.h"
 
 #include <string.h>
 
@@ -50,6 +51,7 @@ bool bw_framer_embeds(const bw_framing_t *fmt, const uint8_t *frame, size_t size
     return embeds(fmt, frame, size, 0);
 }
 
+#if BW_SMALL
 /* The framer acts on it, but for a robot's own side (BW_DEVICE_SIDE): a
  * firmware takes short host commands into a short buffer (BW_FRAMER_MAX), so
  * a false length holds back little, and the AVR budget has no room for it. */
@@ -58,7 +60,6 @@ static bool confirmed_inside(const bw_framing_t *f, const uint8_t *b, size_t hav
     return BW_BOTH_SIDES && embeds(f, b, have, from);
 }
 
-#if BW_SMALL
 /* The small framer: bytes go into the buffer one at a time, and what is held
  * is examined after each. The held bytes are a frame candidate from their
  * first byte on, never longer than the frame its length byte asks for, so
@@ -148,175 +149,11 @@ int bw_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size)
     }
 }
 #else
-/* Drops held bytes [0, from) and then up to the next possible frame start:
- * both header bytes, or the first one as the last byte held. */
-static void rescan(bw_framer_t *p, size_t from)
-{
-    const uint8_t h0 = p->fmt->header[0], h1 = p->fmt->header[1];
-    size_t k = from;
-    for (; k < p->held; k++)
-        if (p->buf[k] == h0 && (k + 1 == p->held || p->buf[k + 1] == h1))
-            break;
-    p->stats.skipped_bytes += k;
-    memmove(p->buf, p->buf + k, p->held - k);
-    p->held = (uint16_t)(p->held - k);
-}
-
-/* Bytes of a frame candidate whose length byte is len (0: not yet known). */
-static size_t frame_size(const bw_framing_t *f, const uint8_t *head, size_t have)
-{
-    return have > f->len_at ? (size_t)head[f->len_at] + f->overhead : 0;
-}
-
-/* Fast path: nothing held, so frames are found and verified in place in the
- * caller's input without a copy. Only a frame cut by the end of the input is
- * copied into the framer. */
-static int parse_direct(bw_framer_t *p, const uint8_t **data, size_t *len, const uint8_t **frame,
-                        size_t *size)
-{
-    const bw_framing_t *f = p->fmt;
-    const uint8_t *d = *data;
-    size_t n = *len;
-    int ret = 0;
-
-    for (;;) {
-        if (n == 0)
-            goto out;
-        if (d[0] != f->header[0]) {
-            const uint8_t *a = memchr(d, f->header[0], n);
-            size_t skip = a ? (size_t)(a - d) : n;
-            p->stats.skipped_bytes += skip;
-            d += skip;
-            n -= skip;
-            continue;
-        }
-        /* The byte after a false first header byte is tested again from the
-         * top: it may itself start `H0 H0 H1`. */
-        if (n >= 2 && d[1] != f->header[1]) {
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
-            continue;
-        }
-        if (n <= f->len_at)
-            break;
-        if (!len_ok(f, d[f->len_at])) {
-            p->stats.length_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
-            ret = BW_ELENGTH;
-            goto out;
-        }
-        size_t total = frame_size(f, d, n);
-        if (n < total && total > BW_FRAMER_MAX) {
-            /* Cut by the end of the input and too long to hold until the
-             * rest comes: this framer takes no such frame. */
-            p->stats.length_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
-            ret = BW_ELENGTH;
-            goto out;
-        }
-        if (confirmed_inside(f, d, n < total ? n : total, 0)) {
-            p->stats.length_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
-            ret = BW_ELENGTH;
-            goto out;
-        }
-        if (n < total)
-            break;
-        if (!f->check(d, total)) {
-            p->stats.checksum_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
-            ret = BW_ECHECKSUM;
-            goto out;
-        }
-        *frame = d;
-        *size = total;
-        p->stats.frames++;
-        d += total;
-        n -= total;
-        ret = 1;
-        goto out;
-    }
-    /* A frame start cut by the end of the input: fewer than a frame's bytes. */
-    memcpy(p->buf, d, n);
-    p->held = (uint16_t)n;
-    d += n;
-    n = 0;
-out:
-    *data = d;
-    *len = n;
-    return ret;
-}
-
+/* The host framer: framer_inline.h, here for any framing. */
 int bw_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const uint8_t **frame,
                     size_t *size)
 {
-    const bw_framing_t *f = p->fmt;
-    if (p->drop) {
-        /* The frame returned last time from the buffer is no longer in use.
-         * What was held behind it need not start with a header: rescan. */
-        memmove(p->buf, p->buf + p->drop, (size_t)(p->held - p->drop));
-        p->held = (uint16_t)(p->held - p->drop);
-        p->drop = 0;
-        rescan(p, 0);
-    }
-    for (;;) {
-        if (p->held == 0)
-            return parse_direct(p, data, len, frame, size);
-
-        /* Held bytes start with the first header byte and, if two or more,
-         * both (rescan keeps that true). Check as far as the bytes allow. */
-        if (p->held >= 2 && p->buf[1] != f->header[1]) {
-            rescan(p, 1);
-            continue;
-        }
-        if (p->held > f->len_at && !len_ok(f, p->buf[f->len_at])) {
-            p->stats.length_errors++;
-            rescan(p, 1);
-            return BW_ELENGTH;
-        }
-        size_t need = p->held > f->len_at ? frame_size(f, p->buf, p->held) : (size_t)f->len_at + 1;
-        if (need > BW_FRAMER_MAX) { /* longer than this framer holds */
-            p->stats.length_errors++;
-            rescan(p, 1);
-            return BW_ELENGTH;
-        }
-        if (p->held > f->len_at &&
-            confirmed_inside(f, p->buf, p->held < need ? p->held : need, 0)) {
-            p->stats.length_errors++;
-            rescan(p, 1);
-            return BW_ELENGTH;
-        }
-        if (p->held >= need) {
-            if (!f->check(p->buf, need)) {
-                p->stats.checksum_errors++;
-                rescan(p, 1);
-                return BW_ECHECKSUM;
-            }
-            *frame = p->buf;
-            *size = need;
-            p->stats.frames++;
-            p->drop = (uint16_t)need;
-            return 1;
-        }
-        if (*len == 0)
-            return 0;
-        size_t take = need - p->held;
-        if (take > *len)
-            take = *len;
-        memcpy(p->buf + p->held, *data, take);
-        p->held = (uint16_t)(p->held + take);
-        *data += take;
-        *len -= take;
-    }
+    return bw_framer_parse_as(p, p->fmt, data, len, frame, size);
 }
 
 int bw_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size)
@@ -328,7 +165,7 @@ int bw_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size)
         if (rc != 0 || p->held == 0)
             return rc;
         p->stats.length_errors++;
-        rescan(p, 1);
+        bw_fr_rescan(p, p->fmt, 1);
     }
 }
 #endif

@@ -68,42 +68,7 @@ uint8_t bw_xor8(const uint8_t *p, size_t n)
 #endif
 }
 
-uint16_t bw_sum16_pairs(const uint8_t *p, size_t n)
-{
-    uint16_t sum = 0; /* modulo 2^16 by its width */
-#if !BW_SMALL
-    /* On every frame's hot path. The sum of the pairs is 256 times the sum
-     * of their first bytes plus the sum of their second ones; both are
-     * summed four at a time in the 16-bit lanes of a 64-bit word, emptied
-     * before a lane can carry into the next (255 * 256 < 2^16). */
-    const uint64_t lanes = 0x00FF00FF00FF00FFu;
-    while (n >= 8) {
-        /* Bytes 0, 2, 4, 6 and 1, 3, 5, 7 of each 8 (little-endian). */
-        uint64_t even = 0, odd = 0, w;
-        for (size_t k = 0; n >= 8 && k < 256; k++, n -= 8, p += 8) {
-            memcpy(&w, p, 8);
-            even += w & lanes;
-            odd += (w >> 8) & lanes;
-        }
-        /* The four lanes added: pairs into 32-bit lanes, then those. */
-        const uint64_t halves = 0x0000FFFF0000FFFFu;
-        even = (even & halves) + ((even >> 16) & halves);
-        odd = (odd & halves) + ((odd >> 16) & halves);
-        even += even >> 32;
-        odd += odd >> 32;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        sum = (uint16_t)(sum + (odd << 8) + even);
-#else
-        sum = (uint16_t)(sum + (even << 8) + odd);
-#endif
-    }
-#endif
-    for (; n >= 2; n -= 2, p += 2)
-        sum = (uint16_t)(sum + (uint16_t)(p[0] << 8 | p[1]));
-    if (n)
-        sum ^= p[0];
-    return sum;
-}
+uint16_t bw_sum16_pairs(const uint8_t *p, size_t n) { return bw_sum16_pairs_inline(p, n); }
 
 void bw_parse_stats_add(bw_parse_stats_t *dst, const bw_parse_stats_t *src)
 {

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "../../core/framer_inline.h"
+
 #define OFF(member) ((uint16_t)offsetof(bw_kobuki_msg_t, u.member))
 #define FIELD(name, type, member) { BW_NAME(name), type, 1, OFF(member) }
 #define ARRAY(name, type, n, member) { BW_NAME(name), type, n, OFF(member) }
@@ -278,7 +280,7 @@ int bw_kobuki_parse(bw_kobuki_parser_t *p, const uint8_t **data, size_t *len,
 {
     const uint8_t *f = NULL;
     size_t size = 0;
-    int rc = bw_framer_parse(p, data, len, &f, &size);
+    int rc = bw_framer_parse_as(p, &kobuki_framing, data, len, &f, &size);
     return payload_of(rc, f, size, frame);
 }
 

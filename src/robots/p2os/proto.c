@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "../../core/framer_inline.h"
+
 #define OFF(member) ((uint16_t)offsetof(bw_p2os_msg_t, u.member))
 #define FIELD(name, type, member) { BW_NAME(name), type, 1, OFF(member) }
 #define NFIELDS(fields) ((uint8_t)(sizeof fields / sizeof fields[0]))
@@ -259,7 +261,7 @@ const char *bw_p2os_type_name(bw_p2os_type_t type)
 static bool p2os_check(const uint8_t *frame, size_t size)
 {
     size_t blen = size - 5;
-    return bw_sum16_pairs(frame + 3, blen) == bw_get_be16(frame + 3 + blen);
+    return bw_sum16_pairs_inline(frame + 3, blen) == bw_get_be16(frame + 3 + blen);
 }
 
 static const bw_framing_t p2os_framing = {
@@ -288,7 +290,7 @@ int bw_p2os_parse(bw_p2os_parser_t *p, const uint8_t **data, size_t *len, bw_p2o
 {
     const uint8_t *f = NULL;
     size_t size = 0;
-    int rc = bw_framer_parse(p, data, len, &f, &size);
+    int rc = bw_framer_parse_as(p, &p2os_framing, data, len, &f, &size);
     return body_of(rc, f, size, frame);
 }
 

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "../../core/framer_inline.h"
+
 #define OFF(member) ((uint16_t)offsetof(bw_rflex_msg_t, u.member))
 #define FIELD(name, type, member) { BW_NAME(name), type, 1, OFF(member) }
 #define ARRAY(name, type, n, member) { BW_NAME(name), type, n, OFF(member) }
@@ -265,7 +267,7 @@ int bw_rflex_parse(bw_rflex_parser_t *p, const uint8_t **data, size_t *len,
 {
     const uint8_t *f = NULL;
     size_t size = 0;
-    int rc = bw_framer_parse(p, data, len, &f, &size);
+    int rc = bw_framer_parse_as(p, &rflex_framing, data, len, &f, &size);
     return view_of(rc, f, frame);
 }
 
