@@ -118,41 +118,25 @@ static BW_HOT_INLINE int bw_fr_parse_direct(bw_framer_t *p, const bw_framing_t *
         if (n <= f->len_at)
             break;
         if (!bw_fr_len_ok(f, d[f->len_at])) {
-            p->stats.length_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
             ret = BW_ELENGTH;
-            goto out;
+            goto reject;
         }
         size_t total = bw_fr_frame_size(f, d, n);
         if (n < total && total > BW_FRAMER_MAX) {
             /* Cut by the end of the input and too long to hold until the
              * rest comes: this framer takes no such frame. */
-            p->stats.length_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
             ret = BW_ELENGTH;
-            goto out;
+            goto reject;
         }
         if (bw_fr_confirmed_inside(f, d, n < total ? n : total)) {
-            p->stats.length_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
             ret = BW_ELENGTH;
-            goto out;
+            goto reject;
         }
         if (n < total)
             break;
         if (!f->check(d, total)) {
-            p->stats.checksum_errors++;
-            p->stats.skipped_bytes++;
-            d++;
-            n--;
             ret = BW_ECHECKSUM;
-            goto out;
+            goto reject;
         }
         *frame = d;
         *size = total;
@@ -167,6 +151,16 @@ static BW_HOT_INLINE int bw_fr_parse_direct(bw_framer_t *p, const bw_framing_t *
     p->held = (uint16_t)n;
     d += n;
     n = 0;
+    goto out;
+reject:
+    /* The candidate's first byte starts no frame: counted, and skipped. */
+    if (ret == BW_ELENGTH)
+        p->stats.length_errors++;
+    else
+        p->stats.checksum_errors++;
+    p->stats.skipped_bytes++;
+    d++;
+    n--;
 out:
     *data = d;
     *len = n;
