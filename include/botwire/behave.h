@@ -256,6 +256,16 @@ void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out);
  */
 #define BW_WANDER_MAX_KEEP 2048
 #define BW_WANDER_MAX_SEEN 512
+/* A remembered ping: where it was (odometry frame), and when. */
+typedef struct {
+    bw_vec2_t at;
+    double t;
+} bw_wander_seen_t;
+
+/* What a tick reads first, then the larger arrays, of which a tick reads
+ * the first few entries or a few near ones, then the keep-out points, which
+ * a robot without zones never touches: a fleet of thousands ticks them
+ * all, and the memory touched decides its speed. */
 typedef struct {
     bw_grl_t *g;
     uint64_t rng;
@@ -267,24 +277,23 @@ typedef struct {
     uint64_t reflexes;   /* how many times it fired */
     bw_behavior_t reflex, avoid, safe_avoid, wander, safe_wander;
     const bw_behavior_t *stack[3];
-    bw_vec2_t keep[BW_WANDER_MAX_KEEP]; /* keep-out edges, odometry frame */
-    unsigned nkeep;
-    /* Pings remembered for a while (odometry frame): a corner a sonar
-     * swept past is still there when no transducer points at it. */
-    bw_vec2_t seen[BW_WANDER_MAX_SEEN];
-    double seen_t[BW_WANDER_MAX_SEEN];
-    unsigned seen_head, nseen;
-    double last_read[BW_BASE_MAX_RANGES]; /* each sensor's reading already kept */
+    unsigned nkeep;      /* keep-out points (keep, below) */
+    unsigned seen_head, nseen; /* remembered pings (seen, below) */
     bool in_tick, room_ok; /* the room around, computed once a tick */
     double room[4];
-    bw_ping_place_t places[BW_BASE_MAX_RANGES]; /* g->places */
     /* The remembered pings near where the robot was (wander.c) */
     bool near_ok;
     unsigned nnear;
     bw_vec2_t near_at;
     double near_radius, near_reach;
     uint64_t near_in[BW_WANDER_MAX_SEEN / 64];
+    double last_read[BW_BASE_MAX_RANGES]; /* each sensor's reading already kept */
     uint16_t near[BW_WANDER_MAX_SEEN];
+    bw_ping_place_t places[BW_BASE_MAX_RANGES]; /* g->places */
+    /* Pings remembered for a while (odometry frame): a corner a sonar
+     * swept past is still there when no transducer points at it. */
+    bw_wander_seen_t seen[BW_WANDER_MAX_SEEN];
+    bw_vec2_t keep[BW_WANDER_MAX_KEEP]; /* keep-out edges, odometry frame (last) */
 } bw_wander_t;
 
 void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed);

@@ -157,7 +157,8 @@ static void diff_bits(bw_base_t *b, bw_event_type_t type, uint32_t was, uint32_t
  * the same for every family. */
 static void emit_events(bw_base_t *b, double now)
 {
-    bw_base_state_t *s = &b->st, *o = &b->seen;
+    const bw_base_state_t *s = &b->st;
+    bw_base_seen_t *o = &b->seen;
     if (s->online != o->online)
         push_event(b, s->online ? BW_EV_ONLINE : BW_EV_OFFLINE, 0, s->online, now);
     diff_bits(b, BW_EV_BUMP, o->bumpers, s->bumpers, now);

@@ -143,14 +143,14 @@ static void near_build(bw_wander_t *w, bw_pose_t pose, double radius, double rea
     w->near_reach = reach;
     w->near_ok = true;
     for (unsigned i = 0; i < w->nseen; i++)
-        if (near_enough(w, w->seen[i]))
+        if (near_enough(w, w->seen[i].at))
             near_add(w, i);
 }
 
 /* Ping i has just been remembered. */
 static void near_note(bw_wander_t *w, unsigned i)
 {
-    if (w->near_ok && near_enough(w, w->seen[i]))
+    if (w->near_ok && near_enough(w, w->seen[i].at))
         near_add(w, i);
 }
 
@@ -182,9 +182,9 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
         near_build(w, pose, radius, sqrt(reach2) + NEAR_SLACK);
     for (unsigned k = 0; k < w->nnear; k++) {
         unsigned i = w->near[k];
-        if (!(g->now - w->seen_t[i] < MEMORY))
+        if (!(g->now - w->seen[i].t < MEMORY))
             continue;
-        double dx = w->seen[i].x - pose.x, dy = w->seen[i].y - pose.y;
+        double dx = w->seen[i].at.x - pose.x, dy = w->seen[i].at.y - pose.y;
         if (dx * dx + dy * dy > reach2)
             continue;
         consider(&r, (bw_vec2_t){ c * dx + sn * dy, -sn * dx + c * dy }, radius, true);
@@ -213,8 +213,7 @@ static void remember(bw_wander_t *w, const bw_grl_t *g)
         bw_ping_t p;
         bw_grl_pings_at(st, i, &p);
         w->last_read[i] = t;
-        w->seen[w->seen_head] = p.global_position;
-        w->seen_t[w->seen_head] = g->now;
+        w->seen[w->seen_head] = (bw_wander_seen_t){ p.global_position, g->now };
         near_note(w, w->seen_head);
         w->seen_head = (w->seen_head + 1) % BW_WANDER_MAX_SEEN;
         if (w->nseen < BW_WANDER_MAX_SEEN)
@@ -286,7 +285,6 @@ void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
      * fleet of thousands leaves those 32 KB a robot untouched (not
      * resident). */
     memset(w, 0, offsetof(bw_wander_t, keep));
-    memset(&w->nkeep, 0, sizeof *w - offsetof(bw_wander_t, nkeep));
     w->g = g;
     w->rng = seed * 0x9E3779B97F4A7C15ull + 1;
     w->speed = speed;
