@@ -385,6 +385,10 @@ int bw_base_fd(const bw_base_t *base);
 double bw_base_next_deadline(const bw_base_t *base);
 
 const bw_base_state_t *bw_base_state(const bw_base_t *base);
+/* A count that moves at every call that may change the state (a poll, a
+ * command the driver sends on: drive, motor, the extras); the same count
+ * means the same state, so a caller may keep what it worked out of it. */
+uint64_t bw_base_changes(const bw_base_t *base);
 /* Takes the oldest pending event: 1 with *ev filled, 0 if there is none. */
 int bw_base_next_event(bw_base_t *base, bw_event_t *ev);
 /* What this base can do (BW_CAP_*); may grow once the robot has said what

@@ -130,6 +130,18 @@ typedef struct {
     double x, y, theta; /* the transducer's global orientation and the surface */
 } bw_ping_place_t;
 
+/* The valid pings as the base's state last showed them, in the robot's
+ * frame, and the footprint's radius (bw_grl_t.view): while the state is
+ * the same (bw_base_changes), the same numbers without reading the ranges
+ * again. */
+typedef struct {
+    bool ok;
+    uint64_t changes;  /* bw_base_changes when made */
+    double footprint;  /* m: the farthest range sensor from the centre (0: none) */
+    unsigned n;        /* valid pings */
+    bw_vec2_t egocentric[BW_BASE_MAX_RANGES]; /* theirs, in the sensors' order */
+} bw_ping_view_t;
+
 typedef struct {
     bw_base_t *base;
     const bw_base_state_t *st;
@@ -137,6 +149,10 @@ typedef struct {
      * (zeroed), which sonar-safe and the wander then reuse: the same
      * numbers, computed once per reading. */
     bw_ping_place_t *places;
+    /* NULL, or a view the caller owns (zeroed), which sonar-safe and the
+     * wander then keep while the base's state stays the same; used only
+     * where st is the base's own state. */
+    bw_ping_view_t *view;
     double now;               /* the tick's time, set by the caller each tick */
     bw_motor_defaults_t defaults;
     /* What the last drive-base sent, and which behaviour (-1: none, limp). */
@@ -238,6 +254,9 @@ unsigned bw_grl_pings(const bw_base_state_t *st, bw_ping_t *out, unsigned cap);
 unsigned bw_grl_pings_of(const bw_grl_t *g, bw_ping_t *out, unsigned cap);
 /* The same for range sensor i alone (i < st->nranges). */
 void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out);
+/* g->view brought up to date, or NULL where g has none (or its st is not
+ * the base's own state). */
+const bw_ping_view_t *bw_grl_view(const bw_grl_t *g);
 
 /* ---- wander: a behaviour stack for any base ---------------------------------------- */
 
@@ -281,6 +300,9 @@ typedef struct {
     unsigned seen_head, nseen; /* remembered pings (seen, below) */
     bool in_tick, room_ok; /* the room around, computed once a tick */
     double room[4];
+    bool remembered_ok;    /* pings kept from the state as of this bw_base_changes */
+    uint64_t remembered;
+    bw_ping_view_t view;   /* g->view */
     /* The remembered pings near where the robot was (wander.c) */
     bool near_ok;
     unsigned nnear;

@@ -834,8 +834,10 @@ int bw_base_drive(bw_base_t *b, double v, double w, double now)
     b->cmd_w = w;
     b->cmd_t = now;
     b->cmd_active = v != 0 || w != 0;
-    if (b->port && changed)
+    if (b->port && changed) {
+        b->changes++;
         b->ops->on_drive(b, now);
+    }
     return !b->port ? BW_ECLOSED : b->wrong ? BW_EPROTO : 0;
 }
 
@@ -863,8 +865,10 @@ int bw_base_motor(bw_base_t *b, const bw_axis_t *trans, const bw_axis_t *rot, do
     b->cmd_w = rot->velocity;
     b->cmd_t = now;
     b->cmd_active = true; /* even at zero velocity: a torque of 0 is a command too */
-    if (b->port && changed)
+    if (b->port && changed) {
+        b->changes++;
         b->ops->on_drive(b, now);
+    }
     return !b->port ? BW_ECLOSED : b->wrong ? BW_EPROTO : 0;
 }
 
@@ -876,16 +880,19 @@ int bw_base_sonar_timing(bw_base_t *b, double echo, double ping, double set, dou
         return BW_EINVAL;
     if (!b->port)
         return BW_ECLOSED;
+    b->changes++;
     return b->ops->sonar_timing(b, echo, ping, set, now);
 }
 
-/* The extras: the cap, then an open port, then the driver. */
-static int extra_ready(const bw_base_t *b, uint32_t cap, bool op)
+/* The extras: the cap, then an open port, then the driver (which may
+ * change the state). */
+static int extra_ready(bw_base_t *b, uint32_t cap, bool op)
 {
     if (!op || !(b->caps & cap))
         return BW_ENOTSUP;
     if (!b->port)
         return BW_ECLOSED;
+    b->changes++;
     return 0;
 }
 
@@ -985,6 +992,7 @@ static double offline_at(const bw_base_t *b)
 
 int bw_base_poll(bw_base_t *b, double now)
 {
+    b->changes++;
     if (!b->port && now >= b->next_reopen)
         try_reopen(b, now);
     for (int round = 0; round < (b->device ? SIM_ROUNDS : 1); round++) {
@@ -1039,6 +1047,7 @@ void bw_base_set_tap(bw_base_t *b, bw_tap_fn fn, void *ctx)
 }
 
 const bw_base_state_t *bw_base_state(const bw_base_t *b) { return &b->st; }
+uint64_t bw_base_changes(const bw_base_t *b) { return b->changes; }
 uint32_t bw_base_caps(const bw_base_t *b) { return b->caps; }
 const char *bw_base_family(const bw_base_t *b) { return b->ops->family; }
 

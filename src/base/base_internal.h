@@ -99,6 +99,7 @@ struct bw_base {
     double quiet_until;    /* the robot is expected to be silent until then */
     double cmd_v, cmd_w;   /* commanded twist, m/s and rad/s */
     double cmd_t;          /* when it was commanded */
+    uint64_t changes;      /* bw_base_changes */
     bw_base_options_t opt;
     int baud;
     unsigned implausible_run;

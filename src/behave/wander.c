@@ -162,12 +162,20 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
     if (w->in_tick && w->room_ok)
         return (room_t){ w->room[0], w->room[1], w->room[2], w->room[3] };
     room_t r = { INFINITY, INFINITY, INFINITY, INFINITY };
-    double radius = radius_of(g->st);
-    bw_ping_t p[BW_BASE_MAX_RANGES];
-    unsigned n = bw_grl_pings_of(g, p, BW_BASE_MAX_RANGES);
-    for (unsigned i = 0; i < n; i++)
-        if (p[i].valid)
-            consider(&r, p[i].egocentric, radius, false);
+    double radius;
+    const bw_ping_view_t *view = bw_grl_view(g);
+    if (view) { /* the same numbers, kept while the state is the same */
+        radius = view->footprint > 0 ? view->footprint + 0.05 : 0.2;
+        for (unsigned i = 0; i < view->n; i++)
+            consider(&r, view->egocentric[i], radius, false);
+    } else {
+        radius = radius_of(g->st);
+        bw_ping_t p[BW_BASE_MAX_RANGES];
+        unsigned n = bw_grl_pings_of(g, p, BW_BASE_MAX_RANGES);
+        for (unsigned i = 0; i < n; i++)
+            if (p[i].valid)
+                consider(&r, p[i].egocentric, radius, false);
+    }
     bw_pose_t pose = g->st->pose;
     double c = cos(pose.theta), sn = sin(pose.theta);
     for (unsigned i = 0; i < w->nkeep; i++) {
@@ -204,6 +212,13 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
 static void remember(bw_wander_t *w, const bw_grl_t *g)
 {
     const bw_base_state_t *st = g->st;
+    /* The same state as at the last look: no new reading. */
+    bool own = g->base && st == bw_base_state(g->base);
+    uint64_t changes = own ? bw_base_changes(g->base) : 0;
+    if (own && w->remembered_ok && w->remembered == changes)
+        return;
+    w->remembered_ok = own;
+    w->remembered = changes;
     unsigned n = st->nranges < BW_BASE_MAX_RANGES ? st->nranges : BW_BASE_MAX_RANGES;
     for (unsigned i = 0; i < n; i++) {
         const bw_range_t *rg = &st->ranges[i];
@@ -299,6 +314,7 @@ void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
     w->stack[1] = &w->safe_avoid;
     w->stack[2] = &w->safe_wander;
     g->places = w->places; /* zeroed: no reading has time 0 and a place */
+    g->view = &w->view;
 }
 
 int bw_wander_tick(bw_wander_t *w)
