@@ -1025,12 +1025,18 @@ int bw_base_fd(const bw_base_t *b) { return b->port ? bw_port_fd(b->port) : -1; 
 
 double bw_base_next_deadline(const bw_base_t *b)
 {
+    double t = bw_base_host_deadline(b);
+    return b->device ? fmin(t, bw_device_next_deadline(b->device)) : t;
+}
+
+double bw_base_host_deadline(const bw_base_t *b)
+{
     /* Without a port the driver's deadlines (a sync to retry, a keep-alive
      * to send) cannot be met and would stay in the past: only the reopen
      * counts then, or a caller waiting on them would spin. */
     double t = b->port && b->ops->next_deadline && !b->wrong ? b->ops->next_deadline(b) : INFINITY;
     if (b->device)
-        t = fmin(t, fmin(bw_device_next_deadline(b->device), b->sim_unheard));
+        t = fmin(t, b->sim_unheard);
     if (!b->port)
         t = fmin(t, b->next_reopen);
     if (b->st.online)

@@ -166,6 +166,8 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     d->out_size = sizeof d->out_first;
     d->in = d->in_first;
     d->in_size = sizeof d->in_first;
+    d->tx.ends = d->tx_ends;
+    d->rx.ends = d->rx_ends;
     d->last_input = -INFINITY;
     d->clock = t0;
     if (opt->baud > 0) {

@@ -72,9 +72,10 @@ typedef struct {
     uint64_t first;       /* ...that byte */
     uint64_t queued;      /* bytes queued, ever */
     uint64_t done;        /* bytes wholly across, ever */
-    uint64_t ends[BW_DEVICE_MARKS]; /* where writes still on the line end */
     unsigned ends_head, ends_len;
     uint64_t overrun;     /* bytes beyond the queue's bound, dropped */
+    uint64_t *ends;       /* BW_DEVICE_MARKS: where writes still on the line end
+                             (in the device, after what a step reads first) */
 } bw_uart_t;
 
 /* The fields every step touches first, the large buffers (of which a
@@ -106,6 +107,7 @@ struct bw_device {
     uint8_t out_first[BW_DEVICE_OUT_FIRST];
     uint8_t in_first[BW_DEVICE_IN_FIRST];
     bw_device_stats_t stats; /* its link counts first: set at every input */
+    uint64_t tx_ends[BW_DEVICE_MARKS], rx_ends[BW_DEVICE_MARKS]; /* tx.ends, rx.ends */
     char notices[BW_DEVICE_NOTICES][BW_DEVICE_NOTICE_LEN];
 };
 

@@ -27,9 +27,9 @@
 
 typedef enum { H_SYNC0, H_SYNC1, H_SYNC2, H_CLOSING, H_READY } handshake_t;
 
+/* The fields the deadline and a SIP read first, the parser (and its
+ * buffer) last. */
 typedef struct {
-    bw_p2os_parser_t parser;
-    bw_parse_stats_t sub_stats;
     handshake_t hs;
     double hs_deadline;
     double last_send, last_sip;
@@ -47,6 +47,8 @@ typedef struct {
     int32_t last_enc[2];
     double last_input;  /* when bytes last came */
     bool watch;         /* a frame is half in: look again at last_input + HELD_WATCH */
+    bw_parse_stats_t sub_stats;
+    bw_p2os_parser_t parser;
 } p2os_drv_t;
 
 static p2os_drv_t *D(const bw_base_t *b) { return b->drv; }
