@@ -254,6 +254,9 @@ unsigned bw_grl_pings(const bw_base_state_t *st, bw_ping_t *out, unsigned cap);
 unsigned bw_grl_pings_of(const bw_grl_t *g, bw_ping_t *out, unsigned cap);
 /* The same for range sensor i alone (i < st->nranges). */
 void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out);
+/* The same, placing the reading once while it stays the same when
+ * g->places is set (as bw_grl_pings_of). */
+void bw_grl_ping_of(const bw_grl_t *g, unsigned i, bw_ping_t *out);
 /* g->view brought up to date, or NULL where g has none (or its st is not
  * the base's own state). */
 const bw_ping_view_t *bw_grl_view(const bw_grl_t *g);

@@ -249,6 +249,13 @@ void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out)
     ping(st, i, cos(st->pose.theta), sin(st->pose.theta), NULL, out);
 }
 
+void bw_grl_ping_of(const bw_grl_t *g, unsigned i, bw_ping_t *out)
+{
+    const bw_base_state_t *st = g->st;
+    ping(st, i, cos(st->pose.theta), sin(st->pose.theta),
+         g->places && i < BW_BASE_MAX_RANGES ? &g->places[i] : NULL, out);
+}
+
 /* The footprint's radius: the farthest sensor from the centre (they sit on
  * the body's edge). */
 static double footprint(const bw_base_state_t *st)

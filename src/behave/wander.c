@@ -226,7 +226,7 @@ static void remember(bw_wander_t *w, const bw_grl_t *g)
         if (t == w->last_read[i] || !(t > 0 && rg->range > 0 && rg->range < rg->max_range))
             continue;
         bw_ping_t p;
-        bw_grl_pings_at(st, i, &p);
+        bw_grl_ping_of(g, i, &p); /* placed once: the room's pings find it */
         w->last_read[i] = t;
         w->seen[w->seen_head] = (bw_wander_seen_t){ p.global_position, g->now };
         near_note(w, w->seen_head);
