@@ -313,8 +313,9 @@ typedef struct {
     double near_radius, near_reach;
     uint64_t near_in[BW_WANDER_MAX_SEEN / 64];
     double last_read[BW_BASE_MAX_RANGES]; /* each sensor's reading already kept */
-    uint16_t near[BW_WANDER_MAX_SEEN];
     bw_ping_place_t places[BW_BASE_MAX_RANGES]; /* g->places */
+    uint16_t near_slot[BW_WANDER_MAX_SEEN]; /* where each remembered ping is on the list */
+    bw_wander_seen_t near_seen[BW_WANDER_MAX_SEEN]; /* the list: copies, read side by side */
     /* Pings remembered for a while (odometry frame): a corner a sonar
      * swept past is still there when no transducer points at it. */
     bw_wander_seen_t seen[BW_WANDER_MAX_SEEN];

@@ -205,6 +205,7 @@ static void link_lost(bw_base_t *b, double now)
     bw_port_close(b->port);
     b->port = NULL;
     b->st.online = false;
+    b->changes++;
     b->next_reopen = now + b->opt.reopen_interval;
     slot_update(b);
 }
@@ -228,6 +229,7 @@ static void heard_reset(bw_base_t *b, double now)
  * and it hears nothing more from us nor we from it. */
 static void set_wrong(bw_base_t *b)
 {
+    b->changes++;
     b->wrong = true;
     b->sniffing = false;
     b->st.online = false;
@@ -299,6 +301,7 @@ static void try_reopen(bw_base_t *b, double now)
         return;
     }
     b->st.reconnects++;
+    b->changes++;
     heard_reset(b, now); /* another robot may be there now */
     slot_update(b);
     b->ops->on_open(b, now);
@@ -992,7 +995,9 @@ static double offline_at(const bw_base_t *b)
 
 int bw_base_poll(bw_base_t *b, double now)
 {
-    b->changes++;
+    /* What may change the state: input, the link's supervision, and the
+     * driver's tick unless its family says it never does. */
+    bool changed = !b->ops->quiet_tick;
     if (!b->port && now >= b->next_reopen)
         try_reopen(b, now);
     for (int round = 0; round < (b->device ? SIM_ROUNDS : 1); round++) {
@@ -1000,14 +1005,17 @@ int bw_base_poll(bw_base_t *b, double now)
             pump_device(b, now);
         if (read_input(b, now) == 0)
             break;
+        changed = true;
     }
     if (b->st.online && now > offline_at(b)) {
+        changed = true;
         b->st.online = false;
         /* A one-way failure leaves the robot hearing us: stop it. */
         if (b->port && b->stop_len)
             (void)bw_base_send(b, b->stop, b->stop_len, now);
     }
     if (b->cmd_active && b->opt.command_timeout > 0 && now - b->cmd_t > b->opt.command_timeout) {
+        changed = true;
         b->cmd_v = b->cmd_w = 0;
         b->cmd_active = false;
         b->cmd_vector = false;
@@ -1016,6 +1024,8 @@ int bw_base_poll(bw_base_t *b, double now)
     }
     if (b->port && b->ops->on_tick)
         b->ops->on_tick(b, now);
+    if (changed)
+        b->changes++;
     update_raw(b); /* once a poll: after its frames, and an estimated step without one */
     emit_events(b, now);
     return b->port ? 0 : BW_ECLOSED;

@@ -25,6 +25,10 @@ typedef struct {
      * is reached). 0: never. reset_line drops the held bytes, finding the
      * frames inside them. */
     double line_gap;
+    /* True where on_tick and on_drive never write the state (b->st): a poll
+     * that reads nothing then leaves it as it was, and bw_base_changes
+     * stays (false: every poll may change it). */
+    bool quiet_tick;
     int baud;            /* default serial baud rate */
     /* A model's default rate when it is not baud (0: baud; NULL: every
      * model's is baud). */

@@ -125,7 +125,8 @@ static void near_add(bw_wander_t *w, unsigned i)
     if (w->near_in[i / 64] & bit)
         return;
     w->near_in[i / 64] |= bit;
-    w->near[w->nnear++] = (uint16_t)i;
+    w->near_slot[i] = (uint16_t)w->nnear;
+    w->near_seen[w->nnear++] = w->seen[i];
 }
 
 static bool near_enough(const bw_wander_t *w, bw_vec2_t p)
@@ -147,10 +148,14 @@ static void near_build(bw_wander_t *w, bw_pose_t pose, double radius, double rea
             near_add(w, i);
 }
 
-/* Ping i has just been remembered. */
+/* Ping i has just been remembered. The list keeps copies, so a tick reads
+ * them side by side, not scattered over the memory: a place of the memory
+ * on the list that takes a new ping has its copy follow. */
 static void near_note(bw_wander_t *w, unsigned i)
 {
-    if (w->near_ok && near_enough(w, w->seen[i].at))
+    if (w->near_in[i / 64] & (1ull << (i % 64)))
+        w->near_seen[w->near_slot[i]] = w->seen[i];
+    else if (w->near_ok && near_enough(w, w->seen[i].at))
         near_add(w, i);
 }
 
@@ -189,10 +194,10 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
     if (!w->near_ok || radius != w->near_radius || !(mx * mx + my * my <= NEAR_SLACK * NEAR_SLACK))
         near_build(w, pose, radius, sqrt(reach2) + NEAR_SLACK);
     for (unsigned k = 0; k < w->nnear; k++) {
-        unsigned i = w->near[k];
-        if (!(g->now - w->seen[i].t < MEMORY))
+        const bw_wander_seen_t *q = &w->near_seen[k];
+        if (!(g->now - q->t < MEMORY))
             continue;
-        double dx = w->seen[i].at.x - pose.x, dy = w->seen[i].at.y - pose.y;
+        double dx = q->at.x - pose.x, dy = q->at.y - pose.y;
         if (dx * dx + dy * dy > reach2)
             continue;
         consider(&r, (bw_vec2_t){ c * dx + sn * dy, -sn * dx + c * dy }, radius, true);

@@ -428,6 +428,7 @@ const bw_driver_ops_t bw_p2os_driver_ops = {
      * still brings damaged SIPs stays online longer: base.c). */
     .link_timeout = 0.5,
     .baud = 9600,
+    .quiet_tick = true, /* on_tick and on_drive only send (and keep their own times) */
     .init = init,
     .reset_line = reset_line,
     .on_open = on_open,
