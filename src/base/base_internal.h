@@ -95,15 +95,15 @@ struct bw_base {
     bool heard_sure;
     bool wrong;               /* another family's robot: offline, deaf and mute */
     bool unexplained;         /* HEARD_JUDGE bytes and none of them this family's */
+    uint64_t changes;      /* bw_base_changes (in the first line, with what a drive reads) */
+    double cmd_v, cmd_w;   /* commanded twist, m/s and rad/s */
+    double cmd_t;          /* when it was commanded */
     double sim_unheard;    /* when bytes went to the in-process robot that it has not
                               read yet (INFINITY: none): the next poll is due then */
     double next_reopen;
     double last_frame;
     double last_input;     /* when bytes last came from the robot */
     double quiet_until;    /* the robot is expected to be silent until then */
-    double cmd_v, cmd_w;   /* commanded twist, m/s and rad/s */
-    double cmd_t;          /* when it was commanded */
-    uint64_t changes;      /* bw_base_changes */
     bw_base_options_t opt;
     int baud;
     unsigned implausible_run;
