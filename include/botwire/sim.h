@@ -248,7 +248,7 @@ double bw_sim_range(const bw_sim_t *s, bw_pose_t mount, double max_range);
  * what a query costs is the robots near it, not the fleet's size. Stepping
  * one sim moves only its body: step every member to the same time in turn.
  *
- * Memory: no fixed limit on members. The fleet's arrays (about 64 bytes a
+ * Memory: no fixed limit on members. The fleet's arrays (about 130 bytes a
  * member) grow as members join and are freed when the last one leaves, or
  * by bw_fleet_free.
  *
