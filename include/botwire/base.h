@@ -390,9 +390,11 @@ double bw_base_next_deadline(const bw_base_t *base);
 double bw_base_host_deadline(const bw_base_t *base);
 
 const bw_base_state_t *bw_base_state(const bw_base_t *base);
-/* A count that moves at every call that may change the state (a poll, a
- * command the driver sends on: drive, motor, the extras); the same count
- * means the same state, so a caller may keep what it worked out of it. */
+/* A count that moves at every call that may change the state: a poll
+ * (but one that reads nothing, where the link stays as it was and the
+ * family's driver only sends on its own), a command the driver sends on
+ * (drive, motor, the extras). The same count means the same state, so a
+ * caller may keep what it worked out of it. */
 uint64_t bw_base_changes(const bw_base_t *base);
 /* Takes the oldest pending event: 1 with *ev filled, 0 if there is none. */
 int bw_base_next_event(bw_base_t *base, bw_event_t *ev);

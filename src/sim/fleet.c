@@ -34,14 +34,15 @@ static unsigned bucket(const bw_fleet_t *f, int32_t cx, int32_t cy)
 }
 
 /* The row width for nb buckets: the world's width in cells and a margin,
- * in a power of two, at most nb. */
+ * in a power of two, at most a quarter of nb (a wider world's rows wrap
+ * onto each other's buckets, shifted, rather than all onto the same). */
 static unsigned row_width(const bw_fleet_t *f, unsigned nb)
 {
     double cells = f->world ? (f->world->max_x - f->world->min_x) / CELL + 3 : 0;
     unsigned row = 16;
-    while (row < nb && (double)row < cells)
+    while (row < nb / 4 && (double)row < cells)
         row *= 2;
-    return row < nb ? row : nb;
+    return row;
 }
 
 static bw_fleet_body_t body_of(const bw_sim_t *s)
