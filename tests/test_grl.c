@@ -332,6 +332,61 @@ static void test_pings_by_hand(void **state)
     near(bw_behavior_run(&sb, &g).rt.t, -0.3, 0);
 }
 
+/* The change count moves with the robot's frames and at a changed drive,
+ * not at a repeated one; the host's deadline with the device's is the base's; a
+ * kept view of the pings is the same as one made anew, poll after poll of
+ * a Pioneer driving past walls. */
+static void test_view_and_changes(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:p2os");
+    bw_grl_t g;
+    bw_grl_init(&g, r.b);
+    static bw_ping_place_t places[BW_BASE_MAX_RANGES];
+    static bw_ping_view_t view;
+    g.places = places;
+    g.view = &view;
+    uint64_t c0 = bw_base_changes(r.b);
+    assert_int_equal(bw_base_drive(r.b, 0.3, 0.2, r.now), 0);
+    uint64_t c1 = bw_base_changes(r.b);
+    assert_true(c1 != c0);
+    assert_int_equal(bw_base_drive(r.b, 0.3, 0.2, r.now), 0); /* the same: nothing sent */
+    assert_true(bw_base_changes(r.b) == c1);
+    run_for(&r, 0.2); /* SIPs came */
+    assert_true(bw_base_changes(r.b) != c1);
+    bw_device_t *dev = bw_base_device(r.b);
+    unsigned checked = 0;
+    for (int k = 0; k < 400; k++) {
+        bw_base_drive(r.b, 0.3, k % 100 < 50 ? 0.2 : -0.3, r.now);
+        near(fmin(bw_base_host_deadline(r.b), bw_device_next_deadline(dev)),
+             bw_base_next_deadline(r.b), 0);
+        run_step(&r);
+        const bw_ping_view_t *v = bw_grl_view(&g);
+        assert_non_null(v);
+        assert_true(bw_grl_view(&g) == v); /* nothing changed since */
+        bw_ping_t p[BW_BASE_MAX_RANGES];
+        unsigned n = bw_grl_pings(r.st, p, BW_BASE_MAX_RANGES), valid = 0;
+        for (unsigned i = 0; i < n; i++) {
+            if (!p[i].valid)
+                continue;
+            assert_true(valid < v->n);
+            near(v->egocentric[valid].x, p[i].egocentric.x, 0);
+            near(v->egocentric[valid].y, p[i].egocentric.y, 0);
+            valid++;
+        }
+        assert_int_equal(valid, v->n);
+        checked += valid;
+    }
+    assert_true(checked > 0);
+    /* A state that is not the base's own has no view. */
+    bw_base_state_t other;
+    memset(&other, 0, sizeof other);
+    g.st = &other;
+    assert_null(bw_grl_view(&g));
+    bw_base_close(r.b, r.now);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_latch_and_nearby), cmocka_unit_test(test_motor_vectors),
         cmocka_unit_test(test_arbitration),     cmocka_unit_test(test_passive_braking),
         cmocka_unit_test(test_compose),         cmocka_unit_test(test_pings_by_hand),
+        cmocka_unit_test(test_view_and_changes),
     };
     return cmocka_run_group_tests_name("the GRL layer", tests, NULL, NULL);
 }

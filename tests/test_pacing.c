@@ -394,6 +394,60 @@ static void test_host_bytes_cross_the_line(void **state)
     bw_device_destroy(d);
 }
 
+/* The robot's output ring starts small and grows as a host falls behind:
+ * read a little at a time (the ring wraps), then not at all (it grows
+ * while wrapped), then all: the same bytes as a host that read all as they
+ * came; unread beyond 16 KB, the oldest go and only the newest stay. */
+static void test_output_ring_grows(void **state)
+{
+    (void)state;
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    bw_device_t *a, *b;
+    char err[256];
+    assert_int_equal(bw_device_create(&a, "kobuki", &o, 0.0, err, sizeof err), 0);
+    assert_int_equal(bw_device_create(&b, "kobuki", &o, 0.0, err, sizeof err), 0);
+    static uint8_t want[1 << 18], got[1 << 18];
+    size_t nwant = 0, ngot = 0, n;
+    for (int k = 1; k <= 250; k++) { /* 5 s in 20 ms steps */
+        double t = k * 0.02;
+        bw_device_step(a, t);
+        bw_device_step(b, t);
+        while ((n = bw_device_output(a, want + nwant, 4096)) > 0)
+            nwant += n;
+        if (k <= 50) /* a little each step: behind, and wrapping */
+            ngot += bw_device_output(b, got + ngot, 50);
+        else if (k == 150) /* 2 s unread: about 9 KB */
+            while ((n = bw_device_output(b, got + ngot, 4096)) > 0)
+                ngot += n;
+        else if (k == 250) {
+            while ((n = bw_device_output(b, got + ngot, 4096)) > 0)
+                ngot += n;
+        }
+    }
+    assert_true(nwant > 20000);
+    assert_int_equal(ngot, nwant);
+    assert_memory_equal(got, want, nwant);
+    assert_true(bw_device_dropped(b) == 0);
+    /* 10 s unread: the newest 16 KB stay. */
+    size_t mark = nwant;
+    for (int k = 251; k <= 750; k++) {
+        double t = k * 0.02;
+        bw_device_step(a, t);
+        bw_device_step(b, t);
+        while ((n = bw_device_output(a, want + nwant, 4096)) > 0)
+            nwant += n;
+    }
+    size_t tail = 0;
+    while ((n = bw_device_output(b, got + tail, 4096)) > 0)
+        tail += n;
+    assert_int_equal(tail, 16384);
+    assert_true(bw_device_dropped(b) == nwant - mark - tail);
+    assert_memory_equal(got, want + nwant - tail, tail);
+    bw_device_destroy(a);
+    bw_device_destroy(b);
+}
+
 /* ---- real time, over a pty ---------------------------------------------------- */
 
 static double mono(void)
@@ -509,6 +563,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_p2os_fits_at_9600),
         cmocka_unit_test(test_overrun_is_queued_then_counted),
         cmocka_unit_test(test_host_bytes_cross_the_line),
+        cmocka_unit_test(test_output_ring_grows),
         cmocka_unit_test(test_stalled_emulator_backlog_is_across),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

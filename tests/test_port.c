@@ -267,6 +267,40 @@ static void test_pair_partial_write_when_full(void **state)
     bw_port_close(b);
 }
 
+/* A large pair starts small and grows as more is in it at once: the
+ * bytes come out in order across every growth, wrapped or not, and the
+ * capacity still bounds what it holds. */
+static void test_pair_grows(void **state)
+{
+    (void)state;
+    bw_port_t *a, *b;
+    assert_int_equal(bw_port_pair(&a, &b, 1 << 16), 0);
+    static uint8_t data[1 << 17], got[1 << 17];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i * 7 + i / 251);
+    size_t wrote = 0, read = 0;
+    /* a few bytes in, some out, so the ring holds them wrapped, then more */
+    const size_t steps[][2] = { { 200, 150 }, { 200, 0 }, { 100, 50 }, { 3000, 1000 },
+                                { 40000, 0 },  { 30000, 7 }, { 0, 1 << 17 } };
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        size_t in_ring = wrote - read, want = steps[k][0];
+        size_t fits = (1u << 16) - in_ring < want ? (1u << 16) - in_ring : want;
+        assert_int_equal(bw_port_write(a, data + wrote, want), (int)fits);
+        wrote += fits;
+        if (steps[k][1] == 0)
+            continue;
+        size_t cap = steps[k][1] < sizeof got - read ? steps[k][1] : sizeof got - read;
+        int n = bw_port_read(b, got + read, cap);
+        assert_true(n >= 0);
+        read += (size_t)n;
+    }
+    assert_int_equal(read, wrote);
+    assert_true(wrote > (1u << 16)); /* it was full once: the bound held */
+    assert_memory_equal(got, data, read);
+    bw_port_close(a);
+    bw_port_close(b);
+}
+
 static void test_pair_peer_close(void **state)
 {
     (void)state;
@@ -1123,6 +1157,7 @@ int main(void)
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_pair_both_ways),
         cmocka_unit_test(test_pair_partial_write_when_full),
+        cmocka_unit_test(test_pair_grows),
         cmocka_unit_test(test_pair_peer_close),
         cmocka_unit_test_setup_teardown(test_pty_raw_bytes_both_ways, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_pty_reconnect, tmpdir_setup, tmpdir_teardown),

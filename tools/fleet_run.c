@@ -26,6 +26,11 @@ typedef struct {
     bw_base_t *base;
     bw_device_t *dev;
     bw_sim_t *sim;
+    /* The base's deadline in two parts, each worked out when its side was
+     * last changed (and in the cache): the host's (only the base's calls
+     * change it) and the robot's (its steps and the polls change it). A
+     * frame then reads them here, not from the base and the device. */
+    double host_due, dev_due;
     double next_tick;
     bool ticking;
     bw_grl_t g;
@@ -145,6 +150,7 @@ static void robot_frame(robot_t *r, bool wander, double t)
     if (wander && r->ticking && t >= r->next_tick - 1e-9) {
         r->g.now = t;
         bw_wander_tick(&r->w);
+        r->host_due = bw_base_host_deadline(r->base);
         /* On its own schedule (20 Hz), each tick at the first frame end
          * at or after it: not TICK after the frame, which would make it
          * 60 ms with 20 ms frames. */
@@ -152,10 +158,14 @@ static void robot_frame(robot_t *r, bool wander, double t)
         if (r->next_tick <= t)
             r->next_tick = t + TICK;
     }
-    if (bw_base_next_deadline(r->base) <= t)
+    /* fmin(host_due, dev_due) is bw_base_next_deadline */
+    if (fmin(r->host_due, r->dev_due) <= t) {
         bw_base_poll(r->base, t);
-    else
+        r->host_due = bw_base_host_deadline(r->base);
+    } else {
         bw_device_step(r->dev, t);
+    }
+    r->dev_due = bw_device_next_deadline(r->dev);
 }
 
 static void frame_share(run_t *run)
@@ -368,6 +378,8 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
         }
         r->dev = bw_base_device(r->base);
         r->sim = bw_device_sim(r->dev);
+        r->host_due = bw_base_host_deadline(r->base);
+        r->dev_due = bw_device_next_deadline(r->dev);
         int jr = bw_fleet_join(&fleet, r->sim);
         if (jr < 0) {
             snprintf(err, errlen, "robot %zu: the fleet cannot take it: %s", made + 1,

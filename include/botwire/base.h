@@ -383,8 +383,19 @@ int bw_base_poll(bw_base_t *base, double now);
 int bw_base_fd(const bw_base_t *base);
 /* The latest time by which bw_base_poll should be called. */
 double bw_base_next_deadline(const bw_base_t *base);
+/* The same without the in-process robot's own deadline (sim: URLs:
+ * bw_device_next_deadline of bw_base_device), which bw_base_next_deadline
+ * adds: for a caller that steps that robot itself between polls and keeps
+ * both. Only the base's calls change it (a poll, a drive, a send). */
+double bw_base_host_deadline(const bw_base_t *base);
 
 const bw_base_state_t *bw_base_state(const bw_base_t *base);
+/* A count that moves at every call that may change the state: a poll
+ * (but one that reads nothing, where the link stays as it was and the
+ * family's driver only sends on its own), a command the driver sends on
+ * (drive, motor, the extras). The same count means the same state, so a
+ * caller may keep what it worked out of it. */
+uint64_t bw_base_changes(const bw_base_t *base);
 /* Takes the oldest pending event: 1 with *ev filled, 0 if there is none. */
 int bw_base_next_event(bw_base_t *base, bw_event_t *ev);
 /* What this base can do (BW_CAP_*); may grow once the robot has said what

@@ -130,6 +130,18 @@ typedef struct {
     double x, y, theta; /* the transducer's global orientation and the surface */
 } bw_ping_place_t;
 
+/* The valid pings as the base's state last showed them, in the robot's
+ * frame, and the footprint's radius (bw_grl_t.view): while the state is
+ * the same (bw_base_changes), the same numbers without reading the ranges
+ * again. */
+typedef struct {
+    bool ok;
+    uint64_t changes;  /* bw_base_changes when made */
+    double footprint;  /* m: the farthest range sensor from the centre (0: none) */
+    unsigned n;        /* valid pings */
+    bw_vec2_t egocentric[BW_BASE_MAX_RANGES]; /* theirs, in the sensors' order */
+} bw_ping_view_t;
+
 typedef struct {
     bw_base_t *base;
     const bw_base_state_t *st;
@@ -137,6 +149,10 @@ typedef struct {
      * (zeroed), which sonar-safe and the wander then reuse: the same
      * numbers, computed once per reading. */
     bw_ping_place_t *places;
+    /* NULL, or a view the caller owns (zeroed), which sonar-safe and the
+     * wander then keep while the base's state stays the same; used only
+     * where st is the base's own state. */
+    bw_ping_view_t *view;
     double now;               /* the tick's time, set by the caller each tick */
     bw_motor_defaults_t defaults;
     /* What the last drive-base sent, and which behaviour (-1: none, limp). */
@@ -238,6 +254,12 @@ unsigned bw_grl_pings(const bw_base_state_t *st, bw_ping_t *out, unsigned cap);
 unsigned bw_grl_pings_of(const bw_grl_t *g, bw_ping_t *out, unsigned cap);
 /* The same for range sensor i alone (i < st->nranges). */
 void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out);
+/* The same, placing the reading once while it stays the same when
+ * g->places is set (as bw_grl_pings_of). */
+void bw_grl_ping_of(const bw_grl_t *g, unsigned i, bw_ping_t *out);
+/* g->view brought up to date, or NULL where g has none (or its st is not
+ * the base's own state). */
+const bw_ping_view_t *bw_grl_view(const bw_grl_t *g);
 
 /* ---- wander: a behaviour stack for any base ---------------------------------------- */
 
@@ -256,6 +278,16 @@ void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out);
  */
 #define BW_WANDER_MAX_KEEP 2048
 #define BW_WANDER_MAX_SEEN 512
+/* A remembered ping: where it was (odometry frame), and when. */
+typedef struct {
+    bw_vec2_t at;
+    double t;
+} bw_wander_seen_t;
+
+/* What a tick reads first, then the larger arrays, of which a tick reads
+ * the first few entries or a few near ones, then the keep-out points, which
+ * a robot without zones never touches: a fleet of thousands ticks them
+ * all, and the memory touched decides its speed. */
 typedef struct {
     bw_grl_t *g;
     uint64_t rng;
@@ -267,24 +299,27 @@ typedef struct {
     uint64_t reflexes;   /* how many times it fired */
     bw_behavior_t reflex, avoid, safe_avoid, wander, safe_wander;
     const bw_behavior_t *stack[3];
-    bw_vec2_t keep[BW_WANDER_MAX_KEEP]; /* keep-out edges, odometry frame */
-    unsigned nkeep;
-    /* Pings remembered for a while (odometry frame): a corner a sonar
-     * swept past is still there when no transducer points at it. */
-    bw_vec2_t seen[BW_WANDER_MAX_SEEN];
-    double seen_t[BW_WANDER_MAX_SEEN];
-    unsigned seen_head, nseen;
-    double last_read[BW_BASE_MAX_RANGES]; /* each sensor's reading already kept */
+    unsigned nkeep;      /* keep-out points (keep, below) */
+    unsigned seen_head, nseen; /* remembered pings (seen, below) */
     bool in_tick, room_ok; /* the room around, computed once a tick */
     double room[4];
-    bw_ping_place_t places[BW_BASE_MAX_RANGES]; /* g->places */
+    bool remembered_ok;    /* pings kept from the state as of this bw_base_changes */
+    uint64_t remembered;
+    bw_ping_view_t view;   /* g->view */
     /* The remembered pings near where the robot was (wander.c) */
     bool near_ok;
     unsigned nnear;
     bw_vec2_t near_at;
     double near_radius, near_reach;
     uint64_t near_in[BW_WANDER_MAX_SEEN / 64];
-    uint16_t near[BW_WANDER_MAX_SEEN];
+    double last_read[BW_BASE_MAX_RANGES]; /* each sensor's reading already kept */
+    bw_ping_place_t places[BW_BASE_MAX_RANGES]; /* g->places */
+    uint16_t near_slot[BW_WANDER_MAX_SEEN]; /* where each remembered ping is on the list */
+    bw_wander_seen_t near_seen[BW_WANDER_MAX_SEEN]; /* the list: copies, read side by side */
+    /* Pings remembered for a while (odometry frame): a corner a sonar
+     * swept past is still there when no transducer points at it. */
+    bw_wander_seen_t seen[BW_WANDER_MAX_SEEN];
+    bw_vec2_t keep[BW_WANDER_MAX_KEEP]; /* keep-out edges, odometry frame (last) */
 } bw_wander_t;
 
 void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed);

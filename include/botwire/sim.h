@@ -248,7 +248,7 @@ double bw_sim_range(const bw_sim_t *s, bw_pose_t mount, double max_range);
  * what a query costs is the robots near it, not the fleet's size. Stepping
  * one sim moves only its body: step every member to the same time in turn.
  *
- * Memory: no fixed limit on members. The fleet's arrays (about 64 bytes a
+ * Memory: no fixed limit on members. The fleet's arrays (about 130 bytes a
  * member) grow as members join and are freed when the last one leaves, or
  * by bw_fleet_free.
  *
@@ -269,6 +269,14 @@ typedef struct {
     double x, y, radius;
 } bw_fleet_body_t;
 
+/* A member as the frozen snapshot's grid holds it: where, in which cell,
+ * and which member it is. */
+typedef struct {
+    bw_fleet_body_t at;
+    int32_t cx, cy;
+    int32_t slot;
+} bw_fleet_entry_t;
+
 typedef struct bw_fleet {
     const bw_world_t *world; /* the world every member moves in */
     unsigned n;              /* members */
@@ -280,9 +288,18 @@ typedef struct bw_fleet {
     int32_t *next;           /* the next member in the same bucket, -1 */
     int32_t *head;           /* the first member in each bucket, -1 */
     unsigned nbuckets;       /* a power of two, at least twice cap */
+    unsigned row;            /* buckets a row of cells spans (fleet.c) */
     double max_radius;       /* of any member so far */
     bool frozen;
     uint64_t gen;            /* counts every change of what the queries see */
+    /* Frozen, made at each sync: the snapshot bucket by bucket, each
+     * bucket's members side by side in the order of its chain, so a query
+     * reads a run of them, not a chain through four arrays. Bucket k's are
+     * runs[start[k]] up to runs[start[k + 1]]. */
+    bw_fleet_entry_t *runs;
+    uint32_t *start;         /* nbuckets + 1 */
+    bool runs_ok;            /* runs and start hold the grid as it is... */
+    uint64_t runs_gen;       /* ...as of this gen */
 } bw_fleet_t;
 
 /* An empty fleet in `world` (which must outlive it). */

@@ -157,7 +157,8 @@ static void diff_bits(bw_base_t *b, bw_event_type_t type, uint32_t was, uint32_t
  * the same for every family. */
 static void emit_events(bw_base_t *b, double now)
 {
-    bw_base_state_t *s = &b->st, *o = &b->seen;
+    const bw_base_state_t *s = &b->st;
+    bw_base_seen_t *o = &b->seen;
     if (s->online != o->online)
         push_event(b, s->online ? BW_EV_ONLINE : BW_EV_OFFLINE, 0, s->online, now);
     diff_bits(b, BW_EV_BUMP, o->bumpers, s->bumpers, now);
@@ -204,6 +205,7 @@ static void link_lost(bw_base_t *b, double now)
     bw_port_close(b->port);
     b->port = NULL;
     b->st.online = false;
+    b->changes++;
     b->next_reopen = now + b->opt.reopen_interval;
     slot_update(b);
 }
@@ -227,6 +229,7 @@ static void heard_reset(bw_base_t *b, double now)
  * and it hears nothing more from us nor we from it. */
 static void set_wrong(bw_base_t *b)
 {
+    b->changes++;
     b->wrong = true;
     b->sniffing = false;
     b->st.online = false;
@@ -298,6 +301,7 @@ static void try_reopen(bw_base_t *b, double now)
         return;
     }
     b->st.reconnects++;
+    b->changes++;
     heard_reset(b, now); /* another robot may be there now */
     slot_update(b);
     b->ops->on_open(b, now);
@@ -833,8 +837,10 @@ int bw_base_drive(bw_base_t *b, double v, double w, double now)
     b->cmd_w = w;
     b->cmd_t = now;
     b->cmd_active = v != 0 || w != 0;
-    if (b->port && changed)
+    if (b->port && changed) {
+        b->changes++;
         b->ops->on_drive(b, now);
+    }
     return !b->port ? BW_ECLOSED : b->wrong ? BW_EPROTO : 0;
 }
 
@@ -862,8 +868,10 @@ int bw_base_motor(bw_base_t *b, const bw_axis_t *trans, const bw_axis_t *rot, do
     b->cmd_w = rot->velocity;
     b->cmd_t = now;
     b->cmd_active = true; /* even at zero velocity: a torque of 0 is a command too */
-    if (b->port && changed)
+    if (b->port && changed) {
+        b->changes++;
         b->ops->on_drive(b, now);
+    }
     return !b->port ? BW_ECLOSED : b->wrong ? BW_EPROTO : 0;
 }
 
@@ -875,16 +883,19 @@ int bw_base_sonar_timing(bw_base_t *b, double echo, double ping, double set, dou
         return BW_EINVAL;
     if (!b->port)
         return BW_ECLOSED;
+    b->changes++;
     return b->ops->sonar_timing(b, echo, ping, set, now);
 }
 
-/* The extras: the cap, then an open port, then the driver. */
-static int extra_ready(const bw_base_t *b, uint32_t cap, bool op)
+/* The extras: the cap, then an open port, then the driver (which may
+ * change the state). */
+static int extra_ready(bw_base_t *b, uint32_t cap, bool op)
 {
     if (!op || !(b->caps & cap))
         return BW_ENOTSUP;
     if (!b->port)
         return BW_ECLOSED;
+    b->changes++;
     return 0;
 }
 
@@ -984,6 +995,9 @@ static double offline_at(const bw_base_t *b)
 
 int bw_base_poll(bw_base_t *b, double now)
 {
+    /* What may change the state: input, the link's supervision, and the
+     * driver's tick unless its family says it never does. */
+    bool changed = !b->ops->quiet_tick;
     if (!b->port && now >= b->next_reopen)
         try_reopen(b, now);
     for (int round = 0; round < (b->device ? SIM_ROUNDS : 1); round++) {
@@ -991,14 +1005,17 @@ int bw_base_poll(bw_base_t *b, double now)
             pump_device(b, now);
         if (read_input(b, now) == 0)
             break;
+        changed = true;
     }
     if (b->st.online && now > offline_at(b)) {
+        changed = true;
         b->st.online = false;
         /* A one-way failure leaves the robot hearing us: stop it. */
         if (b->port && b->stop_len)
             (void)bw_base_send(b, b->stop, b->stop_len, now);
     }
     if (b->cmd_active && b->opt.command_timeout > 0 && now - b->cmd_t > b->opt.command_timeout) {
+        changed = true;
         b->cmd_v = b->cmd_w = 0;
         b->cmd_active = false;
         b->cmd_vector = false;
@@ -1007,6 +1024,8 @@ int bw_base_poll(bw_base_t *b, double now)
     }
     if (b->port && b->ops->on_tick)
         b->ops->on_tick(b, now);
+    if (changed)
+        b->changes++;
     update_raw(b); /* once a poll: after its frames, and an estimated step without one */
     emit_events(b, now);
     return b->port ? 0 : BW_ECLOSED;
@@ -1016,12 +1035,18 @@ int bw_base_fd(const bw_base_t *b) { return b->port ? bw_port_fd(b->port) : -1; 
 
 double bw_base_next_deadline(const bw_base_t *b)
 {
+    double t = bw_base_host_deadline(b);
+    return b->device ? fmin(t, bw_device_next_deadline(b->device)) : t;
+}
+
+double bw_base_host_deadline(const bw_base_t *b)
+{
     /* Without a port the driver's deadlines (a sync to retry, a keep-alive
      * to send) cannot be met and would stay in the past: only the reopen
      * counts then, or a caller waiting on them would spin. */
     double t = b->port && b->ops->next_deadline && !b->wrong ? b->ops->next_deadline(b) : INFINITY;
     if (b->device)
-        t = fmin(t, fmin(bw_device_next_deadline(b->device), b->sim_unheard));
+        t = fmin(t, b->sim_unheard);
     if (!b->port)
         t = fmin(t, b->next_reopen);
     if (b->st.online)
@@ -1038,6 +1063,7 @@ void bw_base_set_tap(bw_base_t *b, bw_tap_fn fn, void *ctx)
 }
 
 const bw_base_state_t *bw_base_state(const bw_base_t *b) { return &b->st; }
+uint64_t bw_base_changes(const bw_base_t *b) { return b->changes; }
 uint32_t bw_base_caps(const bw_base_t *b) { return b->caps; }
 const char *bw_base_family(const bw_base_t *b) { return b->ops->family; }
 

@@ -25,6 +25,10 @@ typedef struct {
      * is reached). 0: never. reset_line drops the held bytes, finding the
      * frames inside them. */
     double line_gap;
+    /* True where on_tick and on_drive never write the state (b->st): a poll
+     * that reads nothing then leaves it as it was, and bw_base_changes
+     * stays (false: every poll may change it). */
+    bool quiet_tick;
     int baud;            /* default serial baud rate */
     /* A model's default rate when it is not baud (0: baud; NULL: every
      * model's is baud). */
@@ -65,59 +69,71 @@ typedef struct {
 #define BW_BASE_EVENTS 64
 #define BW_BASE_STOP_MAX 64
 
+/* What events were last reported on (bw_base_state_t's fields of the same
+ * names). */
+typedef struct {
+    bool online, stalled, brake, commands_ignored;
+    uint32_t bumpers, cliffs, wheel_drops, buttons, faults;
+    bw_charge_t charging;
+} bw_base_seen_t;
+
+/* What a poll and the deadline read first, the state, then what is rarely
+ * read: a fleet of thousands polls them all, and the memory it touches
+ * decides its speed. */
 struct bw_base {
     const bw_driver_ops_t *ops;
     void *drv;
-    bw_url_t url;
-    bool fixed_port;       /* opened on the caller's port: never reopened */
-    uint32_t caps;
-    bw_base_options_t opt;
-    int baud;
     bw_port_t *port;       /* NULL while the link is down */
-    double next_reopen;
     bw_device_t *device;   /* sim: URLs: the robot, in this process */
     bw_port_t *dev_port;   /* ...and its end of the in-memory pair */
-    bw_world_t *world;     /* sim: URLs with ?world=FILE */
-    struct bw_shared_world *shared; /* sim: URLs with ?fleet=NAME: the world it shares */
+    uint32_t caps;
+    bool fixed_port;       /* opened on the caller's port: never reopened */
     bool noisy;            /* sim: URLs with ?ber=, drop= or insert= */
-    double sim_unheard;    /* when bytes went to the in-process robot that it has not
-                              read yet (INFINITY: none): the next poll is due then */
-    bw_line_t line_up, line_down; /* the bad cable: host to robot, robot to host */
-    double last_frame;
+    bool cmd_vector;       /* a full motor vector (bw_base_motor) is in force */
+    bool cmd_active;       /* a nonzero twist is in force */
+    bool sniffing;            /* still scoring the robot's first bytes (heard) */
+    bool heard_sure;
+    bool wrong;               /* another family's robot: offline, deaf and mute */
+    bool unexplained;         /* HEARD_JUDGE bytes and none of them this family's */
+    uint64_t changes;      /* bw_base_changes (in the first line, with what a drive reads) */
     double cmd_v, cmd_w;   /* commanded twist, m/s and rad/s */
     double cmd_t;          /* when it was commanded */
-    bool cmd_vector;       /* a full motor vector (bw_base_motor) is in force */
-    bw_axis_t cmd_axis[2]; /* ...translation and rotation */
-    bool cmd_active;       /* a nonzero twist is in force */
-    bw_base_state_t st;
-    bw_base_state_t seen;  /* state as of the last events */
+    double sim_unheard;    /* when bytes went to the in-process robot that it has not
+                              read yet (INFINITY: none): the next poll is due then */
+    double next_reopen;
+    double last_frame;
+    double last_input;     /* when bytes last came from the robot */
+    double quiet_until;    /* the robot is expected to be silent until then */
+    bw_base_options_t opt;
+    int baud;
+    unsigned implausible_run;
+    uint64_t implausible;  /* frames set aside (added to st.link) */
+    uint64_t heard_total;
+    const char *heard_family; /* recognised, or NULL */
+    double opened_at;         /* when the port was last opened */
+    unsigned closed_unheard;  /* TCP connections closed at once without a byte */
+    int slot;              /* in the stop-on-exit registry, or -1 */
+    bw_tap_fn tap;
+    void *tap_ctx;
+    unsigned ev_head, ev_len;
     /* Bumpers, cliffs, wheel drops, buttons, faults, the stall, the brake
      * and the charging state: as the last frame had them, and as two frames
      * in a row agreed. */
     uint32_t raw[10], shown[10]; /* ...and bump_switches' two halves */
-    uint64_t implausible;  /* frames set aside (added to st.link) */
-    double last_input;     /* when bytes last came from the robot */
-    double quiet_until;    /* the robot is expected to be silent until then */
-    unsigned implausible_run;
-    bw_event_t events[BW_BASE_EVENTS];
-    unsigned ev_head, ev_len;
+    bw_base_seen_t seen;   /* state as of the last events */
+    bw_base_state_t st;
+    bw_axis_t cmd_axis[2]; /* ...translation and rotation */
+    bw_line_t line_up, line_down; /* the bad cable: host to robot, robot to host */
     uint8_t stop[BW_BASE_STOP_MAX];
     size_t stop_len;
-    int slot;              /* in the stop-on-exit registry, or -1 */
-    bw_tap_fn tap;
-    void *tap_ctx;
+    bw_world_t *world;     /* sim: URLs with ?world=FILE */
+    struct bw_shared_world *shared; /* sim: URLs with ?fleet=NAME: the world it shares */
+    bw_event_t events[BW_BASE_EVENTS];
+    bw_url_t url;
     /* The robot's first bytes since the port was opened, scored against
      * every family until the base is sure which one it is (bw_base_heard). */
     uint8_t heard[BW_BASE_HEARD_MAX];
     size_t heard_len;
-    uint64_t heard_total;
-    bool sniffing;            /* still scoring */
-    const char *heard_family; /* recognised, or NULL */
-    bool heard_sure;
-    bool wrong;               /* another family's robot: offline, deaf and mute */
-    bool unexplained;         /* HEARD_JUDGE bytes and none of them this family's */
-    double opened_at;         /* when the port was last opened */
-    unsigned closed_unheard;  /* TCP connections closed at once without a byte */
 };
 
 /* For drivers. A valid frame has updated the state (call once per frame

@@ -249,6 +249,13 @@ void bw_grl_pings_at(const bw_base_state_t *st, unsigned i, bw_ping_t *out)
     ping(st, i, cos(st->pose.theta), sin(st->pose.theta), NULL, out);
 }
 
+void bw_grl_ping_of(const bw_grl_t *g, unsigned i, bw_ping_t *out)
+{
+    const bw_base_state_t *st = g->st;
+    ping(st, i, cos(st->pose.theta), sin(st->pose.theta),
+         g->places && i < BW_BASE_MAX_RANGES ? &g->places[i] : NULL, out);
+}
+
 /* The footprint's radius: the farthest sensor from the centre (they sit on
  * the body's edge). */
 static double footprint(const bw_base_state_t *st)
@@ -257,6 +264,26 @@ static double footprint(const bw_base_state_t *st)
     for (unsigned i = 0; i < st->nranges; i++)
         r = fmax(r, hypot(st->ranges[i].mount.x, st->ranges[i].mount.y));
     return r;
+}
+
+const bw_ping_view_t *bw_grl_view(const bw_grl_t *g)
+{
+    bw_ping_view_t *v = g->view;
+    if (!v || !g->base || g->st != bw_base_state(g->base))
+        return NULL;
+    uint64_t changes = bw_base_changes(g->base);
+    if (v->ok && v->changes == changes)
+        return v;
+    bw_ping_t p[BW_BASE_MAX_RANGES];
+    unsigned n = bw_grl_pings_of(g, p, BW_BASE_MAX_RANGES);
+    v->n = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (p[i].valid)
+            v->egocentric[v->n++] = p[i].egocentric;
+    v->footprint = footprint(g->st);
+    v->changes = changes;
+    v->ok = true;
+    return v;
 }
 
 static bw_beh_out_t sonar_safe_run(const bw_behavior_t *self, const bw_grl_t *g)
@@ -269,12 +296,26 @@ static bw_beh_out_t sonar_safe_run(const bw_behavior_t *self, const bw_grl_t *g)
     if (v->t == 0)
         return o;
     bw_ping_t pings[BW_BASE_MAX_RANGES];
-    unsigned n = bw_grl_pings_of(g, pings, BW_BASE_MAX_RANGES);
-    double radius = footprint(st), half = radius + FOOTPRINT_MARGIN;
+    const bw_vec2_t *ego;
+    unsigned n;
+    double radius;
+    const bw_ping_view_t *view = bw_grl_view(g);
+    if (view) {
+        ego = view->egocentric;
+        n = view->n;
+        radius = view->footprint;
+    } else {
+        unsigned all = bw_grl_pings_of(g, pings, BW_BASE_MAX_RANGES);
+        n = 0;
+        for (unsigned i = 0; i < all; i++)
+            if (pings[i].valid)
+                pings[n++].egocentric = pings[i].egocentric;
+        ego = NULL;
+        radius = footprint(st);
+    }
+    double half = radius + FOOTPRINT_MARGIN;
     for (unsigned i = 0; i < n; i++) {
-        if (!pings[i].valid)
-            continue;
-        bw_vec2_t e = pings[i].egocentric;
+        bw_vec2_t e = ego ? ego[i] : pings[i].egocentric;
         double ahead = v->t > 0 ? e.x : -e.x; /* along the way it would go */
         if (fabs(e.y) < half && ahead > 0 && ahead - radius < self->arg) {
             v->t = 0; /* refuse that way; turning is still allowed */

@@ -125,7 +125,8 @@ static void near_add(bw_wander_t *w, unsigned i)
     if (w->near_in[i / 64] & bit)
         return;
     w->near_in[i / 64] |= bit;
-    w->near[w->nnear++] = (uint16_t)i;
+    w->near_slot[i] = (uint16_t)w->nnear;
+    w->near_seen[w->nnear++] = w->seen[i];
 }
 
 static bool near_enough(const bw_wander_t *w, bw_vec2_t p)
@@ -143,14 +144,18 @@ static void near_build(bw_wander_t *w, bw_pose_t pose, double radius, double rea
     w->near_reach = reach;
     w->near_ok = true;
     for (unsigned i = 0; i < w->nseen; i++)
-        if (near_enough(w, w->seen[i]))
+        if (near_enough(w, w->seen[i].at))
             near_add(w, i);
 }
 
-/* Ping i has just been remembered. */
+/* Ping i has just been remembered. The list keeps copies, so a tick reads
+ * them side by side, not scattered over the memory: a place of the memory
+ * on the list that takes a new ping has its copy follow. */
 static void near_note(bw_wander_t *w, unsigned i)
 {
-    if (w->near_ok && near_enough(w, w->seen[i]))
+    if (w->near_in[i / 64] & (1ull << (i % 64)))
+        w->near_seen[w->near_slot[i]] = w->seen[i];
+    else if (w->near_ok && near_enough(w, w->seen[i].at))
         near_add(w, i);
 }
 
@@ -162,12 +167,20 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
     if (w->in_tick && w->room_ok)
         return (room_t){ w->room[0], w->room[1], w->room[2], w->room[3] };
     room_t r = { INFINITY, INFINITY, INFINITY, INFINITY };
-    double radius = radius_of(g->st);
-    bw_ping_t p[BW_BASE_MAX_RANGES];
-    unsigned n = bw_grl_pings_of(g, p, BW_BASE_MAX_RANGES);
-    for (unsigned i = 0; i < n; i++)
-        if (p[i].valid)
-            consider(&r, p[i].egocentric, radius, false);
+    double radius;
+    const bw_ping_view_t *view = bw_grl_view(g);
+    if (view) { /* the same numbers, kept while the state is the same */
+        radius = view->footprint > 0 ? view->footprint + 0.05 : 0.2;
+        for (unsigned i = 0; i < view->n; i++)
+            consider(&r, view->egocentric[i], radius, false);
+    } else {
+        radius = radius_of(g->st);
+        bw_ping_t p[BW_BASE_MAX_RANGES];
+        unsigned n = bw_grl_pings_of(g, p, BW_BASE_MAX_RANGES);
+        for (unsigned i = 0; i < n; i++)
+            if (p[i].valid)
+                consider(&r, p[i].egocentric, radius, false);
+    }
     bw_pose_t pose = g->st->pose;
     double c = cos(pose.theta), sn = sin(pose.theta);
     for (unsigned i = 0; i < w->nkeep; i++) {
@@ -181,10 +194,10 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
     if (!w->near_ok || radius != w->near_radius || !(mx * mx + my * my <= NEAR_SLACK * NEAR_SLACK))
         near_build(w, pose, radius, sqrt(reach2) + NEAR_SLACK);
     for (unsigned k = 0; k < w->nnear; k++) {
-        unsigned i = w->near[k];
-        if (!(g->now - w->seen_t[i] < MEMORY))
+        const bw_wander_seen_t *q = &w->near_seen[k];
+        if (!(g->now - q->t < MEMORY))
             continue;
-        double dx = w->seen[i].x - pose.x, dy = w->seen[i].y - pose.y;
+        double dx = q->at.x - pose.x, dy = q->at.y - pose.y;
         if (dx * dx + dy * dy > reach2)
             continue;
         consider(&r, (bw_vec2_t){ c * dx + sn * dy, -sn * dx + c * dy }, radius, true);
@@ -204,6 +217,13 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
 static void remember(bw_wander_t *w, const bw_grl_t *g)
 {
     const bw_base_state_t *st = g->st;
+    /* The same state as at the last look: no new reading. */
+    bool own = g->base && st == bw_base_state(g->base);
+    uint64_t changes = own ? bw_base_changes(g->base) : 0;
+    if (own && w->remembered_ok && w->remembered == changes)
+        return;
+    w->remembered_ok = own;
+    w->remembered = changes;
     unsigned n = st->nranges < BW_BASE_MAX_RANGES ? st->nranges : BW_BASE_MAX_RANGES;
     for (unsigned i = 0; i < n; i++) {
         const bw_range_t *rg = &st->ranges[i];
@@ -211,10 +231,9 @@ static void remember(bw_wander_t *w, const bw_grl_t *g)
         if (t == w->last_read[i] || !(t > 0 && rg->range > 0 && rg->range < rg->max_range))
             continue;
         bw_ping_t p;
-        bw_grl_pings_at(st, i, &p);
+        bw_grl_ping_of(g, i, &p); /* placed once: the room's pings find it */
         w->last_read[i] = t;
-        w->seen[w->seen_head] = p.global_position;
-        w->seen_t[w->seen_head] = g->now;
+        w->seen[w->seen_head] = (bw_wander_seen_t){ p.global_position, g->now };
         near_note(w, w->seen_head);
         w->seen_head = (w->seen_head + 1) % BW_WANDER_MAX_SEEN;
         if (w->nseen < BW_WANDER_MAX_SEEN)
@@ -286,7 +305,6 @@ void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
      * fleet of thousands leaves those 32 KB a robot untouched (not
      * resident). */
     memset(w, 0, offsetof(bw_wander_t, keep));
-    memset(&w->nkeep, 0, sizeof *w - offsetof(bw_wander_t, nkeep));
     w->g = g;
     w->rng = seed * 0x9E3779B97F4A7C15ull + 1;
     w->speed = speed;
@@ -301,6 +319,7 @@ void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
     w->stack[1] = &w->safe_avoid;
     w->stack[2] = &w->safe_wander;
     g->places = w->places; /* zeroed: no reading has time 0 and a place */
+    g->view = &w->view;
 }
 
 int bw_wander_tick(bw_wander_t *w)

@@ -5,8 +5,9 @@
 
 double bw_angle_norm(double a)
 {
-    /* fmod is exact, so no drift creeps in however large a is. */
-    double r = fmod(a, 2.0 * BW_PI);
+    /* fmod is exact, so no drift creeps in however large a is; within a
+     * turn it returns a itself, which the usual angle is, without the call. */
+    double r = a < 2.0 * BW_PI && a > -2.0 * BW_PI ? a : fmod(a, 2.0 * BW_PI);
     if (r > BW_PI)
         r -= 2.0 * BW_PI;
     else if (r <= -BW_PI)

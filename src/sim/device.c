@@ -82,6 +82,30 @@ static size_t tx_bound(const bw_device_t *d)
     return second < 256 ? 256 : second > BW_DEVICE_OUT_CAP / 2 ? BW_DEVICE_OUT_CAP / 2 : second;
 }
 
+/* Room in a ring of `*size` bytes for `need` (at most cap): grown, its
+ * bytes from *head moved to the start; false when the memory is not there. */
+static bool ring_reserve(uint8_t **buf, size_t *size, size_t *head, size_t len, size_t need,
+                         size_t cap, const uint8_t *first)
+{
+    if (need <= *size)
+        return true;
+    size_t grown = *size;
+    while (grown < need)
+        grown = grown > cap / 2 ? cap : 2 * grown;
+    uint8_t *b = malloc(grown);
+    if (!b)
+        return false;
+    size_t part = *size - *head < len ? *size - *head : len;
+    memcpy(b, *buf + *head, part);
+    memcpy(b + part, *buf, len - part);
+    if (*buf != first)
+        free(*buf);
+    *buf = b;
+    *size = grown;
+    *head = 0;
+    return true;
+}
+
 void bw_device_options_init(bw_device_options_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -138,6 +162,12 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     }
     d->ops = ops;
     d->priv = priv;
+    d->out = d->out_first;
+    d->out_size = sizeof d->out_first;
+    d->in = d->in_first;
+    d->in_size = sizeof d->in_first;
+    d->tx.ends = d->tx_ends;
+    d->rx.ends = d->rx_ends;
     d->last_input = -INFINITY;
     d->clock = t0;
     if (opt->baud > 0) {
@@ -187,6 +217,10 @@ void bw_device_destroy(bw_device_t *d)
         d->ops->destroy(d);
     free(d->priv);
     free(d->own_world);
+    if (d->out != d->out_first)
+        free(d->out);
+    if (d->in != d->in_first)
+        free(d->in);
     free(d);
 }
 
@@ -236,7 +270,7 @@ static void hear_line(bw_device_t *d, double until)
         if (t > until)
             break;
         uint8_t byte = d->in[d->in_head];
-        d->in_head = (d->in_head + 1) % BW_DEVICE_IN_CAP;
+        d->in_head = (d->in_head + 1) % d->in_size;
         if (--d->in_len == 0)
             d->in_head = 0; /* start over: the same few cache lines stay warm */
         d->rx.done++;
@@ -254,14 +288,18 @@ void bw_device_input(bw_device_t *d, const uint8_t *data, size_t n, double now)
         return;
     }
     bw_device_step(d, now); /* what came across before these */
-    if (n > BW_DEVICE_IN_CAP - d->in_len) {
-        d->rx.overrun += n - (BW_DEVICE_IN_CAP - d->in_len);
-        n = BW_DEVICE_IN_CAP - d->in_len;
+    size_t room = BW_DEVICE_IN_CAP - d->in_len;
+    if (!ring_reserve(&d->in, &d->in_size, &d->in_head, d->in_len,
+                      d->in_len + (n < room ? n : room), BW_DEVICE_IN_CAP, d->in_first))
+        room = d->in_size - d->in_len; /* no memory to grow: as full */
+    if (n > room) {
+        d->rx.overrun += n - room;
+        n = room;
     }
     if (!n)
         return;
     for (size_t i = 0; i < n; i++)
-        d->in[(d->in_head + d->in_len + i) % BW_DEVICE_IN_CAP] = data[i];
+        d->in[(d->in_head + d->in_len + i) % d->in_size] = data[i];
     d->in_len += n;
     uart_queue(&d->rx, n, d->clock);
 }
@@ -307,16 +345,25 @@ void bw_device_emit(bw_device_t *d, const uint8_t *bytes, size_t n)
         bytes += n - BW_DEVICE_OUT_CAP;
         n = BW_DEVICE_OUT_CAP;
     }
-    size_t room = BW_DEVICE_OUT_CAP - d->out_len;
-    if (n > room) {
+    size_t keep = d->out_len + n > BW_DEVICE_OUT_CAP ? BW_DEVICE_OUT_CAP - n : d->out_len;
+    if (!ring_reserve(&d->out, &d->out_size, &d->out_head, d->out_len, keep + n,
+                      BW_DEVICE_OUT_CAP, d->out_first)) {
+        if (n > d->out_size) { /* no memory to grow: the newest that fit */
+            d->out_dropped += n - d->out_size;
+            bytes += n - d->out_size;
+            n = d->out_size;
+        }
+        keep = d->out_len + n > d->out_size ? d->out_size - n : d->out_len;
+    }
+    if (keep < d->out_len) {
         /* Nobody is reading: the oldest bytes go. */
-        size_t drop = n - room;
-        d->out_head = (d->out_head + drop) % BW_DEVICE_OUT_CAP;
+        size_t drop = d->out_len - keep;
+        d->out_head = (d->out_head + drop) % d->out_size;
         d->out_len -= drop;
         d->out_dropped += drop;
     }
-    size_t tail = (d->out_head + d->out_len) % BW_DEVICE_OUT_CAP;
-    size_t first = BW_DEVICE_OUT_CAP - tail < n ? BW_DEVICE_OUT_CAP - tail : n;
+    size_t tail = (d->out_head + d->out_len) % d->out_size;
+    size_t first = d->out_size - tail < n ? d->out_size - tail : n;
     memcpy(d->out + tail, bytes, first);
     memcpy(d->out, bytes + first, n - first);
     d->out_len += n;
@@ -327,10 +374,10 @@ size_t bw_device_output(bw_device_t *d, uint8_t *buf, size_t cap)
     uart_advance(&d->tx, d->clock);
     size_t across = d->out_len - uart_on_line(&d->tx);
     size_t n = across < cap ? across : cap;
-    size_t first = BW_DEVICE_OUT_CAP - d->out_head < n ? BW_DEVICE_OUT_CAP - d->out_head : n;
+    size_t first = d->out_size - d->out_head < n ? d->out_size - d->out_head : n;
     memcpy(buf, d->out + d->out_head, first);
     memcpy(buf + first, d->out, n - first);
-    d->out_head = (d->out_head + n) % BW_DEVICE_OUT_CAP;
+    d->out_head = (d->out_head + n) % d->out_size;
     d->out_len -= n;
     if (d->out_len == 0)
         d->out_head = 0; /* start over: the same few cache lines stay warm */

@@ -42,6 +42,13 @@ typedef struct {
 /* Host bytes on their way to a paced robot (a write far ahead of the line,
  * 4 s of it at 9600 baud): beyond, they are dropped and counted. */
 #define BW_DEVICE_IN_CAP 4096
+/* Bytes each of the two rings starts with, inside the device: a host that
+ * reads as it goes keeps a frame or two in them. A ring grows, doubling, up
+ * to its cap above when more is in it at once (a host that does not read,
+ * a fast line's burst), so what thousands of robots in one process touch
+ * stays small. */
+#define BW_DEVICE_OUT_FIRST 512
+#define BW_DEVICE_IN_FIRST 128
 /* Writes remembered on a line, so a reader is woken at the end of each
  * (more in flight at once merge with the last). */
 #define BW_DEVICE_MARKS 64
@@ -65,9 +72,10 @@ typedef struct {
     uint64_t first;       /* ...that byte */
     uint64_t queued;      /* bytes queued, ever */
     uint64_t done;        /* bytes wholly across, ever */
-    uint64_t ends[BW_DEVICE_MARKS]; /* where writes still on the line end */
     unsigned ends_head, ends_len;
     uint64_t overrun;     /* bytes beyond the queue's bound, dropped */
+    uint64_t *ends;       /* BW_DEVICE_MARKS: where writes still on the line end
+                             (in the device, after what a step reads first) */
 } bw_uart_t;
 
 /* The fields every step touches first, the large buffers (of which a
@@ -85,6 +93,8 @@ struct bw_device {
      * still on their way, rx counting them. */
     int baud;
     bw_uart_t tx, rx;
+    uint8_t *out, *in;    /* out_first and in_first, or grown (allocated) */
+    size_t out_size, in_size; /* their bytes */
     size_t out_head, out_len;
     size_t in_head, in_len;
     uint64_t out_dropped;
@@ -94,10 +104,11 @@ struct bw_device {
     unsigned notice_head, notice_len;
     bw_parse_stats_t body; /* malformed and unknown commands inside good frames */
     bw_world_t *own_world; /* the built-in room, when no world is given (allocated) */
-    uint8_t out[BW_DEVICE_OUT_CAP];
-    uint8_t in[BW_DEVICE_IN_CAP];
+    uint8_t out_first[BW_DEVICE_OUT_FIRST];
+    uint8_t in_first[BW_DEVICE_IN_FIRST];
+    bw_device_stats_t stats; /* its link counts first: set at every input */
+    uint64_t tx_ends[BW_DEVICE_MARKS], rx_ends[BW_DEVICE_MARKS]; /* tx.ends, rx.ends */
     char notices[BW_DEVICE_NOTICES][BW_DEVICE_NOTICE_LEN];
-    bw_device_stats_t stats;
 };
 
 /* lobot's Create, or NULL for another device. */

@@ -22,10 +22,27 @@ static int32_t cell_of(double v)
     return (double)c > q ? c - 1 : c;
 }
 
+/* Row by row, each row's cells in buckets side by side (a row as wide as
+ * the world, in a power of two): the cells a query looks at are a few
+ * rows of neighbours, whose bucket heads (and, frozen, whose members)
+ * then share cache lines. Cells beyond wrap round onto others' buckets,
+ * as any hash's collisions do: a cell is told by its own coordinates. */
 static unsigned bucket(const bw_fleet_t *f, int32_t cx, int32_t cy)
 {
-    uint32_t h = (uint32_t)cx * 73856093u ^ (uint32_t)cy * 19349663u;
+    uint32_t h = (uint32_t)cy * f->row + (uint32_t)cx;
     return h & (f->nbuckets - 1);
+}
+
+/* The row width for nb buckets: the world's width in cells and a margin,
+ * in a power of two, at most a quarter of nb (a wider world's rows wrap
+ * onto each other's buckets, shifted, rather than all onto the same). */
+static unsigned row_width(const bw_fleet_t *f, unsigned nb)
+{
+    double cells = f->world ? (f->world->max_x - f->world->min_x) / CELL + 3 : 0;
+    unsigned row = 16;
+    while (row < nb / 4 && (double)row < cells)
+        row *= 2;
+    return row;
 }
 
 static bw_fleet_body_t body_of(const bw_sim_t *s)
@@ -36,6 +53,7 @@ static bw_fleet_body_t body_of(const bw_sim_t *s)
 static void link_in(bw_fleet_t *f, unsigned i)
 {
     f->gen++;
+    f->runs_ok = false;
     f->cell[i][0] = cell_of(f->at[i].x);
     f->cell[i][1] = cell_of(f->at[i].y);
     unsigned k = bucket(f, f->cell[i][0], f->cell[i][1]);
@@ -46,6 +64,7 @@ static void link_in(bw_fleet_t *f, unsigned i)
 static void unlink_from(bw_fleet_t *f, unsigned i)
 {
     f->gen++;
+    f->runs_ok = false;
     int32_t *p = &f->head[bucket(f, f->cell[i][0], f->cell[i][1])];
     while (*p >= 0 && *p != (int32_t)i)
         p = &f->next[*p];
@@ -78,6 +97,8 @@ void bw_fleet_free(bw_fleet_t *f)
     free(f->cell);
     free(f->next);
     free(f->head);
+    free(f->runs);
+    free(f->start);
     const bw_world_t *w = f->world;
     bool frozen = f->frozen;
     uint64_t gen = f->gen;
@@ -104,18 +125,28 @@ static int grow(bw_fleet_t *f, unsigned cap)
     int32_t *next = realloc(f->next, cap * sizeof *next);
     if (next)
         f->next = next;
-    if (!member || !at || !moved || !cell || !next)
+    f->runs_ok = false;
+    bw_fleet_entry_t *runs = realloc(f->runs, cap * sizeof *runs);
+    if (runs)
+        f->runs = runs;
+    if (!member || !at || !moved || !cell || !next || !runs)
         return BW_ENOMEM; /* what did grow stays, harmlessly larger */
     unsigned nb = f->nbuckets ? f->nbuckets : MIN_BUCKETS;
     while (nb < 2 * (uint64_t)cap)
         nb *= 2;
     if (nb != f->nbuckets) {
         int32_t *head = malloc(nb * sizeof *head);
-        if (!head)
+        uint32_t *start = realloc(f->start, ((size_t)nb + 1) * sizeof *start);
+        if (start)
+            f->start = start;
+        if (!head || !start) {
+            free(head);
             return BW_ENOMEM;
+        }
         free(f->head);
         f->head = head;
         f->nbuckets = nb;
+        f->row = row_width(f, nb);
         relink_all(f);
     }
     f->cap = cap;
@@ -190,6 +221,23 @@ void bw_fleet_moved(bw_fleet_t *f, bw_sim_t *s)
         show(f, i);
 }
 
+/* The grid's runs anew from its chains (frozen: nothing changes it until
+ * the next sync). */
+static void make_runs(bw_fleet_t *f)
+{
+    if (!f->runs || !f->start || !f->nbuckets || (f->runs_ok && f->runs_gen == f->gen))
+        return;
+    uint32_t pos = 0;
+    for (unsigned k = 0; k < f->nbuckets; k++) {
+        f->start[k] = pos;
+        for (int32_t i = f->head[k]; i >= 0; i = f->next[i])
+            f->runs[pos++] = (bw_fleet_entry_t){ f->at[i], f->cell[i][0], f->cell[i][1], i };
+    }
+    f->start[f->nbuckets] = pos;
+    f->runs_ok = true;
+    f->runs_gen = f->gen;
+}
+
 void bw_fleet_sync(bw_fleet_t *f)
 {
     if (!f->frozen)
@@ -197,6 +245,7 @@ void bw_fleet_sync(bw_fleet_t *f)
     for (unsigned i = 0; i < f->n; i++)
         if (memcmp(&f->moved[i], &f->at[i], sizeof f->at[i]) != 0)
             show(f, i);
+    make_runs(f);
 }
 
 void bw_fleet_freeze(bw_fleet_t *f, bool frozen)
@@ -209,6 +258,8 @@ void bw_fleet_freeze(bw_fleet_t *f, bool frozen)
     for (unsigned i = 0; i < f->n; i++)
         show(f, i);
     f->frozen = frozen;
+    if (frozen)
+        make_runs(f);
 }
 
 /* The other members in the cells a box covers, one at a time. */
@@ -217,7 +268,9 @@ typedef struct {
     int32_t self;
     int32_t x0, x1, y1, cx, cy, i;
     bool every; /* a box of more cells than members: go through them all */
+    bool runs;  /* the frozen grid's runs: i counts up to end */
     unsigned j;
+    uint32_t end;
 } near_t;
 
 static void near_begin(near_t *it, const bw_fleet_t *f, const bw_sim_t *self, double x0, double y0,
@@ -228,13 +281,42 @@ static void near_begin(near_t *it, const bw_fleet_t *f, const bw_sim_t *self, do
                      ? (int32_t)self->fleet_slot
                      : -1;
     *it = (near_t){ f, me, cell_of(x0), cell_of(x1), cell_of(y1), cell_of(x0), cell_of(y0), -1,
-                    false, 0 };
+                    false, f->frozen && f->runs_ok, 0, 0 };
     double cells = ((double)it->x1 - it->x0 + 1) * ((double)it->y1 - it->cy + 1);
     it->every = !(cells <= f->n);
-    if (!it->every && f->n)
-        it->i = f->head[bucket(f, it->cx, it->cy)];
-    else
+    if (!it->every && f->n) {
+        unsigned k = bucket(f, it->cx, it->cy);
+        if (it->runs) {
+            it->i = (int32_t)f->start[k];
+            it->end = f->start[k + 1];
+        } else {
+            it->i = f->head[k];
+        }
+    } else {
         it->every = true;
+    }
+}
+
+/* near_next over the runs: the same members in the same order as the
+ * chains give them. */
+static const bw_fleet_body_t *near_next_run(near_t *it)
+{
+    const bw_fleet_t *f = it->f;
+    for (;;) {
+        while ((uint32_t)it->i >= it->end) { /* the next cell */
+            if (++it->cx > it->x1) {
+                it->cx = it->x0;
+                if (++it->cy > it->y1)
+                    return NULL;
+            }
+            unsigned k = bucket(f, it->cx, it->cy);
+            it->i = (int32_t)f->start[k];
+            it->end = f->start[k + 1];
+        }
+        const bw_fleet_entry_t *e = &f->runs[it->i++];
+        if (e->cx == it->cx && e->cy == it->cy && e->slot != it->self)
+            return &e->at;
+    }
 }
 
 /* The next member's snapshot, or NULL. */
@@ -249,6 +331,8 @@ static const bw_fleet_body_t *near_next(near_t *it)
         }
         return NULL;
     }
+    if (it->runs)
+        return near_next_run(it);
     for (;;) {
         while (it->i < 0) { /* the next cell */
             if (++it->cx > it->x1) {

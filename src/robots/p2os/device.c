@@ -27,9 +27,9 @@
 
 typedef enum { WAIT_SYNC0, WAIT_SYNC1, WAIT_SYNC2, WAIT_OPEN, OPEN } session_t;
 
+/* The fields a step reads first, the parser (and its buffer) last. */
 typedef struct {
     const bw_p2os_model_t *model;
-    bw_p2os_parser_t parser;
     session_t session;
     /* The control loop runs on a grid of ticks from t0; SIPs fall on it. */
     double t0;
@@ -62,6 +62,7 @@ typedef struct {
     int encoder_mode;     /* 0 off, 1 one packet, >1 with every SIP */
     uint16_t digout;
     double wheelbase_mm;
+    bw_p2os_parser_t parser;
 } p2os_dev_t;
 
 static p2os_dev_t *P(const bw_device_t *d) { return d->priv; }

@@ -27,9 +27,9 @@
 
 typedef enum { H_SYNC0, H_SYNC1, H_SYNC2, H_CLOSING, H_READY } handshake_t;
 
+/* The fields the deadline and a SIP read first, the parser (and its
+ * buffer) last. */
 typedef struct {
-    bw_p2os_parser_t parser;
-    bw_parse_stats_t sub_stats;
     handshake_t hs;
     double hs_deadline;
     double last_send, last_sip;
@@ -47,6 +47,8 @@ typedef struct {
     int32_t last_enc[2];
     double last_input;  /* when bytes last came */
     bool watch;         /* a frame is half in: look again at last_input + HELD_WATCH */
+    bw_parse_stats_t sub_stats;
+    bw_p2os_parser_t parser;
 } p2os_drv_t;
 
 static p2os_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -426,6 +428,7 @@ const bw_driver_ops_t bw_p2os_driver_ops = {
      * still brings damaged SIPs stays online longer: base.c). */
     .link_timeout = 0.5,
     .baud = 9600,
+    .quiet_tick = true, /* on_tick and on_drive only send (and keep their own times) */
     .init = init,
     .reset_line = reset_line,
     .on_open = on_open,
