@@ -150,8 +150,18 @@ int watch(double seconds, double wall_x, double start_x, bool ranges)
     for (int i = 0; i < 32; i++)
         rs.push_back(nh.subscribe("range/" + std::to_string(i), 10, &Watch::range, &w));
     ros::WallTime end = ros::WallTime::now() + ros::WallDuration(seconds);
+    /* Ranges are read where the robot came to rest: past the window, the
+     * watch goes on until it has been at rest for a second, long enough for
+     * every transducer to fire there again (a Pioneer's 16 take 0.4 s), so
+     * a publisher that started late (a loaded machine) still ends at rest
+     * before the readings are taken. */
+    ros::WallTime last = end + ros::WallDuration(10.0);
+    auto at_rest = [&] {
+        return !ranges ||
+               (w.stopped_at > 0 && ros::WallTime::now().toSec() - w.stopped_at >= 1.0);
+    };
     ros::WallRate rate(200.0);
-    while (ros::WallTime::now() < end && ros::ok()) {
+    while (ros::ok() && (ros::WallTime::now() < end || (!at_rest() && ros::WallTime::now() < last))) {
         ros::spinOnce();
         rate.sleep();
     }
