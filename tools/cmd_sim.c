@@ -114,7 +114,7 @@ typedef struct {
     bw_line_t up, down;      /* the bad cable: host to robot, robot to host */
     uint64_t dropped; /* output bytes nobody took */
     double idle;      /* --idle: s a TCP client may hold the slot without a session */
-    char name[24];    /* "" for a lone robot, else "robot 3" */
+    char name[32];    /* "" for a lone robot, else "robot 3" */
     /* Where it serves: a pty, or a TCP listener and its one client. */
     bw_port_t *pty;
     char slave[256];
