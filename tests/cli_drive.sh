@@ -224,8 +224,10 @@ done
 # memory says it there.
 one=$("$bw" sim p2os --robots 40 --fast --for 5 --wander --threads 1 2>"$tmp/err")
 two=$("$bw" sim p2os --robots 40 --fast --for 5 --wander --threads 2 2>>"$tmp/err")
+three=$("$bw" sim p2os --robots 40 --fast --for 5 --wander --threads 3 2>>"$tmp/err")
 poses1=$(echo "$one" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')
 poses2=$(echo "$two" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')
+poses3=$(echo "$three" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')
 if [ "$(field robots "$one")" = 40 ] && [ "$(field online "$one")" = 40 ] &&
     [ "$(field threads "$two")" = 2 ] && within "$(field sim_s "$one")" 5 0.011 &&
     awk -v r="$(field real_time_factor "$one")" -v c="$(field cpu_ms_per_robot_s "$one")" \
@@ -235,8 +237,9 @@ if [ "$(field robots "$one")" = 40 ] && [ "$(field online "$one")" = 40 ] &&
         'BEGIN { exit !(r > 0 && c > 0 && c < 100 && (m > 1 || m == 0) && m < 10000 && rss > 1 &&
                        rss < 10000 && d > 0.3 && d < 5 * 0.7 &&
                        g > -0.02 && s >= 40 * 45) }' &&
-    [ -n "$poses1" ] && [ "$poses1" = "$poses2" ]; then
-    pass "sim --fast: figures sane, one thread and two agree ($poses1)"
+    [ "$(field threads "$three")" = 3 ] &&
+    [ -n "$poses1" ] && [ "$poses1" = "$poses2" ] && [ "$poses1" = "$poses3" ]; then
+    pass "sim --fast: figures sane, one thread, two and three agree ($poses1)"
 else
     fail "sim --fast: $one / $two ($(cat "$tmp/err"))"
 fi
@@ -252,6 +255,29 @@ if [ -n "$poses3" ] && [ "$poses3" != "$poses1" ] && [ "$(field robots "$mixed")
     pass "sim --fast: another seed differs; a world's robot lines of three families wander"
 else
     fail "sim --fast: seed 2 $poses3; world: $mixed ($(cat "$tmp/err"))"
+fi
+# bench --fleet: a line per size on one thread, the largest on two, then
+# the largest once more with one thread and two in turn, 1 s blocks of
+# robot time: both modes measured, and the robots end where a plain run of
+# the same 4 s leaves them (every robot stepped each frame, in either mode).
+"$bw" bench --fleet=10,40 --seconds 2 --threads 2 >"$tmp/bench" 2>"$tmp/err"
+rc=$?
+alt=$(sed -n 4p "$tmp/bench")
+plain=$("$bw" sim p2os --robots 40 --fast --for 4 --wander 2>/dev/null)
+if [ $rc = 0 ] && [ "$(wc -l <"$tmp/bench")" = 4 ] &&
+    [ "$(field fleet "$(sed -n 3p "$tmp/bench")")" = 40 ] &&
+    [ "$(field threads "$(sed -n 3p "$tmp/bench")")" = 2 ] &&
+    [ "$(field fleet "$alt")" = 40 ] && [ "$(field threads "$alt")" = 2 ] &&
+    [ "$(field alternating_s "$alt")" = 1 ] && within "$(field sim_s "$alt")" 4 0.011 &&
+    [ "$(field online "$alt")" = 40 ] &&
+    awk -v a="$(field real_time_factor_threads "$alt")" -v b="$(field real_time_factor_one "$alt")" \
+        -v s="$(field speedup "$alt")" \
+        'BEGIN { exit !(a > 0 && b > 0 && s > 0 && (a / b - s) < 0.01 && (s - a / b) < 0.01) }' &&
+    [ "$(echo "$alt" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')" = \
+      "$(echo "$plain" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')" ]; then
+    pass "bench --fleet: sizes, threaded, one and two threads in turn (same poses as sim)"
+else
+    fail "bench --fleet: rc $rc: $(cat "$tmp/bench") / $plain ($(cat "$tmp/err"))"
 fi
 expect_error "sim: --fast without --for" 2 "wants --for S" "$bw" sim p2os --robots 3 --fast
 expect_error "sim: --wander without --fast" 2 "go with --fast" "$bw" sim p2os --robots 3 --wander --for 1

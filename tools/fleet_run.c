@@ -37,6 +37,17 @@ typedef struct {
     bw_wander_t w; /* last: large, and mostly untouched */
 } robot_t;
 
+/* A thread's own robots, [begin, end): it takes them a chunk at a time
+ * from `next`, then helps the others with theirs the same way. Each thread
+ * keeps the same robots frame after frame, so they stay in its cache
+ * (robots taken from one shared queue went to either thread, and a frame
+ * then fetched most of a robot from the other core's cache or from memory:
+ * 1.4x on two threads instead of 1.8x). */
+struct part {
+    _Alignas(64) atomic_size_t next;
+    size_t begin, end;
+};
+
 typedef struct run run_t;
 struct run {
     robot_t **r;
@@ -50,7 +61,15 @@ struct run {
     double next_gap, *gap; /* gap: NULL, or the least seen, looked at every GAP_EVERY */
     double t;           /* the frame's end */
     double frame;       /* s */
-    atomic_size_t next; /* the next robot to take */
+    struct part *part;  /* one per thread */
+    unsigned nparts;
+    /* o->alternate: the timed frames in blocks of alt_frames, on one
+     * thread alone (solo: thread `soloist`, each in its turn, as cores can
+     * differ in speed) and on every thread in turn, each mode's robot time
+     * and wall time added up ([0] every thread, [1] one). */
+    unsigned alt_frames, alt_count, soloist;
+    bool solo;
+    double alt_w0, alt_t0, alt_wall[2], alt_sim[2];
     bool done;
     struct barrier {
         pthread_mutex_t m;
@@ -168,13 +187,20 @@ static void robot_frame(robot_t *r, bool wander, double t)
     r->dev_due = bw_device_next_deadline(r->dev);
 }
 
-static void frame_share(run_t *run)
+/* Thread `self`'s share of a frame: its own robots, then whatever the
+ * others have not yet begun. */
+static void frame_share(run_t *run, unsigned self)
 {
-    size_t i;
-    while ((i = atomic_fetch_add(&run->next, CHUNK)) < run->n) {
-        size_t end = i + CHUNK < run->n ? i + CHUNK : run->n;
-        for (; i < end; i++)
-            robot_frame(run->r[i], run->wander, run->t);
+    if (run->solo && self != run->soloist)
+        return;
+    for (unsigned k = 0; k < run->nparts; k++) {
+        struct part *p = &run->part[(self + k) % run->nparts];
+        size_t i;
+        while ((i = atomic_fetch_add_explicit(&p->next, CHUNK, memory_order_relaxed)) < p->end) {
+            size_t end = i + CHUNK < p->end ? i + CHUNK : p->end;
+            for (; i < end; i++)
+                robot_frame(run->r[i], run->wander, run->t);
+        }
     }
 }
 
@@ -189,7 +215,23 @@ static void next_frame(run_t *run)
         return;
     }
     run->t = fmin(run->until, run->t + run->frame);
-    atomic_store(&run->next, 0);
+    for (unsigned k = 0; k < run->nparts; k++)
+        atomic_store_explicit(&run->part[k].next, run->part[k].begin, memory_order_relaxed);
+}
+
+/* The block of frames under way is over: its times go to its mode's, and
+ * the next one is in the other mode. */
+static void alt_block_end(run_t *run)
+{
+    double w = mono();
+    run->alt_wall[run->solo] += w - run->alt_w0;
+    run->alt_sim[run->solo] += run->t - run->alt_t0;
+    run->alt_w0 = w;
+    run->alt_t0 = run->t;
+    run->alt_count = 0;
+    if (run->solo)
+        run->soloist = (run->soloist + 1) % run->nparts;
+    run->solo = !run->solo;
 }
 
 /* Between two frames, on one thread while the others wait: the snapshot
@@ -201,6 +243,8 @@ static void between(run_t *run)
         *run->gap = fmin(*run->gap, least_gap(run->r, run->n, run->fleet));
         run->next_gap = run->t + GAP_EVERY;
     }
+    if (run->alt_frames && ++run->alt_count == run->alt_frames)
+        alt_block_end(run);
     next_frame(run);
 }
 
@@ -214,22 +258,28 @@ static void begin(run_t *run)
 }
 
 /* A thread's part of a phase: frames until it is over. */
-static void phase(run_t *run)
+static void phase(run_t *run, unsigned self)
 {
     while (!run->phase_over) {
-        frame_share(run);
+        frame_share(run, self);
         barrier_wait(&run->end, between, run);
     }
 }
 
+struct worker {
+    run_t *run;
+    unsigned self; /* 1.. (the calling thread is 0) */
+};
+
 static void *worker(void *arg)
 {
-    run_t *run = arg;
+    const struct worker *wk = arg;
+    run_t *run = wk->run;
     for (;;) {
         barrier_wait(&run->start, begin, run);
         if (run->done)
             return NULL;
-        phase(run);
+        phase(run, wk->self);
     }
 }
 
@@ -283,7 +333,7 @@ static void run_until(run_t *run, double until, double *gap, bool (*stop)(run_t 
     run->stop = stop;
     run->gap = gap;
     barrier_wait(&run->start, begin, run);
-    phase(run);
+    phase(run, 0);
 }
 
 static bool all_online(run_t *run)
@@ -338,13 +388,15 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     run.frame = o->frame > 0 ? o->frame : FLEET_FRAME;
     run.r = calloc(n, sizeof *run.r);
     pthread_t *th = calloc(nth, sizeof *th);
+    struct worker *wk = calloc(nth, sizeof *wk);
+    run.part = aligned_alloc(_Alignof(struct part), nth * sizeof *run.part);
     int rc = -1;
     size_t made = 0;
     unsigned started = 0;
     double heap0 = heap(), rss0 = rss(), wall0 = mono();
     run.t = 0;
     run.fleet = &fleet;
-    if (!run.r || !th) {
+    if (!run.r || !th || !wk || !run.part) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
@@ -404,11 +456,20 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
      * so before the first frame (the workers only wait until then). */
     barrier_init(&run.start, nth);
     barrier_init(&run.end, nth);
-    for (; started + 1 < nth; started++)
-        if (pthread_create(&th[started], NULL, worker, &run) != 0)
+    for (; started + 1 < nth; started++) {
+        wk[started] = (struct worker){ &run, started + 1 };
+        if (pthread_create(&th[started], NULL, worker, &wk[started]) != 0)
             break;
+    }
     nth = started + 1;
     res->threads = nth;
+    /* Robots side by side in memory go to the same thread. */
+    run.nparts = nth;
+    for (unsigned k = 0; k < nth; k++) {
+        run.part[k].begin = n * k / nth;
+        run.part[k].end = n * (k + 1) / nth;
+        atomic_init(&run.part[k].next, run.part[k].begin);
+    }
     pthread_mutex_lock(&run.start.m);
     run.start.count = nth;
     pthread_mutex_unlock(&run.start.m);
@@ -431,7 +492,23 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     res->settle_s = run.t;
     double t0 = run.t, cpu0 = cpu_now(), w0 = mono();
     res->min_gap = INFINITY;
+    if (o->alternate > 0 && nth > 1) {
+        run.alt_frames = (unsigned)fmax(1, round(o->alternate / run.frame));
+        run.alt_w0 = w0;
+        run.alt_t0 = t0;
+    }
     run_until(&run, t0 + o->seconds, &res->min_gap, NULL);
+    if (run.alt_frames) {
+        if (run.alt_count)
+            alt_block_end(&run);
+        run.alt_frames = 0;
+        run.solo = false;
+        if (run.alt_wall[0] > 0 && run.alt_wall[1] > 0 && run.alt_sim[1] > 0) {
+            res->alt_rtf[0] = run.alt_sim[0] / run.alt_wall[0];
+            res->alt_rtf[1] = run.alt_sim[1] / run.alt_wall[1];
+            res->alt_speedup = res->alt_rtf[0] / res->alt_rtf[1];
+        }
+    }
     res->wall_s = mono() - w0;
     res->cpu_s = cpu_now() - cpu0;
     res->sim_s = run.t - t0;
@@ -474,6 +551,8 @@ done:
     bw_fleet_free(&fleet);
     free(run.r);
     free(th);
+    free(wk);
+    free(run.part);
     return rc;
 }
 

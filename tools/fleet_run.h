@@ -43,6 +43,10 @@ typedef struct {
     unsigned threads;   /* 0: one per core */
     bool quiet;         /* no progress on stderr */
     double frame;       /* s between snapshots (0: FLEET_FRAME) */
+    /* s of robot time: > 0 (and more than one thread) runs the timed part
+     * in blocks this long, on one thread and on every thread in turn, to
+     * measure what the threads gain on a machine whose speed drifts */
+    double alternate;
 } fleet_run_opts_t;
 
 typedef struct {
@@ -62,6 +66,10 @@ typedef struct {
     double min_gap;         /* m between two robots' outlines, the least seen (each s) */
     uint64_t sips;          /* frames the drivers took from the robots */
     uint64_t poses_hash;    /* of every robot's final true pose, bit for bit */
+    /* With o->alternate: the real-time factor in the blocks on every
+     * thread [0] and on one [1], and the first over the second (0: not
+     * measured) */
+    double alt_rtf[2], alt_speedup;
 } fleet_run_result_t;
 
 /* Runs the fleet; 0, or -1 with the reason in err. */
