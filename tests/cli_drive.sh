@@ -256,6 +256,26 @@ if [ -n "$poses3" ] && [ "$poses3" != "$poses1" ] && [ "$(field robots "$mixed")
 else
     fail "sim --fast: seed 2 $poses3; world: $mixed ($(cat "$tmp/err"))"
 fi
+# --stack names the behaviours each robot wanders with: the default stack
+# named is --wander's run, bit for bit; the cruise alone (no reflex, no
+# avoidance, no sonar-safe) is another run, and still moves.
+named=$("$bw" sim p2os --robots 40 --fast --for 5 --stack reflex,safe-avoid,safe-wander 2>"$tmp/err")
+bare=$("$bw" sim p2os --robots 40 --fast --for 5 --stack wander 2>>"$tmp/err")
+posesn=$(echo "$named" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')
+posesb=$(echo "$bare" | sed -E 's/.*"poses":"([0-9a-f]+)".*/\1/')
+if [ "$posesn" = "$poses1" ] && [ -n "$posesb" ] && [ "$posesb" != "$poses1" ] &&
+    awk -v d="$(field mean_distance_m "$bare")" 'BEGIN { exit !(d > 0.3) }'; then
+    pass "sim --fast --stack: the default named is --wander's run; the cruise alone another"
+else
+    fail "sim --fast --stack: $named / $bare (--wander: $poses1) ($(cat "$tmp/err"))"
+fi
+expect_error "sim: --stack typo" 2 \
+    '--stack wants behaviours from reflex, avoid, safe-avoid, wander, safe-wander, comma-separated, each once, not "reflex,wnader"' \
+    "$bw" sim p2os --robots 3 --fast --for 1 --stack reflex,wnader
+expect_error "sim: --stack without --fast" 2 "go with --fast" "$bw" sim p2os --robots 3 --stack wander
+expect_error "wander: --stack twice the same" 2 'each once, not "wander,wander"' \
+    "$bw" wander sim:p2os --fast --for 1 --stack wander,wander
+
 # bench --fleet: a line per size on one thread, the largest on two, then
 # the largest once more with one thread and two in turn, 1 s blocks of
 # robot time: both modes measured, and the robots end where a plain run of

@@ -125,7 +125,8 @@ typedef struct {
     unsigned collisions, bumps, cleared_late;
 } wander_run_t;
 
-static wander_run_t wander(const char *url, double minutes)
+/* stack: by name, NULL for the default */
+static wander_run_t wander_with(const char *url, double minutes, const char *stack)
 {
     run_t r;
     run_open(&r, url);
@@ -133,6 +134,8 @@ static wander_run_t wander(const char *url, double minutes)
     bw_grl_init(&g, r.b);
     static bw_wander_t w;
     bw_wander_init(&w, &g, 1, 0.25);
+    if (stack)
+        assert_int_equal(bw_wander_set_stack(&w, stack), 0);
     /* The stairs, marked for a base that cannot see them. */
     for (size_t i = 0; !(bw_base_caps(r.b) & BW_CAP_CLIFFS) && i < r.sim->world->ndrops; i++) {
         const bw_polygon_t *d = &r.sim->world->drops[i];
@@ -148,7 +151,8 @@ static wander_run_t wander(const char *url, double minutes)
     for (double end = r.now + minutes * 60; r.now < end;) {
         if (r.now >= next_tick) {
             g.now = r.now;
-            bw_wander_tick(&w);
+            int winner = bw_wander_tick(&w);
+            assert_true(winner >= -1 && winner < (int)w.nstack);
             next_tick = r.now + 0.05;
         }
         run_step(&r);
@@ -173,11 +177,14 @@ static wander_run_t wander(const char *url, double minutes)
         }
     }
     out.distance = r.sim->travelled;
-    printf("%s: wandered %.1f m in %.0f min, %u collisions, %u bumps, %u cleared after 1 s\n", url,
-           out.distance, minutes, out.collisions, out.bumps, out.cleared_late);
+    printf("%s%s%s: wandered %.1f m in %.0f min, %u collisions, %u bumps, %u cleared after 1 s\n",
+           url, stack ? " with " : "", stack ? stack : "", out.distance, minutes, out.collisions,
+           out.bumps, out.cleared_late);
     bw_base_close(r.b, r.now);
     return out;
 }
+
+static wander_run_t wander(const char *url, double minutes) { return wander_with(url, minutes, NULL); }
 
 static void test_wander_p2os(void **state)
 {
@@ -206,13 +213,75 @@ static void test_wander_kobuki(void **state)
     assert_true(w.distance >= 20);
 }
 
+/* A stack by name: the names checked, the list in the order given. */
+static void test_wander_stack_names(void **state)
+{
+    (void)state;
+    static const char *const good[] = { BW_WANDER_STACK_DEFAULT, "reflex", "avoid", "safe-avoid",
+                                        "wander", "safe-wander",
+                                        "safe-wander,safe-avoid,wander,avoid,reflex" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_int_equal(bw_wander_set_stack(NULL, good[i]), 0);
+    static const char *const bad[] = { "", ",", "reflex,", ",reflex", "reflex,,wander",
+                                       "reflex,reflex", "Reflex", "reflexes", "refle",
+                                       "safe-wander,wander,safe-wander", "reflex wander" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(bw_wander_set_stack(NULL, bad[i]), BW_EINVAL);
+    assert_int_equal(bw_wander_set_stack(NULL, NULL), BW_EINVAL);
+
+    run_t r;
+    run_open(&r, "sim:p2os");
+    bw_grl_t g;
+    bw_grl_init(&g, r.b);
+    static bw_wander_t w;
+    bw_wander_init(&w, &g, 1, 0.25);
+    assert_int_equal(w.nstack, 3); /* the default */
+    assert_ptr_equal(w.stack[0], &w.reflex);
+    assert_ptr_equal(w.stack[1], &w.safe_avoid);
+    assert_ptr_equal(w.stack[2], &w.safe_wander);
+    assert_int_equal(bw_wander_set_stack(&w, "safe-wander,reflex"), 0);
+    assert_int_equal(w.nstack, 2);
+    assert_ptr_equal(w.stack[0], &w.safe_wander);
+    assert_ptr_equal(w.stack[1], &w.reflex);
+    assert_int_equal(bw_wander_set_stack(&w, "avoid,bogus"), BW_EINVAL);
+    assert_int_equal(w.nstack, 2); /* as it was */
+    assert_ptr_equal(w.stack[0], &w.safe_wander);
+    assert_int_equal(bw_wander_set_stack(&w, "avoid,wander"), 0);
+    assert_ptr_equal(w.stack[0], &w.avoid);
+    assert_ptr_equal(w.stack[1], &w.wander);
+    bw_base_close(r.b, r.now);
+}
+
+/* The stack named is the one that drives, in its order. A Kobuki (no
+ * sonar) cruising with no reflex pushes against the first wall it meets
+ * and stays there; with the reflex first it backs off every bump and goes
+ * on; with the reflex after the cruise it never gets a turn (the cruise is
+ * always active). A reflex alone has nothing to do: the base stands. */
+static void test_wander_stack_drives(void **state)
+{
+    (void)state;
+    wander_run_t bare = wander_with("sim:kobuki", 3, "wander");
+    assert_true(bare.collisions >= 1);
+    assert_true(bare.distance < 5);
+    wander_run_t reflex_first = wander_with("sim:kobuki", 3, "reflex,wander");
+    assert_true(reflex_first.bumps >= 5);
+    assert_int_equal(reflex_first.cleared_late, 0);
+    assert_true(reflex_first.distance >= 20);
+    wander_run_t reflex_last = wander_with("sim:kobuki", 3, "safe-wander,reflex");
+    assert_true(reflex_last.collisions >= 1);
+    assert_true(reflex_last.distance < 5);
+    wander_run_t reflex_alone = wander_with("sim:p2os", 1, "reflex");
+    assert_true(reflex_alone.distance < 0.01);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibrated_pings_p2os), cmocka_unit_test(test_calibrated_pings_rflex),
         cmocka_unit_test(test_sonar_safe_p2os),       cmocka_unit_test(test_sonar_safe_rflex),
         cmocka_unit_test(test_wander_p2os),           cmocka_unit_test(test_wander_rflex),
-        cmocka_unit_test(test_wander_kobuki),
+        cmocka_unit_test(test_wander_kobuki),         cmocka_unit_test(test_wander_stack_names),
+        cmocka_unit_test(test_wander_stack_drives),
     };
     return cmocka_run_group_tests_name("the GRL layer on emulated bases", tests, NULL, NULL);
 }

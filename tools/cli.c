@@ -265,6 +265,16 @@ int cli_number(const char *cmd, const char *opt, const char *text, double lo, do
     return 0;
 }
 
+int cli_stack(const char *cmd, const char *names)
+{
+    if (bw_wander_set_stack(NULL, names) < 0) {
+        cli_error(cmd, "--stack wants behaviours from %s, comma-separated, each once, not \"%s\"",
+                  BW_WANDER_STACK_NAMES, names);
+        return -1;
+    }
+    return 0;
+}
+
 double cli_now(void)
 {
     struct timespec ts;

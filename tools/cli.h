@@ -30,6 +30,13 @@ int cli_flush_out(const char *cmd);
 int cli_number(const char *cmd, const char *opt, const char *text, double lo, double hi,
                double *out);
 
+/* Checks a --stack option's behaviour names (bw_wander_set_stack); prints
+ * "botwire CMD: --stack ..." and returns -1 unless they make a stack. */
+int cli_stack(const char *cmd, const char *names);
+#define CLI_STACK_HELP                                                                 \
+    "comma-separated, the first active wins: reflex, avoid, safe-avoid,\n"              \
+    "                   wander, safe-wander; default reflex,safe-avoid,safe-wander"
+
 /* getopt_long for a subcommand: an unknown option or a missing value gives
  * one line, "botwire CMD: unknown option --x (botwire CMD --help lists
  * them)", and '?'. shortopts without a leading ':'. */

@@ -26,8 +26,8 @@ static void usage(FILE *f)
             "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
             "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
             "                  [--detach] [--robots N] [--baud N] [--view [HOST:]PORT]\n"
-            "       botwire sim FAMILY --robots N --fast --for S [--wander] [--threads N]\n"
-            "                  [--frame S]\n"
+            "       botwire sim FAMILY --robots N --fast --for S [--wander | --stack NAMES]\n"
+            "                  [--threads N] [--frame S]\n"
             "       botwire sim --world FILE [...]   (robots of the world file's robot lines)\n"
             "\n"
             "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm, rflex) in\n"
@@ -100,6 +100,8 @@ static void usage(FILE *f)
             "                   min_gap_m (between two robots' outlines), ... (docs/fleet.md)\n"
             "  --wander         with --fast: each robot wanders (`botwire wander`'s stack);\n"
             "                   without it they stand, online\n"
+            "  --stack NAMES    with --fast: each robot wanders with this behaviour stack\n"
+            "                   (" CLI_STACK_HELP ")\n"
             "  --threads N      with --fast: threads (default: one per core); the same\n"
             "                   seed gives the same run whatever N\n"
             "  --frame S        with --fast: robot time between the snapshots of where the\n"
@@ -469,6 +471,7 @@ int cmd_sim(int argc, char **argv)
         { "view-readonly", no_argument, NULL, 'Q' },
         { "fast", no_argument, NULL, 'x' },         { "wander", no_argument, NULL, 'X' },
         { "threads", required_argument, NULL, 'T' }, { "frame", required_argument, NULL, 'M' },
+        { "stack", required_argument, NULL, 'k' },
         { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
@@ -550,6 +553,12 @@ int cmd_sim(int argc, char **argv)
         case 'Q': vo.readonly = true; break;
         case 'x': in_virtual_time = true; break;
         case 'X': fast.wander = true; break;
+        case 'k':
+            if (cli_stack(sim_cmd, optarg) < 0)
+                return 2;
+            fast.stack = optarg;
+            fast.wander = true;
+            break;
         case 'T':
             if (cli_number(sim_cmd, "--threads", optarg, 0, 256, &threads) < 0)
                 return 2;
@@ -592,13 +601,14 @@ int cmd_sim(int argc, char **argv)
     size_t n = from_world ? world.nrobots : robots > 0 ? (size_t)robots : 1;
     if (in_virtual_time || fast.wander || threads > 0 || frame > 0) {
         if (!in_virtual_time || !isfinite(duration) || link || tcp || detach) {
-            cli_error(sim_cmd, "--wander, --threads and --frame go with --fast, which wants --for S "
+            cli_error(sim_cmd, "--wander, --stack, --threads and --frame go with --fast, which wants --for S "
                              "and no --pty, --tcp or --detach");
             return 2;
         }
         fast = (fleet_run_opts_t){ .family = family, .model = model, .robots = n,
                                    .world = world_path ? &world : NULL, .seconds = duration,
-                                   .wander = fast.wander, .seed = (uint64_t)seed, .noise = noise,
+                                   .wander = fast.wander, .stack = fast.stack,
+                                   .seed = (uint64_t)seed, .noise = noise,
                                    .threads = (unsigned)threads, .frame = frame };
         return fleet_run_cli(&fast);
     }

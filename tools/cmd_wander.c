@@ -20,7 +20,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire wander URL [--for SECONDS] [--fast] [--speed M/S] [--seed N]\n"
-            "                      [--svg FILE] [--keep-out X0,Y0,X1,Y1]... [--view [HOST:]PORT]\n"
+            "                      [--stack NAMES] [--svg FILE] [--keep-out X0,Y0,X1,Y1]...\n"
+            "                      [--view [HOST:]PORT]\n"
             "\n"
             "Wanders with the GRL behaviour stack on any base: a reflex after a bump, a\n"
             "cliff or a wheel drop (back away, turn away), sonar avoidance on bases with\n"
@@ -42,6 +43,7 @@ static void usage(FILE *f)
             "  --fast           virtual time, as fast as the machine goes (sim: URLs)\n"
             "  --speed M/S      cruising speed (default 0.25)\n"
             "  --seed N         the wander's random seed (default 1)\n"
+            "  --stack NAMES    the behaviour stack (" CLI_STACK_HELP ")\n"
             "  --svg FILE       draw the world, the path and the sonar pings (sim: URLs)\n"
             "  --keep-out X0,Y0,X1,Y1  a box to stay out of, in the odometry frame (the\n"
             "                   start is 0,0 facing +x); up to 8\n"
@@ -108,8 +110,10 @@ int cmd_wander(int argc, char **argv)
         { "svg", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
         { "keep-out", required_argument, NULL, 'k' }, { "view", required_argument, NULL, 'V' },
         { "view-token", required_argument, NULL, 'T' }, { "view-readonly", no_argument, NULL, 'Q' },
+        { "stack", required_argument, NULL, 'S' },
         { NULL, 0, NULL, 0 },
     };
+    const char *stack = NULL;
     double keep[8][4];
     unsigned nkeep = 0;
     double duration = INFINITY, speed = 0.25, seed = 1;
@@ -134,6 +138,11 @@ int cmd_wander(int argc, char **argv)
                 return 2;
             break;
         case 'o': svg = optarg; break;
+        case 'S':
+            if (cli_stack("wander", optarg) < 0)
+                return 2;
+            stack = optarg;
+            break;
         case 'k': {
             double *k = keep[nkeep];
             char extra;
@@ -217,6 +226,8 @@ int cmd_wander(int argc, char **argv)
     bw_grl_init(&g, b);
     static bw_wander_t w;
     bw_wander_init(&w, &g, (uint64_t)seed, speed);
+    if (stack)
+        (void)bw_wander_set_stack(&w, stack); /* checked with the options */
     /* Drop-offs a base cannot sense (no cliff sensors): on a sim: URL the
      * world's, in the odometry frame, as an operator marks the stairs;
      * --keep-out boxes on any base. */

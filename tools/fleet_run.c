@@ -441,6 +441,12 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
         }
         bw_grl_init(&r->g, r->base);
         bw_wander_init(&r->w, &r->g, o->seed + made, o->speed > 0 ? o->speed : 0.3);
+        if (o->stack && bw_wander_set_stack(&r->w, o->stack) < 0) {
+            snprintf(err, errlen, "no such behaviour stack: \"%s\" (from %s)", o->stack,
+                     BW_WANDER_STACK_NAMES);
+            made++;
+            goto done;
+        }
         /* Drop-offs a base cannot sense, as `botwire wander` marks them:
          * keep-out zones in its odometry frame (the start is its origin). */
         for (size_t k = 0; !(bw_base_caps(r->base) & BW_CAP_CLIFFS) && k < w->ndrops; k++) {

@@ -37,6 +37,7 @@ typedef struct {
     const bw_world_t *world; /* NULL: a room made for them (or the family's, up to 4) */
     double seconds;     /* robot time to run, after every robot is online */
     bool wander;        /* drive each with the wander behaviour; else they stand */
+    const char *stack;  /* with wander: its stack by name (NULL: the default) */
     double speed;       /* the wander's cruise, m/s (0: 0.3) */
     uint64_t seed;      /* each robot's noise and wander seed is seed + its index */
     double noise;       /* wheel slip and encoder noise, 1 = nominal */

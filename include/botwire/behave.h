@@ -277,6 +277,7 @@ const bw_ping_view_t *bw_grl_view(const bw_grl_t *g);
  * pings keep their place as the robot moves).
  */
 #define BW_WANDER_MAX_KEEP 2048
+#define BW_WANDER_MAX_STACK 5
 #define BW_WANDER_MAX_SEEN 512
 /* A remembered ping: where it was (odometry frame), and when. */
 typedef struct {
@@ -298,7 +299,8 @@ typedef struct {
     int escape;          /* the way it turns out of a tight spot (+1 left, -1 right, 0 none) */
     uint64_t reflexes;   /* how many times it fired */
     bw_behavior_t reflex, avoid, safe_avoid, wander, safe_wander;
-    const bw_behavior_t *stack[3];
+    const bw_behavior_t *stack[BW_WANDER_MAX_STACK]; /* drive-base's list */
+    unsigned nstack;
     unsigned nkeep;      /* keep-out points (keep, below) */
     unsigned seen_head, nseen; /* remembered pings (seen, below) */
     bool in_tick, room_ok; /* the room around, computed once a tick */
@@ -323,9 +325,22 @@ typedef struct {
 } bw_wander_t;
 
 void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed);
-/* One tick at g->now: drive-base with the stack; returns the winner (0
- * reflex, 1 avoid, 2 wander). */
+/* One tick at g->now: drive-base with the stack; returns the winner's
+ * place in it (in the default stack 0 reflex, 1 avoid, 2 wander), or -1
+ * when none was active (the base is then limp). */
 int bw_wander_tick(bw_wander_t *w);
+
+/* The stack by name: the behaviours drive-base arbitrates (the first
+ * active wins), a comma-separated list in that order, each at most once,
+ * of "reflex", "avoid" (obstacles in the sonars and the keep-out zones,
+ * alone), "safe-avoid" (the same under sonar-safe), "wander" (the cruise,
+ * alone: it drives into what it meets) and "safe-wander" (under
+ * sonar-safe). The default is BW_WANDER_STACK_DEFAULT. Returns 0, or
+ * BW_EINVAL for a name not known, repeated, or none (the stack then as it
+ * was). With w NULL, only checks the names. */
+#define BW_WANDER_STACK_DEFAULT "reflex,safe-avoid,safe-wander"
+#define BW_WANDER_STACK_NAMES "reflex, avoid, safe-avoid, wander, safe-wander"
+int bw_wander_set_stack(bw_wander_t *w, const char *names);
 /* A zone to keep out of: a polygon in the odometry frame. BW_EINVAL (fewer
  * than 3 vertices), BW_ENOSPC (its edges do not fit). */
 int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n);

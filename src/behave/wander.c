@@ -318,8 +318,42 @@ void bw_wander_init(bw_wander_t *w, bw_grl_t *g, uint64_t seed, double speed)
     w->stack[0] = &w->reflex;
     w->stack[1] = &w->safe_avoid;
     w->stack[2] = &w->safe_wander;
+    w->nstack = 3;
     g->places = w->places; /* zeroed: no reading has time 0 and a place */
     g->view = &w->view;
+}
+
+int bw_wander_set_stack(bw_wander_t *w, const char *names)
+{
+    static const char *const known[BW_WANDER_MAX_STACK] = { "reflex", "avoid", "safe-avoid",
+                                                            "wander", "safe-wander" };
+    if (!names)
+        return BW_EINVAL;
+    const bw_behavior_t *list[BW_WANDER_MAX_STACK];
+    unsigned n = 0, used = 0;
+    for (const char *p = names;;) {
+        size_t len = strcspn(p, ",");
+        unsigned k = 0;
+        while (k < BW_WANDER_MAX_STACK && !(strlen(known[k]) == len && !strncmp(p, known[k], len)))
+            k++;
+        if (k == BW_WANDER_MAX_STACK || (used & (1u << k)))
+            return BW_EINVAL; /* not known (an empty name too), or again */
+        used |= 1u << k;
+        if (w) {
+            const bw_behavior_t *b[BW_WANDER_MAX_STACK] = { &w->reflex, &w->avoid, &w->safe_avoid,
+                                                            &w->wander, &w->safe_wander };
+            list[n] = b[k];
+        }
+        n++;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    if (w) {
+        memcpy(w->stack, list, n * sizeof list[0]);
+        w->nstack = n;
+    }
+    return 0;
 }
 
 int bw_wander_tick(bw_wander_t *w)
@@ -327,7 +361,7 @@ int bw_wander_tick(bw_wander_t *w)
     remember(w, w->g);
     w->in_tick = true;
     w->room_ok = false;
-    int winner = bw_drive_base(w->g, w->stack, 3);
+    int winner = bw_drive_base(w->g, w->stack, w->nstack);
     w->in_tick = false;
     return winner;
 }
