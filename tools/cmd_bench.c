@@ -83,29 +83,42 @@ static double fleet_seconds(size_t n)
     return n <= 1 ? 300 : n <= 100 ? 60 : n <= 1000 ? 20 : 10;
 }
 
-static int fast_line(size_t n, double seconds, unsigned threads, const fleet_run_result_t *one,
-                     fleet_run_result_t *out)
+/* Runs a fleet of n wandering P2OS robots (alternate: fleet_run_opts_t's);
+ * its result and the machine's load average over the run; -1 after
+ * saying why. */
+static int bench_fleet_run(size_t n, double seconds, unsigned threads, double alternate,
+                           fleet_run_result_t *r, double *load)
 {
     fleet_run_opts_t o = { .family = "p2os", .robots = n, .seconds = seconds, .wander = true,
-                          .seed = 1, .threads = threads, .quiet = true };
-    fleet_run_result_t r;
+                          .seed = 1, .threads = threads, .quiet = true, .alternate = alternate };
     char err[512];
-    fprintf(stderr, "botwire bench: %zu P2OS robots wandering, %g s of robot time, %u thread%s "
-                    "...\n", n, seconds, threads, threads == 1 ? "" : "s");
     double load0[1] = { -1 }, load1[1] = { -1 };
     (void)getloadavg(load0, 1);
-    if (fleet_run(&o, &r, err, sizeof err) < 0) {
+    if (fleet_run(&o, r, err, sizeof err) < 0) {
         cli_error("bench", "%s", err);
         return -1;
     }
     (void)getloadavg(load1, 1);
+    *load = (load0[0] + load1[0]) / 2;
+    return 0;
+}
+
+static int fast_line(size_t n, double seconds, unsigned threads, const fleet_run_result_t *one,
+                     fleet_run_result_t *out)
+{
+    fleet_run_result_t r;
+    double load;
+    fprintf(stderr, "botwire bench: %zu P2OS robots wandering, %g s of robot time, %u thread%s "
+                    "...\n", n, seconds, threads, threads == 1 ? "" : "s");
+    if (bench_fleet_run(n, seconds, threads, 0, &r, &load) < 0)
+        return -1;
     *out = r;
     printf("{\"fleet\":%zu,\"threads\":%u,\"sim_s\":%g,\"wall_s\":%.3f,\"real_time_factor\":%.3f,"
            "\"cpu_ms_per_robot_s\":%.4f,\"mem_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,"
            "\"online\":%zu,\"cores_used\":%.2f,\"load\":%.2f",
            r.robots, r.threads, r.sim_s, r.wall_s, r.real_time_factor, r.cpu_ms_per_robot_s,
            r.mem_per_robot_kb, r.mean_distance, r.online, r.wall_s > 0 ? r.cpu_s / r.wall_s : 0,
-           (load0[0] + load1[0]) / 2);
+           load);
     if (one && one->real_time_factor > 0)
         printf(",\"speedup\":%.2f,\"cpu_ratio\":%.3f", r.real_time_factor / one->real_time_factor,
                r.cpu_ms_per_robot_s / one->cpu_ms_per_robot_s);
@@ -120,25 +133,17 @@ static int fast_line(size_t n, double seconds, unsigned threads, const fleet_run
 #define ALTERNATE 1.0
 static int alternating_line(size_t n, double seconds, unsigned threads)
 {
-    fleet_run_opts_t o = { .family = "p2os", .robots = n, .seconds = seconds, .wander = true,
-                          .seed = 1, .threads = threads, .quiet = true, .alternate = ALTERNATE };
     fleet_run_result_t r;
-    char err[512];
+    double load;
     fprintf(stderr, "botwire bench: %zu P2OS robots wandering, %g s of robot time, in turn on one "
                     "thread and on %u, %g s each ...\n", n, seconds, threads, ALTERNATE);
-    double load0[1] = { -1 }, load1[1] = { -1 };
-    (void)getloadavg(load0, 1);
-    if (fleet_run(&o, &r, err, sizeof err) < 0) {
-        cli_error("bench", "%s", err);
+    if (bench_fleet_run(n, seconds, threads, ALTERNATE, &r, &load) < 0)
         return -1;
-    }
-    (void)getloadavg(load1, 1);
     printf("{\"fleet\":%zu,\"threads\":%u,\"alternating_s\":%g,\"sim_s\":%g,\"wall_s\":%.3f,"
            "\"real_time_factor_threads\":%.3f,\"real_time_factor_one\":%.3f,\"speedup\":%.2f,"
            "\"mean_distance_m\":%.3f,\"online\":%zu,\"load\":%.2f,\"poses\":\"%016llx\"}\n",
            r.robots, r.threads, ALTERNATE, r.sim_s, r.wall_s, r.alt_rtf[0], r.alt_rtf[1],
-           r.alt_speedup, r.mean_distance, r.online, (load0[0] + load1[0]) / 2,
-           (unsigned long long)r.poses_hash);
+           r.alt_speedup, r.mean_distance, r.online, load, (unsigned long long)r.poses_hash);
     fflush(stdout);
     return 0;
 }
