@@ -42,7 +42,7 @@ typedef struct {
  * keeps the same robots frame after frame, so they stay in its cache
  * (robots taken from one shared queue went to either thread, and a frame
  * then fetched most of a robot from the other core's cache or from memory:
- * 1.4x on two threads instead of 1.8x). */
+ * 1.6x on two threads instead of 1.8-2.0x at 10000 robots). */
 struct part {
     _Alignas(64) atomic_size_t next;
     size_t begin, end;
