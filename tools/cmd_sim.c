@@ -179,6 +179,21 @@ static bool announce(const char *lines, bool detach, const char *family, size_t 
     return true;
 }
 
+/* Host bytes to the robot, through the line's noise when it has some. */
+static void hear(server_t *s, const uint8_t *buf, size_t n, double now)
+{
+    uint8_t noisy[2 * 4096];
+    while (n > 0) {
+        size_t k = n < 4096 ? n : 4096;
+        if (s->noisy)
+            bw_device_input(s->dev, noisy, bw_line_pass(&s->up, buf, k, noisy, sizeof noisy), now);
+        else
+            bw_device_input(s->dev, buf, k, now);
+        buf += k;
+        n -= k;
+    }
+}
+
 /* Host bytes in, time forward, robot bytes out (nowhere when nobody is
  * there to read them). Returns what the port said (0, or BW_ECLOSED when the
  * client left). */
@@ -186,13 +201,8 @@ static int pump(server_t *s, bw_port_t *port, bool listener, double now)
 {
     uint8_t buf[4096], noisy[2 * sizeof buf];
     int n = 0;
-    while (port && (n = bw_port_read(port, buf, sizeof buf)) > 0) {
-        if (s->noisy)
-            bw_device_input(s->dev, noisy, bw_line_pass(&s->up, buf, (size_t)n, noisy, sizeof noisy),
-                            now);
-        else
-            bw_device_input(s->dev, buf, (size_t)n, now);
-    }
+    while (port && (n = bw_port_read(port, buf, sizeof buf)) > 0)
+        hear(s, buf, (size_t)n, now);
     bw_device_step(s->dev, now);
     size_t out;
     while ((out = bw_device_output(s->dev, buf, sizeof buf)) > 0) {
@@ -277,9 +287,25 @@ static int pty_turn(server_t *s, double now)
         int was = s->clients;
         bool emptied;
         s->clients = bw_pty_clients(s->pty, &emptied);
+        uint8_t words[4096];
+        int nwords = 0;
+        bool newcomer = false;
         if (emptied) {
-            /* The last words of the client that left are its own. */
-            pump(s, s->pty, false, now);
+            /* What waits on the line is the last words of the client that
+             * left, unless another has opened it since: then it may be the
+             * newcomer's first (its open comes before its first byte, so a
+             * look at the opens after the read tells), and it is heard on
+             * the new link. What the one that left said last then reaches
+             * a robot out of session, where it changes nothing. */
+            nwords = bw_port_read(s->pty, words, sizeof words);
+            bool again = false;
+            int later = bw_pty_clients(s->pty, &again);
+            if (later >= 0)
+                s->clients = later;
+            newcomer = s->clients > 0 || again;
+            if (nwords > 0 && !newcomer)
+                hear(s, words, (size_t)nwords, now);
+            pump(s, newcomer ? NULL : s->pty, false, now); /* its answers: nobody's */
             say(s, "the last client closed %s", s->slave);
             bw_device_link(s->dev, false, now);
         }
@@ -287,6 +313,8 @@ static int pty_turn(server_t *s, double now)
             say(s, "a client opened %s", s->slave);
             bw_device_link(s->dev, true, now);
         }
+        if (newcomer && nwords > 0)
+            hear(s, words, (size_t)nwords, now);
         if (s->clients > 1 && s->clients > was)
             say(s, "%d programs have %s open: their commands mix and they will fight over the "
                    "robot",
