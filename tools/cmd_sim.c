@@ -629,8 +629,8 @@ int cmd_sim(int argc, char **argv)
     size_t n = from_world ? world.nrobots : robots > 0 ? (size_t)robots : 1;
     if (in_virtual_time || fast.wander || threads > 0 || frame > 0) {
         if (!in_virtual_time || !isfinite(duration) || link || tcp || detach) {
-            cli_error(sim_cmd, "--wander, --stack, --threads and --frame go with --fast, which wants --for S "
-                             "and no --pty, --tcp or --detach");
+            cli_error(sim_cmd, "--wander, --stack, --threads and --frame go with --fast, which "
+                               "wants --for S and no --pty, --tcp or --detach");
             return 2;
         }
         fast = (fleet_run_opts_t){ .family = family, .model = model, .robots = n,
