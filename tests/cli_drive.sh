@@ -299,6 +299,14 @@ if [ $rc = 0 ] && [ "$(wc -l <"$tmp/bench")" = 4 ] &&
 else
     fail "bench --fleet: rc $rc: $(cat "$tmp/bench") / $plain ($(cat "$tmp/err"))"
 fi
+# A lone robot has no gap to another: null, not a number that reads as an
+# overlap.
+lone=$("$bw" sim p2os --fast --for 1 --wander 2>/dev/null)
+if echo "$lone" | grep -q '"min_gap_m":null,' && [ "$(field robots "$lone")" = 1 ]; then
+    pass "sim --fast: a lone robot's min_gap_m is null"
+else
+    fail "sim --fast: a lone robot: $lone"
+fi
 expect_error "sim: --fast without --for" 2 "wants --for S" "$bw" sim p2os --robots 3 --fast
 expect_error "sim: --wander without --fast" 2 "go with --fast" "$bw" sim p2os --robots 3 --wander --for 1
 

@@ -574,13 +574,16 @@ int fleet_run_cli(const fleet_run_opts_t *o)
         cli_error("sim", "%s", err);
         return 1;
     }
+    /* null: no two robots came within a metre of each other (a lone one) */
+    char gap[32] = "null";
+    if (isfinite(r.min_gap))
+        snprintf(gap, sizeof gap, "%.4f", r.min_gap);
     printf("{\"robots\":%zu,\"threads\":%u,\"online\":%zu,\"sim_s\":%.3f,\"wall_s\":%.3f,"
            "\"real_time_factor\":%.3f,\"cpu_s\":%.3f,\"cpu_ms_per_robot_s\":%.4f,"
-           "\"mem_per_robot_kb\":%.1f,\"rss_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,\"min_gap_m\":%.4f,"
+           "\"mem_per_robot_kb\":%.1f,\"rss_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,\"min_gap_m\":%s,"
            "\"sips\":%llu,\"setup_wall_s\":%.3f,\"settle_s\":%.2f,\"poses\":\"%016llx\"}\n",
            r.robots, r.threads, r.online, r.sim_s, r.wall_s, r.real_time_factor, r.cpu_s,
-           r.cpu_ms_per_robot_s, r.mem_per_robot_kb, r.rss_per_robot_kb, r.mean_distance,
-           isfinite(r.min_gap) ? r.min_gap : -1.0, (unsigned long long)r.sips, r.setup_wall_s, r.settle_s,
-           (unsigned long long)r.poses_hash);
+           r.cpu_ms_per_robot_s, r.mem_per_robot_kb, r.rss_per_robot_kb, r.mean_distance, gap,
+           (unsigned long long)r.sips, r.setup_wall_s, r.settle_s, (unsigned long long)r.poses_hash);
     return cli_flush_out("sim");
 }
