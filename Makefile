@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 300
 # Optional parts make check (and deps) leave out, by name: SKIP=ros,firmware,fuzz,python
 SKIP ?=
 
-.PHONY: all deps build demo check fuzz bench mutants install uninstall clean
+.PHONY: all deps build demo check check-stress fuzz bench mutants install uninstall clean
 
 all: build
 
@@ -28,6 +28,12 @@ demo: build
 
 check: deps
 	@SKIP="$(SKIP)" sh scripts/check.sh
+
+# The real-time tests of both builds STRESS_RUNS times in a row (default 5)
+# with every core kept busy at nice 10: each test's pass count.
+STRESS_RUNS ?= 5
+check-stress: deps
+	@SKIP="$(SKIP)" STRESS=$(STRESS_RUNS) sh scripts/check.sh
 
 # A longer fuzz run of every parser (FUZZ_SECONDS each).
 fuzz: deps

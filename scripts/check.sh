@@ -5,6 +5,12 @@
 #  2. clang with AddressSanitizer + UndefinedBehaviorSanitizer: the same tests;
 #  3. each libFuzzer harness for FUZZ_SECONDS (default 15) under ASan + UBSan.
 # The last line says how many passed and failed, and what SKIP left out.
+#
+# STRESS=N (`make check-stress`: N=5) builds the same two builds, then runs
+# their real-time tests (ctest label `realtime`: real processes, ptys, TCP,
+# simavr) N times in a row, as make check runs them (ctest -j nproc), while a
+# busy loop at nice 10 keeps every core busy, as on a shared CI runner. It
+# prints each test's pass count and the output of every failed run; no fuzz.
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/parts.sh
@@ -119,20 +125,91 @@ build() {
     }
 }
 
+# stress DIR LABEL: the real-time tests of a build, $stress times under load.
+# A failed run's output is kept in DIR/stress-RUN.log and shown.
+stress() {
+    dir=$1
+    hogs=""
+    for _ in $(seq "$jobs"); do
+        nice -n 10 sh -c 'while :; do :; done' &
+        hogs="$hogs $!"
+    done
+    # shellcheck disable=SC2086 # the pids, one word each
+    trap 'kill $hogs 2>/dev/null' EXIT INT TERM
+    : >"$dir/stress-results.txt"
+    run=1
+    while [ "$run" -le "$stress" ]; do
+        log=$dir/stress-$run.log
+        ctest --test-dir "$dir" -L realtime -j "$jobs" --output-on-failure >"$log" 2>&1 || true
+        # "  3/21 Test  #54: test_link ....***Failed   21.06 sec"
+        sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .*\.\.\. *\(Passed\).*/\1 \2/p
+                s/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .*\(\*\*\*.*\|Not Run\|Exception\).*/\1 failed/p' \
+            "$log" >"$dir/stress-run.txt"
+        bad=$(grep -c ' failed$' "$dir/stress-run.txt" || true)
+        echo "  run $run of $stress: $(grep -c . "$dir/stress-run.txt") tests, $bad failed$(
+            [ "$bad" = 0 ] || echo ": $(grep ' failed$' "$dir/stress-run.txt" | cut -d' ' -f1 | tr '\n' ' ')(log: $log)")"
+        if [ "$bad" = 0 ]; then
+            rm -f "$log"
+        else
+            # each failed test's own output (ctest prints it after its line)
+            awk '/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: / { show = ($0 !~ /Passed/) }
+                 /^ *Start +[0-9]+: / { show = 0 }
+                 show { print "    " $0 }' "$log" | tail -n 80
+        fi
+        cat "$dir/stress-run.txt" >>"$dir/stress-results.txt"
+        run=$((run + 1))
+    done
+    # shellcheck disable=SC2086
+    kill $hogs 2>/dev/null
+    trap - EXIT INT TERM
+    awk -v runs="$stress" '
+        { n[$1]++; if ($2 == "Passed") ok[$1]++; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+        END {
+            for (i = 1; i <= k; i++) {
+                t = order[i]
+                printf "  %-28s %d of %d passed%s\n", t, ok[t] + 0, runs, (ok[t] + 0 < runs) ? "  <--" : ""
+            }
+        }' "$dir/stress-results.txt"
+    bad=$(awk '$2 != "Passed"' "$dir/stress-results.txt" | wc -l)
+    ran=$(grep -c . "$dir/stress-results.txt" || true)
+    passed=$((passed + ran - bad))
+    failed=$((failed + bad))
+    [ "$bad" = 0 ] || failures="$failures${failures:+, }$(awk '$2 != "Passed" { print $1 }' \
+        "$dir/stress-results.txt" | sort | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }') ($2)"
+}
+
+stress=${STRESS:-}
+case $stress in
+'' | 0) stress= ;;
+*[!0-9]*)
+    echo "make check: STRESS wants a number of runs, not \"$stress\""
+    exit 2
+    ;;
+esac
+# run_or_stress DIR LABEL
+run_or_stress() {
+    if [ -n "$stress" ]; then
+        echo "== the real-time tests of $2, $stress runs, every core kept busy at nice 10"
+        stress "$1" "$2"
+    else
+        run_tests "$1" "$2"
+    fi
+}
+
 echo "== build 1/2: gcc, release, -Werror"
 build build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="${BW_CC:-gcc}"
 if [ "$(on firmware)" = ON ]; then
     echo "== firmware: each family's device-side codec, flash and RAM (scripts/firmware-sizes.sh)"
     sed 's/^/  /' build/firmware/size/table.txt
 fi
-run_tests build "build 1"
+run_or_stress build "build 1"
 
 echo "== build 2/2: clang, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer"
 build build-check -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
     -DCMAKE_CXX_COMPILER=clang++ -DBW_SANITIZE=ON -DBW_FUZZ=ON
-run_tests build-check "build 2"
+run_or_stress build-check "build 2"
 
-if [ "$(on fuzz)" = ON ]; then
+if [ "$(on fuzz)" = ON ] && [ -z "$stress" ]; then
     if FUZZ_SECONDS=$fuzz_seconds sh scripts/fuzz.sh; then
         passed=$((passed + $(grep -c . build-check/fuzzers.txt)))
     else
@@ -141,9 +218,11 @@ if [ "$(on fuzz)" = ON ]; then
     fi
 fi
 
+what="make check"
+[ -z "$stress" ] || what="make check (STRESS=$stress: test runs)"
 if [ "$failed" = 0 ]; then
-    echo "make check: $passed passed, 0 failed$(left_line)"
+    echo "$what: $passed passed, 0 failed$(left_line)"
 else
-    echo "make check: $passed passed, $failed failed: $failures$(left_line)"
+    echo "$what: $passed passed, $failed failed: $failures$(left_line)"
     exit 1
 fi
