@@ -21,6 +21,11 @@
 #   odometry_vs_truth X START TRUTH TOL
 #                                the odometry's x within TOL m of how far the
 #                                robot truly went along x
+#   wait_line FILE PATTERN SECONDS
+#                                true once a line of FILE (which a process is
+#                                writing) matches PATTERN (grep), false if
+#                                none has after SECONDS: it follows the file
+#                                as it grows, it does not sleep on a guess
 #   start_firmware BOTWIRE_AVR BOARD ELF LINK
 #                                runs a firmware in the simulated chip on a
 #                                pty named LINK ($chip: its pid, its stderr in
@@ -66,6 +71,12 @@ expect_failure() { run_expecting 0 "$@"; }
 finish() {
     [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
     echo "all $1 checks passed"
+}
+
+wait_line() {
+    # tail -F wakes on each write (and waits for the file to appear), and
+    # ends when grep, matched, goes.
+    timeout "$3" tail -n +1 -F "$1" 2>/dev/null | grep -q -m 1 -e "$2"
 }
 
 # The emulator announces where it serves on its first line: wait for that

@@ -789,14 +789,16 @@ int cmd_sim(int argc, char **argv)
             cli_view_start(sim_view);
             snprintf(lines + strlen(lines), 768, "\nbotwire sim: view on %s", cli_view_url(sim_view));
         }
-        announce(lines, detach, family, n);
         /* What each robot says of itself from the start (its model's
-         * limits, a watchdog it has or has not) comes before any client. */
+         * limits, a watchdog it has or has not) is out before the
+         * announcement: whoever reads the announcement and then looks at
+         * the log finds it there, however the processes are scheduled. */
         for (size_t i = 0; i < n; i++) {
             char note[256];
             while (bw_device_next_notice(s[i].dev, note, sizeof note))
                 say(&s[i], "%s", note);
         }
+        announce(lines, detach, family, n);
         served = n;
         cli_catch_signals();
         status = serve(s, n, t + duration);

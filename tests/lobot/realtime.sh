@@ -9,7 +9,9 @@ bw=$1
 start=$(start_of lobot)
 start_emulator "botwire sim: lobot on /dev/" lobot --pty "$tmp/lobot" --for 120
 
-# 0. What a dead host leaves: the first words after where it serves.
+# 0. What a dead host leaves: the first words of its log. The emulator
+# writes them before it announces where it serves (they once came after,
+# and this read, run as soon as the announcement came, found none).
 head -n 1 "$tmp/sim.err" | grep -q "stops the robot when no command comes within 1500 ms" &&
     pass "first words: $(head -n 1 "$tmp/sim.err")" || fail "no stop-on-silence notice first: $(head -n 3 "$tmp/sim.err")"
 
