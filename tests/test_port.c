@@ -721,6 +721,39 @@ static void test_stale_pty_link(void **state)
     bw_port_close(m2);
 }
 
+/* The emulator's side of the same: an emulator restarted on the link of
+ * one that was killed takes it over though the old pty number now belongs
+ * to another program's pty (here this process's, which started before the
+ * link was made: only the pty's own age tells). It used to refuse, "which
+ * pid N (python3) serves", when tests ran side by side. */
+static void test_stale_pty_link_taken_over(void **state)
+{
+    tmpdir_t *t = *state;
+    char link[PATH_MAX], s1[64], s2[64], s3[64];
+    tmp_path(t, "robot", link, sizeof link);
+    bw_port_t *m1, *other, *m3;
+    open_pty(&m1, s1, sizeof s1, NULL);
+    assert_int_equal(symlink(s1, link), 0);
+    bw_port_close(m1); /* killed: the link stays */
+    open_pty(&other, s2, sizeof s2, NULL);
+    struct stat st;
+    assert_int_equal(stat(s2, &st), 0);
+    struct timespec when[2] = { st.st_ctim, st.st_ctim };
+    when[0].tv_sec -= 1;
+    when[1].tv_sec -= 1;
+    assert_int_equal(utimensat(AT_FDCWD, link, when, AT_SYMLINK_NOFOLLOW), 0);
+    if (strcmp(s1, s2) != 0)
+        print_message("the pty number was not given again (%s, then %s): the dead link's case "
+                      "only\n", s1, s2);
+    open_pty(&m3, s3, sizeof s3, link);
+    assert_string_equal(link_target(link), s3);
+    bw_port_t *c = open_client(link, 115200);
+    check_text(c, m3, "the restarted emulator's");
+    bw_port_close(c);
+    bw_port_close(m3);
+    bw_port_close(other);
+}
+
 static void test_serial_errors(void **state)
 {
     tmpdir_t *t = *state;
@@ -1169,6 +1202,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pty_link_replace_and_remove, tmpdir_setup,
                                         tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_stale_pty_link, tmpdir_setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_stale_pty_link_taken_over, tmpdir_setup,
+                                        tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_second_host_refused, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_serial_errors, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test(test_tcp_both_ways),

@@ -4,6 +4,7 @@
 #ifndef BOTWIRE_PORT_INTERNAL_H
 #define BOTWIRE_PORT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,5 +42,14 @@ int bw_io_fail(bw_port_t *port, int e, int code);
 int bw_io_set_any_baud(int fd, int baud);
 int bw_io_tty_read(bw_port_t *port, uint8_t *buf, size_t cap);
 int bw_io_tty_write(bw_port_t *port, const uint8_t *buf, size_t n);
+
+/* Whether the pty `pty` (stat of /dev/pts/N) was made after the link to it
+ * (`link`, its lstat): an emulator makes its pty first and its link after,
+ * so a pty newer than the link is not the one the link was made for (the
+ * emulator was killed, and the number given to the next pty). Both times
+ * are the kernel's coarse clock; a file system that keeps whole seconds
+ * gets a second's margin. */
+struct stat;
+bool bw_io_pty_after_link(const struct stat *pty, const struct stat *link);
 
 #endif

@@ -144,12 +144,22 @@ static bool started_after(long pid, double t)
     return btime && hz > 0 && (double)btime + (double)start / (double)hz > t;
 }
 
+bool bw_io_pty_after_link(const struct stat *pty, const struct stat *link)
+{
+    double made = (double)link->st_mtim.tv_sec + (double)link->st_mtim.tv_nsec / 1e9;
+    double born = (double)pty->st_ctim.tv_sec + (double)pty->st_ctim.tv_nsec / 1e9;
+    return born > made + (link->st_mtim.tv_nsec == 0 ? 1.0 : 0.0);
+}
+
 /* A link that leads to a pty still served (its /dev/pts entry lives as long
  * as its master is open) is another emulator's: taking it over would hand
  * that one's clients to us, and our exit would delete their link. A link to
  * a pty that is gone (its emulator was killed) is stale and replaced, and so
- * is one whose pty number a process started after the link was made holds
- * now (the number was freed and given again). */
+ * is one whose pty number was given again after the link was made: the pty
+ * is newer than the link, or a process started after the link holds it.
+ * (Seen: an emulator killed, and its pty number taken by another program's
+ * new pty while the tests ran side by side; the emulator restarted on the
+ * same link refused it.) */
 static int check_live(const char *link, const char *ours, char *err, size_t errlen)
 {
     char target[PATH_MAX];
@@ -165,10 +175,13 @@ static int check_live(const char *link, const char *ours, char *err, size_t errl
     if (sscanf(target, "/dev/pts/%u%c", &index, &extra) != 1 || stat(target, &st) != 0 ||
         !S_ISCHR(st.st_mode))
         return 0;
+    struct stat lst;
+    bool have_lst = lstat(link, &lst) == 0;
+    if (have_lst && bw_io_pty_after_link(&st, &lst))
+        return 0; /* the number was given anew: the link is stale */
     char comm[64];
     long pid = pty_holder(index, comm, sizeof comm);
-    struct stat lst;
-    if (pid > 0 && lstat(link, &lst) == 0 &&
+    if (pid > 0 && have_lst &&
         started_after(pid, (double)lst.st_mtim.tv_sec + (double)lst.st_mtim.tv_nsec / 1e9 + 0.05))
         return 0; /* the number was given anew to a later process: the link is stale */
     if (pid > 0 && strncmp(comm, "botwire", 7) == 0)

@@ -87,8 +87,7 @@ static bool stale_link(const char *path, char *err, size_t errlen)
     target[n] = 0;
     if (strncmp(target, "/dev/pts/", 9) != 0)
         return false;
-    bool newer = t.st_ctim.tv_sec > l.st_mtim.tv_sec ||
-                 (t.st_ctim.tv_sec == l.st_mtim.tv_sec && t.st_ctim.tv_nsec > l.st_mtim.tv_nsec);
+    bool newer = bw_io_pty_after_link(&t, &l);
     if (newer)
         bw_io_errf(err, errlen,
                    "cannot open %s: it is a stale link to %s, which now belongs to another "
