@@ -22,16 +22,22 @@ typedef struct {
     size_t ngot;
 } client_t;
 
-static void open_client(client_t *c, const char *model)
+static void open_client_at(client_t *c, const char *model, const bw_pose_t *start)
 {
     memset(c, 0, sizeof *c);
     bw_device_options_t o;
     bw_device_options_init(&o);
     o.model = model;
+    if (start) {
+        o.has_start = true;
+        o.start = *start;
+    }
     char err[128];
     assert_int_equal(bw_device_create(&c->dev, "p2os", &o, 0.0, err, sizeof err), 0);
     bw_p2os_parser_init(&c->parser);
 }
+
+static void open_client(client_t *c, const char *model) { open_client_at(c, model, NULL); }
 
 static void collect(client_t *c)
 {
@@ -359,6 +365,80 @@ static void test_peoplebot_bumpers_and_stall(void **state)
     s = &last_of(&c, BW_P2OS_SIP)->u.sip;
     assert_int_equal(s->stall_bump & BW_P2OS_BUMP_REAR_MASK, 0x0008); /* the middle one */
     assert_int_equal(s->stall_bump & BW_P2OS_BUMP_FRONT_MASK, 0);
+    bw_device_destroy(c.dev);
+}
+
+/* The stall bits follow the motors' current, which follows the velocity
+ * loop's setpoint: against the box and with a wheel over the stairwell's
+ * drop they are set while the host drives on, and clear in the SIP after
+ * its VEL 0 / RVEL 0 (how ARIA stops), not down the 300 mm/s^2 ramp (they
+ * stayed set 0.44-1.1 s). The wheels are told 0 at once. */
+static void test_stall_bits_clear_at_the_stop(void **state)
+{
+    (void)state;
+    const bw_pose_t by_the_drop = { 0.6, 2.4, BW_PI / 2 }; /* the drop from y = 3.2 */
+    for (int over_drop = 0; over_drop < 2; over_drop++) {
+        client_t c;
+        open_client_at(&c, NULL, over_drop ? &by_the_drop : NULL);
+        connect(&c);
+        cmd_int(&c, BW_P2OS_ENABLE, 1);
+        drive_on(&c, 8.0, BW_P2OS_VEL, 300);
+        const bw_body_t *b = &bw_device_sim(c.dev)->body;
+        assert_true(over_drop ? (b->drop_left || b->drop_right) : b->blocked);
+        const uint16_t stall = BW_P2OS_STALL_LEFT | BW_P2OS_STALL_RIGHT;
+        assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.stall_bump & stall, stall);
+        cmd_int(&c, BW_P2OS_VEL, 0);
+        cmd_int(&c, BW_P2OS_RVEL, 0);
+        take(&c);
+        advance(&c, 0.1); /* one SIP cycle */
+        assert_int_equal(count_of(&c, BW_P2OS_SIP), 1);
+        const bw_p2os_sip_t *s = &last_of(&c, BW_P2OS_SIP)->u.sip;
+        assert_int_equal(s->stall_bump & stall, 0);
+        assert_int_equal(s->lvel, 0);
+        assert_int_equal(s->rvel, 0);
+        assert_true(b->cmd_left == 0 && b->cmd_right == 0);
+        keep_alive(&c, 1.0);
+        assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.stall_bump & stall, 0);
+        /* Driving on again strains again; backing away is free. */
+        drive_on(&c, 1.0, BW_P2OS_VEL, 300);
+        assert_int_equal(last_of(&c, BW_P2OS_SIP)->u.sip.stall_bump & stall, stall);
+        bw_device_destroy(c.dev);
+    }
+}
+
+/* SIMSTAT's RealInterval and LastInterval are the gap between the SIPs of
+ * one session: the first of a later session says 100 ms, not the idle time
+ * since the last session's last SIP (2080-3150 ms were seen with ARIA's
+ * simstat). */
+static void test_simstat_intervals_per_session(void **state)
+{
+    (void)state;
+    client_t c;
+    open_client(&c, NULL);
+    for (int session = 0; session < 3; session++) {
+        connect(&c);
+        cmd_int(&c, BW_P2OS_SIM_STAT, 1); /* before the first SIP */
+        const bw_p2os_simstat_t *st = &last_of(&c, BW_P2OS_SIMSTAT_PAC)->u.simstat;
+        assert_int_equal(st->real_interval, 100);
+        assert_int_equal(st->last_interval, 100);
+        cmd_int(&c, BW_P2OS_SIM_STAT, 2);
+        take(&c);
+        advance(&c, 0.5);
+        assert_int_equal(count_of(&c, BW_P2OS_SIMSTAT_PAC), 5);
+        for (size_t i = 0; i < c.ngot; i++)
+            if (c.got[i].type == BW_P2OS_SIMSTAT_PAC) {
+                assert_int_equal(c.got[i].u.simstat.real_interval, 100);
+                assert_int_equal(c.got[i].u.simstat.last_interval, 100);
+            }
+        /* Ended by a CLOSE, then by the client leaving the line. */
+        if (session == 0)
+            cmd_int(&c, BW_P2OS_CLOSE, 1);
+        else
+            bw_device_link(c.dev, false, c.now);
+        advance(&c, 2.0 + session);
+        if (session == 1)
+            bw_device_link(c.dev, true, c.now);
+    }
     bw_device_destroy(c.dev);
 }
 
@@ -795,6 +875,8 @@ int main(void)
         cmocka_unit_test(test_motion_commands),
         cmocka_unit_test(test_sonar_cycles_and_ranges),
         cmocka_unit_test(test_peoplebot_bumpers_and_stall),
+        cmocka_unit_test(test_stall_bits_clear_at_the_stop),
+        cmocka_unit_test(test_simstat_intervals_per_session),
         cmocka_unit_test(test_encoder_packets),
         cmocka_unit_test(test_client_gone_and_back),
         cmocka_unit_test(test_aria_session_start),

@@ -81,6 +81,9 @@ static void end_session(bw_device_t *d)
     p->motors = p->sonar_on = false;
     p->encoder_mode = 0;
     p->simstat_mode = 0;
+    /* The SIP gaps are a session's: the next one's first SIMSTAT must not
+     * report the idle time between the two as its interval. */
+    p->last_sip = p->sip_gap = 0;
     p->session = WAIT_SYNC0;
     bw_sim_set_wheels(&d->sim, 0, 0);
 }
@@ -490,11 +493,27 @@ static void integrate_odometry(bw_device_t *d)
     p->th = bw_angle_norm(p->th + dth);
 }
 
+/* Where the velocity loop's setpoint starts from when the wheels are held
+ * still (against a wall, over a drop): a slower target has no speed to
+ * shed, so the setpoint drops to it at once, and to 0 first for a reverse,
+ * instead of running down the deceleration ramp. It is what drives the
+ * motors' current, and the stall bits follow the current: they clear in
+ * the SIP after the host's VEL 0 / RVEL 0, as on a P2OS robot, not 0.4-1 s
+ * later. Faster targets still ramp up (and strain) as before. */
+static double from_held(double setpoint, double target)
+{
+    if (setpoint * target <= 0)
+        return 0;
+    return fabs(target) < fabs(setpoint) ? target : setpoint;
+}
+
 static void control(bw_device_t *d, double now)
 {
     p2os_dev_t *p = P(d);
     const double dt = CONTROL_PERIOD;
     integrate_odometry(d);
+    const bw_body_t *b = &d->sim.body;
+    bool held = b->blocked || b->drop_left || b->drop_right;
     bool by_velocity = (!p->move_mode && p->vel_target != 0) ||
                        (!p->head_mode && p->rvel_target != 0) ||
                        (p->vel2 && (p->vel2_left != 0 || p->vel2_right != 0));
@@ -518,6 +537,10 @@ static void control(bw_device_t *d, double now)
     if (p->vel2) {
         /* Each wheel within the translational limits. */
         double l = d->sim.body.cmd_left * 1000, r = d->sim.body.cmd_right * 1000;
+        if (held) {
+            l = from_held(l, p->vel2_left);
+            r = from_held(r, p->vel2_right);
+        }
         l = approach(l, p->vel2_left, p->trans_accel, p->trans_decel, dt);
         r = approach(r, p->vel2_right, p->trans_accel, p->trans_decel, dt);
         p->v = (l + r) / 2;
@@ -546,6 +569,10 @@ static void control(bw_device_t *d, double now)
                  : copysign(fmin(p->rot_vel_max, sqrt(2 * p->rot_decel * fabs(err))), err);
     }
     wt = fmax(-p->rot_vel_max, fmin(p->rot_vel_max, wt));
+    if (held) {
+        p->v = from_held(p->v, vt);
+        p->w = from_held(p->w, wt);
+    }
     p->v = approach(p->v, vt, p->trans_accel, p->trans_decel, dt);
     p->w = approach(p->w, wt, p->rot_accel, p->rot_decel, dt);
     bw_sim_set_twist(&d->sim, p->v / 1000, p->w * BW_PI / 180);
@@ -600,7 +627,7 @@ static void send_sip(bw_device_t *d)
      * Pioneer has no cliff sensors: tipped on its chassis at the edge, its
      * wheels cannot carry it on): the stall bits are how P2OS says so. */
     bool stuck = b->blocked || b->drop_left || b->drop_right;
-    bool straining = stuck && (p->v != 0 || p->w != 0 || p->vel2);
+    bool straining = stuck && (p->v != 0 || p->w != 0); /* VEL2 sets v and w too */
     s->stall_bump = (uint16_t)((straining ? BW_P2OS_STALL_LEFT | BW_P2OS_STALL_RIGHT : 0) |
                                bumper_bits(p, b));
     s->control = p->head_mode ? heading_units(p, p->head_target) : s->thpos;
