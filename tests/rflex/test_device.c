@@ -270,6 +270,50 @@ static void test_sonar_faces_as_configured(void **state)
     bw_device_destroy(r.dev);
 }
 
+/* docs/rflex.md's count, as Player reads it: facing a wall 1.25 m ahead in
+ * a 10 m room, the eight sonars from 52.5 degrees left to 52.5 right see
+ * it within Player's maximum range (3000 counts, 2.03 m): the two facing
+ * ahead at 1.011 m, sonars 8 and 15 at 1.804 m (1.25 / cos 52.5 less the
+ * ring's 0.25 m); the other 16 read the maximum or beyond. (The docs said
+ * 18.) */
+static void test_sonar_within_players_range(void **state)
+{
+    (void)state;
+    bw_world_t room;
+    bw_world_init(&room);
+    assert_int_equal(bw_world_add_box(&room, 0, 0, 10, 10), 0);
+    room.start = (bw_pose_t){ 8.75, 5, 0 };
+    rig_t r;
+    memset(&r, 0, sizeof r);
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.world = &room;
+    char err[128];
+    assert_int_equal(bw_device_create(&r.dev, "rflex", &o, 0.0, err, sizeof err), 0);
+    bw_rflex_parser_init(&r.parser);
+    bw_rflex_msg_t m;
+    bw_rflex_msg_init(&m, BW_RFLEX_SONAR_RUN);
+    m.u.sonar_run = (bw_rflex_sonar_run_t){ BW_RFLEX_SONAR_ECHO_DELAY, 0, 0, BW_RFLEX_RUN_ON };
+    send(&r, &m);
+    advance(&r, 0.5);
+    unsigned within = 0;
+    for (unsigned i = 0; i < 24; i++) {
+        uint8_t id = (uint8_t)(i / 4 * 16 + i % 4);
+        unsigned raw = r.ranges[id];
+        if (raw == 0 || raw >= BW_RFLEX_SONAR_MAX_RANGE)
+            continue;
+        within++;
+        assert_true(i >= 8 && i <= 15);
+        double got = raw / BW_RFLEX_SONAR_COUNTS_PER_M;
+        if (i == 8 || i == 15)
+            assert_true(fabs(got - 1.804) < 0.002);
+        if (i == 11 || i == 12)
+            assert_true(fabs(got - 1.011) < 0.002);
+    }
+    assert_int_equal(within, 8);
+    bw_device_destroy(r.dev);
+}
+
 /* Player's bumper_def, the bearing of each panel's centre (degrees) from its
  * x, y: body 0x40..0x45, base 0x46..0x4D. */
 static const double player_b21r_panels[14][2] = {
@@ -507,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_sonar),           cmocka_unit_test(test_bump_panel),
         cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_failsafe),
         cmocka_unit_test(test_sonar_faces_as_configured),
+        cmocka_unit_test(test_sonar_within_players_range),
         cmocka_unit_test(test_bump_panels_as_configured),
         cmocka_unit_test(test_ir_and_joystick),
     };
