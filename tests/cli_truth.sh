@@ -82,10 +82,10 @@ rec=$!
 # what the test needs: 25 feedback frames flushed (they come at 50 Hz, each
 # in one or more lines as the paced line brings its bytes)
 frames_in() { "$bw" decode --proto kobuki "$1" 2>/dev/null | grep -c '"type":"basic_sensor_data"'; }
-n=0
-while [ "$(frames_in killed.jsonl)" -lt 25 ] && [ "$n" -lt 400 ]; do
-    sleep 0.05
-    n=$((n + 1))
+# Looked at again each time the recorder writes (tail -f wakes on it), not
+# on a sleep's guess; the bound is for a broken build only.
+timeout 20 tail -n +1 -F killed.jsonl 2>/dev/null | while read -r _; do
+    [ "$(frames_in killed.jsonl)" -ge 25 ] && break
 done
 kill -KILL "$rec"
 wait "$rec" 2>/dev/null

@@ -20,7 +20,7 @@ families="kobuki p2os lobot create rbsm rflex"
 # The wait for a robot is 3 s; a drive that names the family it hears
 # does so in a fraction of that. Bounds with room for a loaded machine.
 named_bound=3.5
-silent_bound=4.0
+silent_bound=5.0
 
 now() { date +%s.%N; }
 

@@ -2,8 +2,8 @@
 (SIGINT to the interpreter) in a `with` block or outside any, SIGTERM, an
 exception, the program's end. A real process drives an emulated Kobuki
 served on a pty by this one (botwire.Sim, in real time); the robot's true
-velocity (the emulator's, not the driver's view) must be 0 within 0.2 s of
-the signal."""
+velocity (the emulator's, not the driver's view) must be 0 within 0.4 s of
+the signal: sooner than the robot's own command timeout could stop it."""
 
 import os
 import signal
@@ -38,6 +38,14 @@ else:
 """
 
 
+# The program's stop, not the robot's own: a Kobuki that hears no command
+# stops itself after its 0.5 s timeout and then brakes (0.1 s from 0.1 m/s);
+# the driver below commands every 0.05 s, so that robot is at rest 0.55 s or
+# more after the signal. Before 0.4 s, the program stopped it. (The bound was 0.2 s: a loaded machine's scheduling,
+# not the protocol.)
+STOPPED_BY_THE_PROGRAM = 0.4
+
+
 def moving(t):
     return t.v > 0.09
 
@@ -62,7 +70,8 @@ def test_signal_stops_the_robot(how, sig):
                 return False
 
             assert sim.wait_until(still, 5), "the robot did not stop"
-            assert stopped[0] - sent <= 0.2, f"stopped {stopped[0] - sent:.3f} s after the signal"
+            assert stopped[0] - sent <= STOPPED_BY_THE_PROGRAM, \
+                f"stopped {stopped[0] - sent:.3f} s after the signal"
             out, err = p.communicate(timeout=20)
         finally:
             if p.poll() is None:
@@ -96,7 +105,7 @@ def test_exception_and_end_stop_the_robot(how):
                 return False
 
             assert sim.wait_until(still, 5)
-            assert stopped[0] - ended <= 0.2
+            assert stopped[0] - ended <= STOPPED_BY_THE_PROGRAM
         finally:
             if p.poll() is None:
                 p.kill()

@@ -101,20 +101,27 @@ struct Watch {
     std::map<std::string, geometry_msgs::Transform> mounts;
     std::map<std::string, double> ranges;
 
-    void odom(const nav_msgs::Odometry::ConstPtr &m)
+    /* The times are the node's and the transport's, not this loop's: the
+     * odometry's own stamp (when the node read that state; ROS time is the
+     * wall clock here, no /clock), and when a cmd_vel reached this process
+     * (roscpp's receipt, in its network thread). On a loaded machine this
+     * loop's spinOnce runs late, and its own clock made the robot look late
+     * to stop, or early. */
+    void odom(const ros::MessageEvent<nav_msgs::Odometry const> &e)
     {
+        const nav_msgs::Odometry::ConstPtr &m = e.getMessage();
         have_odom = true;
         x = m->pose.pose.position.x;
         v = m->twist.twist.linear.x;
-        double now = ros::WallTime::now().toSec();
-        if (last_cmd > 0 && slowing_at < 0 && v < v_at_cmd / 2)
-            slowing_at = now;
-        if (last_cmd > 0 && stopped_at < 0 && std::fabs(v) < 1e-6)
-            stopped_at = now;
+        double at = m->header.stamp.isZero() ? e.getReceiptTime().toSec() : m->header.stamp.toSec();
+        if (last_cmd > 0 && slowing_at < 0 && v < v_at_cmd / 2 && at > last_cmd)
+            slowing_at = at;
+        if (last_cmd > 0 && stopped_at < 0 && std::fabs(v) < 1e-6 && at > last_cmd)
+            stopped_at = at;
     }
-    void cmd(const geometry_msgs::Twist::ConstPtr &)
+    void cmd(const ros::MessageEvent<geometry_msgs::Twist const> &e)
     {
-        last_cmd = ros::WallTime::now().toSec();
+        last_cmd = e.getReceiptTime().toSec();
         v_at_cmd = v;
         slowing_at = stopped_at = -1;
     }
