@@ -18,7 +18,10 @@ bw=$1
 
 families="kobuki p2os lobot create rbsm rflex"
 # The wait for a robot is 3 s; a drive that names the family it hears
-# does so in a fraction of that. Bounds with room for a loaded machine.
+# does so in a fraction of that: 3.5 s tells the two apart. A silent line
+# takes the whole wait; 5 s tells it from a doubled wait and leaves a
+# loaded machine 2 s to start the process and print (4 s, 1 s of room,
+# was this machine's speed, not the driver's).
 named_bound=3.5
 silent_bound=5.0
 
