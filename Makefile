@@ -24,7 +24,7 @@ demo: build
 	@$(BUILD)/botwire demo --svg $(BUILD)/demo.svg
 	@echo
 	@echo "  the tool: $(BUILD)/botwire (try $(BUILD)/botwire --help); make install puts it in $(PREFIX)/bin"
-	@echo "  next: make check runs every test; README.md shows what else it does"
+	@echo "  next: make check runs every test; README.md and docs/ show what else it does"
 
 check: deps
 	@SKIP="$(SKIP)" sh scripts/check.sh

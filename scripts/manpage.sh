@@ -18,7 +18,7 @@ inc=$out.include
     echo "[FILES]"
     echo "World files: docs/world-format.md. Record files: docs/record-format.md."
     echo "[SEE ALSO]"
-    echo "The README and docs/ of the botwire sources."
+    echo "The README and docs/ of the botwire sources (docs/cli.md: these pages)."
 } >"$inc"
 # help2man reads the usage forms when they are in GNU's shape ("Usage:",
 # then "  or:" for each other form); the tool's own help lines them up

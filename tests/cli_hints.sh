@@ -54,15 +54,27 @@ exec 4<&-
 wait "$holder"
 stop_emulator
 
-# A --detach'ed emulator's later lines say whose they are: family and pid.
-mkfifo "$tmp/detached.err"
-"$bw" sim kobuki --pty "$tmp/dlink" --detach --for 0.3 >"$tmp/detached.out" 2>"$tmp/detached.err" &
-cat "$tmp/detached.err" >"$tmp/detached.said" # to the end: the emulator's exit
+# A --detach'ed emulator lets go of its caller's output and pipes at once
+# (it held them until it ended: a script piping sim waited for it), and
+# its later lines go to --log, saying whose they are: family and pid.
+mkfifo "$tmp/detached.pipe"
+"$bw" sim kobuki --pty "$tmp/dlink" --detach --for 60 --log "$tmp/detached.log" \
+    >"$tmp/detached.pipe" 2>&1 &
+cat "$tmp/detached.pipe" >"$tmp/detached.out" # to the end of the pipe: the caller's exit, not the emulator's
 wait
 pid=$(sed -n 's/.*(pid \([0-9]*\))$/\1/p' "$tmp/detached.out")
-grep -q "^botwire sim \[kobuki, pid $pid\]: stopped;" "$tmp/detached.said" &&
-    pass "a detached emulator names itself: $(cut -c1-60 "$tmp/detached.said")" ||
-    fail "detached emulator's lines: $(cat "$tmp/detached.out" "$tmp/detached.said")"
+kill -0 "$pid" 2>/dev/null && pass "the pipe ended while the detached emulator serves (pid $pid)" ||
+    fail "detached: $(cat "$tmp/detached.out")"
+"$bw" drive "kobuki:$tmp/dlink" --for 0.2 >/dev/null 2>&1
+kill "$pid"
+wait_line "$tmp/detached.log" "stopped;" 20
+grep -q "^botwire sim \[kobuki, pid $pid\]: a client opened" "$tmp/detached.log" &&
+    grep -q "^botwire sim \[kobuki, pid $pid\]: stopped;" "$tmp/detached.log" &&
+    pass "a detached emulator's lines go to --log, naming it: $(cut -c1-60 "$tmp/detached.log" | head -n 1)" ||
+    fail "detached emulator's log: $(cat "$tmp/detached.log")"
+grep -q "a client opened" "$tmp/detached.out" && fail "the detached emulator wrote to its caller" ||
+    pass "nothing of the detached emulator's in its caller's output"
+expect_error "sim --log without --detach" 2 "--log goes with --detach" "$bw" sim kobuki --log "$tmp/x.log"
 
 # 4. A name from a list: a bad one lists the good ones.
 expect_error "bench --proto typo" 2 \

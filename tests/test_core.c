@@ -9,6 +9,27 @@
 
 #include "botwire/wire.h"
 
+/* Every byte value: the 22 hexadecimal digits and nothing else. */
+static void test_hex_value_every_byte(void **state)
+{
+    (void)state;
+    int digits = 0;
+    for (int c = 0; c < 256; c++) {
+        int v = bw_hex_value(c);
+        if (c >= '0' && c <= '9')
+            assert_int_equal(v, c - '0');
+        else if (c >= 'a' && c <= 'f')
+            assert_int_equal(v, c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            assert_int_equal(v, c - 'A' + 10);
+        else
+            assert_int_equal(v, -1);
+        digits += v >= 0;
+    }
+    assert_int_equal(digits, 22);
+    assert_int_equal(bw_hex_value(-1), -1);
+}
+
 static void test_strerror_every_code(void **state)
 {
     (void)state;
@@ -205,6 +226,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strerror_every_code),
+        cmocka_unit_test(test_hex_value_every_byte),
         cmocka_unit_test(test_byte_order),
         cmocka_unit_test(test_sum16_pairs_every_length),
         cmocka_unit_test(test_wrap_delta16),

@@ -91,6 +91,19 @@ static void tcp_from(const char *said, char *where, size_t wcap, char *url, size
     snprintf(url, ucap, "p2os:tcp://127.0.0.1:%d", port);
 }
 
+/* Where an emulator started with `opt` serves, and the URL to it: a TCP
+ * one's from what it said (it took port 0), a pty's as given. */
+static void place_of(const char *opt, const char *said, const char *where_given,
+                     const char *url_given, char *where, size_t wcap, char *url, size_t ucap)
+{
+    if (strcmp(opt, "--tcp") == 0) {
+        tcp_from(said, where, wcap, url, ucap);
+    } else {
+        snprintf(where, wcap, "%s", where_given);
+        snprintf(url, ucap, "%s", url_given);
+    }
+}
+
 /* Polls the base in real time until the event comes or the time is up;
  * returns the event's time or NAN. */
 static double wait_event(bw_base_t *b, bw_event_type_t type, double limit)
@@ -120,12 +133,7 @@ static void die_and_return(const char *url_given, const char *family, const char
 {
     char said[256], err[256], where[64], url[160];
     pid_t sim = start_sim(family, opt, where_given, said, sizeof said);
-    if (strcmp(opt, "--tcp") == 0) /* back on the port it took */
-        tcp_from(said, where, sizeof where, url, sizeof url);
-    else {
-        snprintf(where, sizeof where, "%s", where_given);
-        snprintf(url, sizeof url, "%s", url_given);
-    }
+    place_of(opt, said, where_given, url_given, where, sizeof where, url, sizeof url);
     bw_base_t *b;
     assert_int_equal(bw_base_open(&b, url, NULL, now_s(), err, sizeof err), 0);
     assert_true(happened(wait_event(b, BW_EV_ONLINE, 3.0)));
@@ -332,14 +340,8 @@ static void killed_while_driving(const char *opt, const char *where_given, const
     char said[256], err[256], log[128], where[64], url[160];
     snprintf(log, sizeof log, "%s/sim%s.err", dir, opt);
     pid_t sim = start_sim_log("p2os", opt, where_given, said, sizeof said, log);
-    int tcp_port = 0;
-    if (tcp) {
-        tcp_from(said, where, sizeof where, url, sizeof url);
-        tcp_port = atoi(strchr(where, ':') + 1);
-    } else {
-        snprintf(where, sizeof where, "%s", where_given);
-        snprintf(url, sizeof url, "%s", url_given);
-    }
+    place_of(opt, said, where_given, url_given, where, sizeof where, url, sizeof url);
+    int tcp_port = tcp ? atoi(strchr(where, ':') + 1) : 0;
     pid_t client = child_driving(url);
     kill(client, SIGKILL);
     double killed = now_s();
@@ -520,12 +522,7 @@ static void drive_never_spins(const char *family, const char *opt, const char *w
 {
     char said[256], where[64], url[160];
     pid_t sim = start_sim(family, opt, where_given, said, sizeof said);
-    if (strcmp(opt, "--tcp") == 0) /* back on the port it took */
-        tcp_from(said, where, sizeof where, url, sizeof url);
-    else {
-        snprintf(where, sizeof where, "%s", where_given);
-        snprintf(url, sizeof url, "%s", url_given);
-    }
+    place_of(opt, said, where_given, url_given, where, sizeof where, url, sizeof url);
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     pid_t drive = fork();

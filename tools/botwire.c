@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "botwire/botwire.h"
+#include "botwire/json.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -32,7 +33,7 @@ static void usage(FILE *f)
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nprotocols: %s\n\n%s", cli_codec_names(), cli_url_help);
+    fprintf(f, "\nprotocols: %s\n\n%s", bw_json_protocols(), cli_url_help);
 }
 
 int main(int argc, char **argv)

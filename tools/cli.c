@@ -312,70 +312,6 @@ void cli_catch_signals(void)
     sigaction(SIGQUIT, &sa, NULL);
 }
 
-int cli_buf_append(cli_buf_t *b, const void *data, size_t n)
-{
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n)
-            cap *= 2;
-        uint8_t *p = realloc(b->p, cap);
-        if (!p)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->len, data, n);
-    b->len += n;
-    return 0;
-}
-
-void cli_buf_free(cli_buf_t *b)
-{
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-}
-
-int cli_read_all(const char *path, cli_buf_t *b, char *err, size_t errlen)
-{
-    bool is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    uint8_t chunk[65536];
-    size_t n;
-    int rc = 0;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (cli_buf_append(b, chunk, n) < 0) {
-            snprintf(err, errlen, "%s: out of memory", path);
-            rc = -1;
-            break;
-        }
-    }
-    if (rc == 0 && ferror(f)) {
-        snprintf(err, errlen, "cannot read %s: %s", is_stdin ? "standard input" : path,
-                 strerror(errno));
-        rc = -1;
-    }
-    if (!is_stdin)
-        fclose(f);
-    return rc;
-}
-
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 void cli_hex_init(cli_hex_reader_t *h)
 {
     h->hi = -1;
@@ -383,9 +319,10 @@ void cli_hex_init(cli_hex_reader_t *h)
     h->line = 1;
 }
 
-int cli_hex_feed(cli_hex_reader_t *h, const char *text, size_t n, cli_buf_t *out, char *err,
-                 size_t errlen)
+int cli_hex_feed(cli_hex_reader_t *h, const char *text, size_t n, uint8_t *out, size_t *len,
+                 char *err, size_t errlen)
 {
+    *len = 0;
     for (size_t i = 0; i < n; i++) {
         int c = (unsigned char)text[i];
         if (c == '\n') {
@@ -403,7 +340,7 @@ int cli_hex_feed(cli_hex_reader_t *h, const char *text, size_t n, cli_buf_t *out
             }
             continue;
         }
-        int v = hexval(c);
+        int v = bw_hex_value(c);
         if (v < 0) {
             snprintf(err, errlen, "hex input line %u: '%c' is not a hex digit", h->line,
                      c >= 32 && c < 127 ? c : '?');
@@ -413,12 +350,8 @@ int cli_hex_feed(cli_hex_reader_t *h, const char *text, size_t n, cli_buf_t *out
             h->hi = v;
             continue;
         }
-        uint8_t byte = (uint8_t)(h->hi << 4 | v);
+        out[(*len)++] = (uint8_t)(h->hi << 4 | v);
         h->hi = -1;
-        if (cli_buf_append(out, &byte, 1) < 0) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
     }
     return 0;
 }
@@ -429,151 +362,4 @@ int cli_hex_end(const cli_hex_reader_t *h, char *err, size_t errlen)
         return 0;
     snprintf(err, errlen, "hex input line %u: odd number of hex digits", h->line);
     return -1;
-}
-
-int cli_write_hex_line(FILE *f, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (fprintf(f, i ? " %02x" : "%02x", p[i]) < 0)
-            return -1;
-    return fputc('\n', f) == EOF ? -1 : 0;
-}
-
-/* ---- JSON helpers ---------------------------------------------------------- */
-
-static int check_int(json_t *v, const char *key, int64_t min, int64_t max, int64_t *out,
-                     char *err, size_t errlen)
-{
-    if (!json_is_integer(v)) {
-        snprintf(err, errlen, "field \"%s\" must be an integer", key);
-        return -1;
-    }
-    json_int_t x = json_integer_value(v);
-    if (x < min || x > max) {
-        snprintf(err, errlen, "field \"%s\": %lld is out of range %lld..%lld", key, (long long)x,
-                 (long long)min, (long long)max);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
-int jm_get_int(json_t *obj, const char *key, int64_t min, int64_t max, int64_t *out, char *err,
-               size_t errlen)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v) {
-        snprintf(err, errlen, "missing field \"%s\"", key);
-        return -1;
-    }
-    return check_int(v, key, min, max, out, err, errlen);
-}
-
-int jm_get_fields(json_t *obj, const bw_msgdesc_t *desc, void *base, char *err, size_t errlen)
-{
-    for (size_t k = 0; k < desc->nfields; k++) {
-        const bw_field_t *f = &desc->fields[k];
-        if (f->type == BW_FT_PAD)
-            continue;
-        bw_ftype_t t = (bw_ftype_t)f->type;
-        int64_t v;
-        if (f->count == 1) {
-            if (jm_get_int(obj, f->name, bw_ftype_min(t), bw_ftype_max(t), &v, err, errlen) < 0)
-                return -1;
-            bw_field_set(base, f, 0, v);
-            continue;
-        }
-        json_t *a = json_object_get(obj, f->name);
-        if (!json_is_array(a) || json_array_size(a) != f->count) {
-            snprintf(err, errlen, "field \"%s\" must be an array of %u integers", f->name,
-                     (unsigned)f->count);
-            return -1;
-        }
-        for (size_t i = 0; i < f->count; i++) {
-            if (check_int(json_array_get(a, i), f->name, bw_ftype_min(t), bw_ftype_max(t), &v, err,
-                          errlen) < 0)
-                return -1;
-            bw_field_set(base, f, i, v);
-        }
-    }
-    return 0;
-}
-
-int jm_check_keys(json_t *obj, const bw_msgdesc_t *desc, const char *const *extra, char *err,
-                  size_t errlen)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v) {
-        /* "t" and "from" annotate messages decoded from a record. */
-        bool ok = !strcmp(key, "type") || !strcmp(key, "t") || !strcmp(key, "from");
-        for (size_t k = 0; !ok && desc && k < desc->nfields; k++)
-            ok = desc->fields[k].type != BW_FT_PAD && strcmp(desc->fields[k].name, key) == 0;
-        for (size_t k = 0; !ok && extra && extra[k]; k++)
-            ok = strcmp(extra[k], key) == 0;
-        if (!ok) {
-            snprintf(err, errlen, "unknown field \"%s\"", key);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-int jm_get_hex(json_t *obj, const char *key, uint8_t *out, size_t cap, size_t *n, char *err,
-               size_t errlen)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!json_is_string(v)) {
-        snprintf(err, errlen, "field \"%s\" must be a hex string", key);
-        return -1;
-    }
-    const char *s = json_string_value(v);
-    size_t len = json_string_length(v);
-    if (len % 2 || len / 2 > cap) {
-        snprintf(err, errlen, "field \"%s\" must hold an even number of hex digits, at most %zu bytes",
-                 key, cap);
-        return -1;
-    }
-    for (size_t i = 0; i < len / 2; i++) {
-        int hi = hexval((unsigned char)s[2 * i]), lo = hexval((unsigned char)s[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
-            snprintf(err, errlen, "field \"%s\" is not hexadecimal", key);
-            return -1;
-        }
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    *n = len / 2;
-    return 0;
-}
-
-/* ---- protocol registry ------------------------------------------------------ */
-
-static const cli_codec_t *const codecs[] = {
-    &cli_codec_kobuki,
-    &cli_codec_p2os,
-    &cli_codec_lobot,
-    &cli_codec_create,
-    &cli_codec_rbsm,
-    &cli_codec_rflex,
-};
-
-const cli_codec_t *cli_codec_find(const char *name)
-{
-    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
-        if (strcasecmp(codecs[i]->name, name) == 0)
-            return codecs[i];
-    return NULL;
-}
-
-const char *cli_codec_names(void)
-{
-    static char names[128];
-    if (!names[0]) {
-        for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++) {
-            if (i)
-                strcat(names, ", ");
-            strcat(names, codecs[i]->name);
-        }
-    }
-    return names;
 }

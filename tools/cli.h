@@ -1,5 +1,6 @@
-/* Shared pieces of the `botwire` command: errors, buffers, protocol codecs
- * seen as JSON. Not part of the library's API. */
+/* Shared pieces of the `botwire` command: its errors, options, waits and
+ * signals, and what several commands print. Not part of the library's
+ * API. */
 #ifndef BOTWIRE_TOOLS_CLI_H
 #define BOTWIRE_TOOLS_CLI_H
 
@@ -81,20 +82,6 @@ void cli_wait(int fd, double until);
 extern volatile sig_atomic_t cli_interrupted;
 void cli_catch_signals(void);
 
-/* A growable byte buffer. */
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-} cli_buf_t;
-
-/* Appends n bytes; returns 0 or -1 when out of memory. */
-int cli_buf_append(cli_buf_t *b, const void *data, size_t n);
-void cli_buf_free(cli_buf_t *b);
-
-/* Reads a whole file ("-" is stdin) into b; on failure returns -1 with a
- * message in err. */
-int cli_read_all(const char *path, cli_buf_t *b, char *err, size_t errlen);
-
 /* Hexadecimal text to bytes, fed in pieces: whitespace or commas between
  * bytes are optional, '#' starts a comment to the end of the line. */
 typedef struct {
@@ -104,53 +91,20 @@ typedef struct {
 } cli_hex_reader_t;
 
 void cli_hex_init(cli_hex_reader_t *h);
-/* Appends the bytes of text to out; -1 with a message on bad text. */
-int cli_hex_feed(cli_hex_reader_t *h, const char *text, size_t n, cli_buf_t *out, char *err,
-                 size_t errlen);
+/* The bytes of text into out (room for n / 2 + 1), *len of them; -1 with a
+ * message on bad text. */
+int cli_hex_feed(cli_hex_reader_t *h, const char *text, size_t n, uint8_t *out, size_t *len,
+                 char *err, size_t errlen);
 /* End of text: -1 with a message if a byte was left half-written. */
 int cli_hex_end(const cli_hex_reader_t *h, char *err, size_t errlen);
 
-/* Writes bytes as lowercase hex pairs separated by spaces, then a newline. */
-int cli_write_hex_line(FILE *f, const uint8_t *p, size_t n);
-
-/* Error message buffer size used by codec encoders. */
-#define CLI_ERRLEN 1024
-
-/* One robot protocol, seen from the command line as JSON Lines: its name and
- * its encoder (decoding writes JSON directly: json/jw.h). */
-typedef struct {
-    const char *name;
-    const char *summary;
-    /* Encodes one JSON line into bytes appended to out. Returns 0, 1 when the
-     * line is not a message (a stats line), or -1 with a message in err. */
-    int (*encode)(json_t *line, cli_buf_t *out, char *err, size_t errlen);
-} cli_codec_t;
-
-const cli_codec_t *cli_codec_find(const char *name);
-/* Comma-separated names of every protocol, for help texts. */
-const char *cli_codec_names(void);
-
-extern const cli_codec_t cli_codec_kobuki;
-extern const cli_codec_t cli_codec_p2os;
-extern const cli_codec_t cli_codec_lobot;
-extern const cli_codec_t cli_codec_create;
-extern const cli_codec_t cli_codec_rbsm;
-extern const cli_codec_t cli_codec_rflex;
-
-/* ---- JSON helpers over field descriptors ---------------------------------- */
-
-/* Reads every field of desc from obj into base, range-checked. */
-int jm_get_fields(json_t *obj, const bw_msgdesc_t *desc, void *base, char *err, size_t errlen);
-/* Reads an integer member within [min, max]. */
-int jm_get_int(json_t *obj, const char *key, int64_t min, int64_t max, int64_t *out, char *err,
-               size_t errlen);
-/* Fails naming the first member of obj that is neither "type", nor "t" or
- * "from" (the annotations of a decoded record), nor a field of desc (may be
- * NULL), nor in the NULL-terminated extra list. */
-int jm_check_keys(json_t *obj, const bw_msgdesc_t *desc, const char *const *extra, char *err,
-                  size_t errlen);
-/* Decodes a hex string member into out (at most cap bytes); -1 with err. */
-int jm_get_hex(json_t *obj, const char *key, uint8_t *out, size_t cap, size_t *n, char *err,
-               size_t errlen);
+/* The view's options of a command: --view [HOST:]PORT, --view-token T,
+ * --view-readonly, with their help lines. */
+#define CLI_VIEW_HELP                                                                       \
+    "  --view [HOST:]PORT  serve the live view there (Foxglove WebSocket protocol and\n"    \
+    "                   the page at /; HOST default 127.0.0.1; docs/view.md)\n"             \
+    "  --view-token T   the secret clients must present (?token=T); needed to bind\n"       \
+    "                   beyond 127.0.0.1, else one is generated and printed\n"              \
+    "  --view-readonly  serve without the command channel\n"
 
 #endif

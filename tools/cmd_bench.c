@@ -8,7 +8,7 @@
 #include "../bench/fleet.h"
 #include "cli.h"
 #include "commands.h"
-#include "fleet_run.h"
+#include "botwire/runner.h"
 
 static const bench_proto_t *const benches[] = {
     &bench_kobuki,
@@ -83,18 +83,18 @@ static double fleet_seconds(size_t n)
     return n <= 1 ? 300 : n <= 100 ? 60 : n <= 1000 ? 20 : 10;
 }
 
-/* Runs a fleet of n wandering P2OS robots (alternate: fleet_run_opts_t's);
+/* Runs a fleet of n wandering P2OS robots (alternate: bw_runner_opts_t's);
  * its result and the machine's load average over the run; -1 after
  * saying why. */
 static int bench_fleet_run(size_t n, double seconds, unsigned threads, double alternate,
-                           fleet_run_result_t *r, double *load)
+                           bw_runner_result_t *r, double *load)
 {
-    fleet_run_opts_t o = { .family = "p2os", .robots = n, .seconds = seconds, .wander = true,
+    bw_runner_opts_t o = { .family = "p2os", .robots = n, .seconds = seconds, .wander = true,
                           .seed = 1, .threads = threads, .quiet = true, .alternate = alternate };
     char err[512];
     double load0[1] = { -1 }, load1[1] = { -1 };
     (void)getloadavg(load0, 1);
-    if (fleet_run(&o, r, err, sizeof err) < 0) {
+    if (bw_runner_run(&o, r, err, sizeof err) < 0) {
         cli_error("bench", "%s", err);
         return -1;
     }
@@ -103,10 +103,10 @@ static int bench_fleet_run(size_t n, double seconds, unsigned threads, double al
     return 0;
 }
 
-static int fast_line(size_t n, double seconds, unsigned threads, const fleet_run_result_t *one,
-                     fleet_run_result_t *out)
+static int fast_line(size_t n, double seconds, unsigned threads, const bw_runner_result_t *one,
+                     bw_runner_result_t *out)
 {
-    fleet_run_result_t r;
+    bw_runner_result_t r;
     double load;
     fprintf(stderr, "botwire bench: %zu P2OS robots wandering, %g s of robot time, %u thread%s "
                     "...\n", n, seconds, threads, threads == 1 ? "" : "s");
@@ -133,7 +133,7 @@ static int fast_line(size_t n, double seconds, unsigned threads, const fleet_run
 #define ALTERNATE 1.0
 static int alternating_line(size_t n, double seconds, unsigned threads)
 {
-    fleet_run_result_t r;
+    bw_runner_result_t r;
     double load;
     fprintf(stderr, "botwire bench: %zu P2OS robots wandering, %g s of robot time, in turn on one "
                     "thread and on %u, %g s each ...\n", n, seconds, threads, ALTERNATE);
@@ -172,14 +172,14 @@ static int fast_bench(const char *list, double seconds, unsigned threads)
                   BW_FLEET_MAX, list);
         return 2;
     }
-    fleet_run_result_t one;
+    bw_runner_result_t one;
     for (size_t i = 0; i < nsizes; i++)
         if (fast_line(sizes[i], seconds > 0 ? seconds : fleet_seconds(sizes[i]), 1, NULL, &one) < 0)
             return 1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned nth = threads ? threads : cores > 1 ? (unsigned)cores : 2;
     size_t big = sizes[nsizes - 1];
-    fleet_run_result_t many;
+    bw_runner_result_t many;
     if (fast_line(big, seconds > 0 ? seconds : fleet_seconds(big), nth, &one, &many) < 0)
         return 1;
     if (many.threads > 1 && alternating_line(big, 2 * (seconds > 0 ? seconds : fleet_seconds(big)),

@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "svg.h"
+#include "botwire/svg.h"
 
 #define TRACE_PERIOD 0.1 /* s between points of the drawn paths */
 #define MAX_POINTS 20000
@@ -261,8 +261,8 @@ int cmd_demo(int argc, char **argv)
            world_path ? world_path : "the built-in 5 m x 4 m room");
     double wall0 = cli_now();
     static result_t res[NROBOTS];
-    cli_svg_path_t paths[NROBOTS][2];
-    cli_svg_panel_t panels[NROBOTS];
+    bw_svg_path_t paths[NROBOTS][2];
+    bw_svg_panel_t panels[NROBOTS];
     char titles[NROBOTS][96];
     int status = 0;
     for (size_t i = 0; i < NROBOTS; i++) {
@@ -301,13 +301,13 @@ int cmd_demo(int argc, char **argv)
         fflush(stdout);
         if (!r->ok)
             status = 1;
-        paths[i][0] = (cli_svg_path_t){ r->truth, r->n, "stroke=\"#1565c0\" stroke-width=\"2.5\"",
+        paths[i][0] = (bw_svg_path_t){ r->truth, r->n, "stroke=\"#1565c0\" stroke-width=\"2.5\"",
                                         "#1565c0", "true path" };
-        paths[i][1] = (cli_svg_path_t){ r->odo, r->n,
+        paths[i][1] = (bw_svg_path_t){ r->odo, r->n,
                                         "stroke=\"#ef6c00\" stroke-width=\"2\" stroke-dasharray=\"6 4\"",
                                         "#ef6c00", "odometry" };
         snprintf(titles[i], sizeof titles[i], "%s (%s)", robots[i].label, robots[i].protocol);
-        panels[i] = (cli_svg_panel_t){ .world = &world, .paths = paths[i], .npaths = 2,
+        panels[i] = (bw_svg_panel_t){ .world = &world, .paths = paths[i], .npaths = 2,
                                        .title = titles[i], .note = r->note, .end_label = r->end };
     }
     double wall = cli_now() - wall0;
@@ -319,7 +319,7 @@ int cmd_demo(int argc, char **argv)
              "its driver believes,\nfrom the bytes its protocol carried. Arrows show the way each "
              "goes. Noise x%g (--noise), seed %.0f.",
              noise, seed);
-    if (cli_svg_write_panels(svg, panels, NROBOTS, 3, "botwire demo: six robots, each through its own protocol",
+    if (bw_svg_write_panels(svg, panels, NROBOTS, 3, "botwire demo: six robots, each through its own protocol",
                              caption, err, sizeof err) < 0) {
         cli_error("demo", "%s", err);
         status = 1;

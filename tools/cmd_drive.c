@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "view.h"
+#include "botwire/view.h"
 
 #define PRINT_PERIOD 0.1
 #define ONLINE_WAIT 3.0  /* s to wait for the robot to answer */
@@ -289,7 +289,7 @@ typedef struct {
 } run_clock_t;
 
 /* The live view (--view), served as the robot is. */
-static cli_view_t *drive_view;
+static bw_view_t *drive_view;
 
 static void advance(run_clock_t *c, bw_base_t *b, double until)
 {
@@ -297,11 +297,11 @@ static void advance(run_clock_t *c, bw_base_t *b, double until)
     if (c->fast) {
         c->now = fmax(c->now, next);
     } else {
-        cli_view_wait(drive_view, bw_base_fd(b), next);
+        bw_view_wait(drive_view, bw_base_fd(b), next);
         c->now = cli_now();
     }
     bw_base_poll(b, c->now);
-    cli_view_service(drive_view, c->now);
+    bw_view_service(drive_view, c->now);
 }
 
 int cmd_drive(int argc, char **argv)
@@ -317,7 +317,7 @@ int cmd_drive(int argc, char **argv)
     };
     double v = 0, w = 0, duration = INFINITY, side = 0;
     bool have_v = false, have_w = false, fast = false;
-    cli_view_options_t vo = { .cmd = "drive" };
+    bw_view_options_t vo = { .cmd = "drive" };
     led_opt_t leds[MAX_LEDS];
     size_t nleds = 0;
     int sound = -1;
@@ -392,7 +392,7 @@ int cmd_drive(int argc, char **argv)
                                 : "--view-token and --view-readonly go with --view [HOST:]PORT");
         return 2;
     }
-    if (vo.listen && cli_view_open(&drive_view, &vo, verr, sizeof verr) < 0) {
+    if (vo.listen && bw_view_open(&drive_view, &vo, verr, sizeof verr) < 0) {
         cli_error("drive", "%s", verr);
         return strstr(verr, "wants") ? 2 : 1;
     }
@@ -431,14 +431,14 @@ int cmd_drive(int argc, char **argv)
     int extras = send_extras(b, url, leds, nleds, sound, tone, tone_hz, tone_s, clk.now);
     if (extras) {
         bw_base_close(b, clk.now);
-        cli_view_close(drive_view);
+        bw_view_close(drive_view);
         drive_view = NULL;
         return extras;
     }
     if (drive_view) {
-        cli_view_add_base(drive_view, b, url, true, clk.now);
-        cli_view_start(drive_view);
-        fprintf(stderr, "botwire drive: view on %s\n", cli_view_url(drive_view));
+        bw_view_add_base(drive_view, b, url, true, clk.now);
+        bw_view_start(drive_view);
+        fprintf(stderr, "botwire drive: view on %s\n", bw_view_url(drive_view));
     }
     bw_event_t ev;
     while (bw_base_next_event(b, &ev))
@@ -502,7 +502,7 @@ int cmd_drive(int argc, char **argv)
                 break;
         }
         double tv, tw; /* a client of the view drives, while its command lasts */
-        if (cli_view_teleop(drive_view, 0, clk.now, &tv, &tw, NULL)) {
+        if (bw_view_teleop(drive_view, 0, clk.now, &tv, &tw, NULL)) {
             cv = tv;
             cw = tw;
         }
@@ -561,7 +561,7 @@ int cmd_drive(int argc, char **argv)
         status = 1;
     }
     bw_base_close(b, clk.now);
-    cli_view_close(drive_view);
+    bw_view_close(drive_view);
     drive_view = NULL;
     if (!stop_sent) {
         cli_error("drive", "could not send the stop: the link to %s is down", url);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "botwire/record.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -39,131 +40,20 @@ static void usage(FILE *f)
 #define FLUSH_PERIOD 0.25 /* s of link time between flushes: what a kill can lose */
 
 typedef struct {
-    FILE *f;
-    bool regular;   /* a file (synced to the disk at each flush), not a stream */
-    int fd;         /* a file's descriptor, while what comes first waits in memory */
-    bool created;   /* the file did not exist before */
-    char *mem;      /* ...that memory (open_memstream) */
-    size_t memlen;
+    bw_record_writer_t *w;
     double t0;
-    uint64_t bytes[2]; /* from host, from robot */
-    bool failed;
-    int error;      /* errno of the first failed write */
 } recorder_t;
-
-/* Pushes what is written to the file (and, for a file, to the disk). */
-static bool flush_out(recorder_t *r)
-{
-    if (fflush(r->f) != 0 || (r->regular && fsync(fileno(r->f)) != 0)) {
-        if (!r->failed)
-            r->error = errno;
-        r->failed = true;
-    }
-    return !r->failed;
-}
-
-/* Opens where the user asked, as tee would: "-" is standard output; a
- * regular file or a new name is written in place (a symlink followed); a
- * FIFO, a terminal or a device is streamed into. Nothing is ever renamed
- * over what the user named, and nothing is touched when it cannot be used:
- * a file is emptied only once the robot is open (take_file); until then
- * what is recorded waits in memory. */
-static bool open_output(recorder_t *r, const char *path)
-{
-    if (strcmp(path, "-") == 0) {
-        r->f = stdout;
-        return true;
-    }
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        cli_error("record", "%s is a directory: -o names the file to write", path);
-        return false;
-    }
-    r->created = lstat(path, &sb) != 0;
-    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
-    if (fd < 0 && errno == ENXIO) {
-        /* a FIFO nobody reads yet: wait for the reader, as tee does */
-        fprintf(stderr, "botwire record: waiting for a reader on the FIFO %s\n", path);
-        fd = open(path, O_WRONLY | O_CLOEXEC);
-    }
-    if (fd < 0) {
-        cli_error("record", "cannot write %s: %s", path, strerror(errno));
-        return false;
-    }
-    int flags = fcntl(fd, F_GETFL);
-    if (flags >= 0)
-        (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        r->regular = true;
-        r->fd = fd;
-        r->f = open_memstream(&r->mem, &r->memlen);
-    } else {
-        r->f = fdopen(fd, "w");
-    }
-    if (!r->f) {
-        cli_error("record", "cannot write %s: %s", path, strerror(errno));
-        close(fd);
-        return false;
-    }
-    return true;
-}
-
-/* The robot is open: the file is emptied and what waited in memory goes
- * into it; from now on the file is written directly. */
-static bool take_file(recorder_t *r)
-{
-    if (!r->regular)
-        return true;
-    bool ok = fflush(r->f) == 0;
-    FILE *f = ok && ftruncate(r->fd, 0) == 0 ? fdopen(r->fd, "w") : NULL;
-    if (!f || (r->memlen && fwrite(r->mem, 1, r->memlen, f) != r->memlen)) {
-        r->error = errno;
-        r->failed = true;
-    }
-    fclose(r->f);
-    free(r->mem);
-    r->mem = NULL;
-    if (!f) {
-        close(r->fd);
-        r->f = NULL;
-        return false;
-    }
-    r->f = f;
-    return flush_out(r);
-}
-
-/* The robot could not be opened: the file is left as it was (and a file
- * this run made is removed). */
-static void give_up_file(recorder_t *r, const char *path)
-{
-    if (r->f && r->f != stdout)
-        fclose(r->f);
-    if (r->regular) {
-        free(r->mem);
-        close(r->fd);
-        if (r->created)
-            unlink(path);
-    }
-}
 
 static void tap(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now)
 {
     recorder_t *r = ctx;
-    static const char digits[] = "0123456789abcdef";
-    if (r->failed)
-        return;
-    fprintf(r->f, "{\"t\":%.6f,\"from\":\"%s\",\"data\":\"", now - r->t0,
-            from_robot ? "robot" : "host");
-    for (size_t i = 0; i < n; i++) {
-        putc(digits[data[i] >> 4], r->f);
-        putc(digits[data[i] & 15], r->f);
-    }
-    fputs("\"}\n", r->f);
-    if (ferror(r->f)) {
-        r->error = errno;
-        r->failed = true;
-    }
-    r->bytes[from_robot] += n;
+    bw_record_writer_chunk(r->w, now - r->t0, from_robot, data, n);
+}
+
+static void waiting(const char *path, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "botwire record: waiting for a reader on the FIFO %s\n", path);
 }
 
 int cmd_record(int argc, char **argv)
@@ -213,50 +103,40 @@ int cmd_record(int argc, char **argv)
      * moves. A file's header waits in memory until the robot is open, and
      * fails (a full disk) before the robot is driven. */
     recorder_t r = { 0 };
-    if (!open_output(&r, output))
-        return 1;
-    r.t0 = cli_now();
     char family[sizeof u.family];
     for (size_t i = 0; i < sizeof family; i++)
         family[i] = (char)tolower((unsigned char)u.family[i]);
-    char when[32];
-    time_t wall = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
-    json_t *head = json_pack("{s:i,s:s,s:s,s:s}", "botwire_record", 1, "url", url, "family",
-                             family, "start", when);
-    json_dumpf(head, r.f, JSON_COMPACT);
-    fputc('\n', r.f);
-    json_decref(head);
-    if (ferror(r.f) || (!r.regular && !flush_out(&r))) {
-        cli_error("record", "cannot write %s: %s", output, strerror(r.error ? r.error : EIO));
-        give_up_file(&r, output);
+    bw_record_options_t ro = { .url = url, .family = family, .start = time(NULL),
+                               .waiting_for_reader = waiting };
+    if (bw_record_writer_open(&r.w, output, &ro, err, sizeof err) < 0) {
+        cli_error("record", "%s", err);
         return 1;
     }
+    r.t0 = cli_now();
     bw_base_options_t o = { .tap = tap, .tap_ctx = &r };
     bw_base_t *b;
     if (bw_base_open(&b, url, &o, r.t0, err, sizeof err) < 0) {
         cli_error("record", "%s", err);
-        give_up_file(&r, output);
+        bw_record_writer_abandon(r.w);
         return 1;
     }
-    if (!take_file(&r)) {
-        cli_error("record", "cannot write %s: %s", output, strerror(r.error ? r.error : EIO));
+    if (bw_record_writer_commit(r.w, err, sizeof err) < 0) {
+        cli_error("record", "%s", err);
         bw_base_close(b, cli_now());
-        if (r.f)
-            fclose(r.f);
+        bw_record_writer_close(r.w);
         return 1;
     }
     cli_check_limits("record", b, v, w);
     cli_catch_signals();
 
     double now = r.t0, end = r.t0 + duration, next_flush = r.t0 + FLUSH_PERIOD;
-    while (!cli_interrupted && now < end && !r.failed) {
+    while (!cli_interrupted && now < end && !bw_record_writer_error(r.w)) {
         bw_base_drive(b, v, w, now);
         cli_wait(bw_base_fd(b), fmin(fmin(bw_base_next_deadline(b), end), next_flush));
         now = cli_now();
         bw_base_poll(b, now);
         if (now >= next_flush) {
-            flush_out(&r);
+            bw_record_writer_flush(r.w);
             next_flush = now + FLUSH_PERIOD;
         }
         bw_event_t ev;
@@ -285,18 +165,17 @@ int cmd_record(int argc, char **argv)
         status = status ? status : 1;
     }
     bw_base_close(b, now);
-    bool ok = flush_out(&r);
-    if (r.f != stdout && fclose(r.f) != 0 && ok) {
-        r.error = errno;
-        ok = false;
-    }
-    if (!ok) {
-        if (r.error == EPIPE && r.f == stdout)
+    uint64_t from_robot = bw_record_writer_bytes(r.w, true),
+             from_host = bw_record_writer_bytes(r.w, false);
+    bool to_stdout = strcmp(output, "-") == 0;
+    int e = bw_record_writer_close(r.w);
+    if (e) {
+        if (e == EPIPE && to_stdout)
             return 141; /* `record -o - | head`: the reader went, as SIGPIPE would have it */
-        cli_error("record", "cannot write %s: %s", output, strerror(r.error ? r.error : EIO));
+        cli_error("record", "cannot write %s: %s", output, strerror(e));
         return 1;
     }
     fprintf(stderr, "botwire record: %.1f s, %llu bytes from the robot, %llu from the host, in %s\n",
-            now - r.t0, (unsigned long long)r.bytes[1], (unsigned long long)r.bytes[0], output);
+            now - r.t0, (unsigned long long)from_robot, (unsigned long long)from_host, output);
     return status;
 }

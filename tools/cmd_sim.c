@@ -14,8 +14,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "fleet_run.h"
-#include "view.h"
+#include "botwire/runner.h"
+#include "botwire/view.h"
 
 #define P2OS_TCP_PORT 8101 /* where P2OS simulators conventionally listen */
 
@@ -25,7 +25,8 @@ static void usage(FILE *f)
             "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
             "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
             "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
-            "                  [--detach] [--robots N] [--baud N] [--view [HOST:]PORT]\n"
+            "                  [--detach [--log FILE]] [--robots N] [--baud N]\n"
+            "                  [--view [HOST:]PORT]\n"
             "       botwire sim FAMILY --robots N --fast --for S [--wander | --stack NAMES]\n"
             "                  [--threads N] [--frame S]\n"
             "       botwire sim --world FILE [...]   (robots of the world file's robot lines)\n"
@@ -77,7 +78,10 @@ static void usage(FILE *f)
             "                   S seconds, so one that says nothing cannot hold the only\n"
             "                   place (default 10)\n"
             "  --detach         once serving, go on in the background and return (the first\n"
-            "                   line then ends with its pid, to stop it: kill PID)\n"
+            "                   line then ends with its pid, to stop it: kill PID); it lets\n"
+            "                   go of the terminal and of the caller's output and pipes\n"
+            "  --log FILE       with --detach: where its later lines go (appended; default:\n"
+            "                   nowhere)\n"
             "  --robots N       N robots of FAMILY in one world, as MobileSim serves them:\n"
             "                   each on its own TCP port counting up from the first (8101,\n"
             "                   or --tcp's), or with --pty on its own pty (LINK1, LINK2,\n"
@@ -146,7 +150,7 @@ static void say(const server_t *s, const char *fmt, ...)
 /* The first lines: where each robot serves. With --detach the serving goes
  * on in a child, and this process returns once those lines are out (the
  * last one ends with the child's pid). */
-static bool announce(const char *lines, bool detach, const char *family, size_t n)
+static bool announce(const char *lines, bool detach, int log_fd, const char *family, size_t n)
 {
     fflush(NULL);
     if (detach) {
@@ -162,12 +166,18 @@ static bool announce(const char *lines, bool detach, const char *family, size_t 
                 snprintf(sim_cmd, sizeof sim_cmd, "sim [%zu robots, pid %ld]", n, (long)getpid());
             else
                 snprintf(sim_cmd, sizeof sim_cmd, "sim [%s, pid %ld]", family, (long)getpid());
+            /* A daemon lets go of its caller's terminal and pipes: a
+             * script that captures or pipes sim's output is not held until
+             * the emulator ends. Its later lines go to --log, or nowhere. */
             int null = open("/dev/null", O_RDWR);
             if (null >= 0) {
                 dup2(null, STDIN_FILENO);
                 dup2(null, STDOUT_FILENO);
+                dup2(log_fd >= 0 ? log_fd : null, STDERR_FILENO);
                 close(null);
             }
+            if (log_fd >= 0)
+                close(log_fd);
         } else {
             cli_error(sim_cmd, "cannot go to the background: %s; serving here", strerror(errno));
             printf("%s\n", lines);
@@ -372,8 +382,36 @@ static void tcp_turn(server_t *s, double now)
     }
 }
 
+/* --fast: the fleet in this process (botwire/runner.h), one JSON line of
+ * figures. */
+static int sim_fast(const bw_runner_opts_t *o)
+{
+    char err[512];
+    bw_runner_result_t r;
+    if (!o->quiet)
+        fprintf(stderr, "botwire sim: %zu robots in one process, %g s of robot time, as fast as "
+                        "it goes ...\n",
+                o->world && o->world->nrobots ? o->world->nrobots : o->robots, o->seconds);
+    if (bw_runner_run(o, &r, err, sizeof err) < 0) {
+        cli_error("sim", "%s", err);
+        return 1;
+    }
+    /* null: no two robots came within a metre of each other (a lone one) */
+    char gap[32] = "null";
+    if (isfinite(r.min_gap))
+        snprintf(gap, sizeof gap, "%.4f", r.min_gap);
+    printf("{\"robots\":%zu,\"threads\":%u,\"online\":%zu,\"sim_s\":%.3f,\"wall_s\":%.3f,"
+           "\"real_time_factor\":%.3f,\"cpu_s\":%.3f,\"cpu_ms_per_robot_s\":%.4f,"
+           "\"mem_per_robot_kb\":%.1f,\"rss_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,\"min_gap_m\":%s,"
+           "\"sips\":%llu,\"setup_wall_s\":%.3f,\"settle_s\":%.2f,\"poses\":\"%016llx\"}\n",
+           r.robots, r.threads, r.online, r.sim_s, r.wall_s, r.real_time_factor, r.cpu_s,
+           r.cpu_ms_per_robot_s, r.mem_per_robot_kb, r.rss_per_robot_kb, r.mean_distance, gap,
+           (unsigned long long)r.sips, r.setup_wall_s, r.settle_s, (unsigned long long)r.poses_hash);
+    return cli_flush_out("sim");
+}
+
 /* The live view (--view), served between the robots' turns. */
-static cli_view_t *sim_view;
+static bw_view_t *sim_view;
 
 /* Every robot until the end: wait for any of them, then give each its
  * turn (stepping a robot costs little when nothing is due). */
@@ -397,8 +435,8 @@ static int serve(server_t *s, size_t n, double end)
                     p[k++] = (struct pollfd){ fds[j], POLLIN, 0 };
         }
         if (sim_view) {
-            p[k++] = (struct pollfd){ cli_view_fd(sim_view), POLLIN, 0 };
-            until = fmin(until, cli_view_next_deadline(sim_view));
+            p[k++] = (struct pollfd){ bw_view_fd(sim_view), POLLIN, 0 };
+            until = fmin(until, bw_view_next_deadline(sim_view));
         }
         double left = until - cli_now();
         if (left > 0) {
@@ -423,7 +461,7 @@ static int serve(server_t *s, size_t n, double end)
                 tcp_turn(&s[i], now);
             }
         }
-        cli_view_service(sim_view, now);
+        bw_view_service(sim_view, now);
     }
 done:
     free(p);
@@ -499,16 +537,17 @@ int cmd_sim(int argc, char **argv)
         { "view-readonly", no_argument, NULL, 'Q' },
         { "fast", no_argument, NULL, 'x' },         { "wander", no_argument, NULL, 'X' },
         { "threads", required_argument, NULL, 'T' }, { "frame", required_argument, NULL, 'M' },
-        { "stack", required_argument, NULL, 'k' },
+        { "stack", required_argument, NULL, 'k' },  { "log", required_argument, NULL, 'L' },
         { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
     bool detach = false;
+    const char *log_path = NULL;
     double idle = 10, ber = 0, drop = 0, insert = 0, window = 0, push = 0, slope = 0;
     double robots = 0, baud = 0;
-    cli_view_options_t vo = { .cmd = "sim" };
-    fleet_run_opts_t fast = { 0 }; /* --fast: the fleet in virtual time (fleet_run.c) */
+    bw_view_options_t vo = { .cmd = "sim" };
+    bw_runner_opts_t fast = { 0 }; /* --fast: the fleet in virtual time (src/runner/) */
     bool in_virtual_time = false;
     double threads = 0, frame = 0;
     int c;
@@ -532,6 +571,7 @@ int cmd_sim(int argc, char **argv)
                 return 2;
             break;
         case 'D': detach = true; break;
+        case 'L': log_path = optarg; break;
         case 'b':
             if (cli_number("sim", "--ber", optarg, 0, 0.1, &ber) < 0)
                 return 2;
@@ -633,12 +673,12 @@ int cmd_sim(int argc, char **argv)
                                "wants --for S and no --pty, --tcp or --detach");
             return 2;
         }
-        fast = (fleet_run_opts_t){ .family = family, .model = model, .robots = n,
+        fast = (bw_runner_opts_t){ .family = family, .model = model, .robots = n,
                                    .world = world_path ? &world : NULL, .seconds = duration,
                                    .wander = fast.wander, .stack = fast.stack,
                                    .seed = (uint64_t)seed, .noise = noise,
                                    .threads = (unsigned)threads, .frame = frame };
-        return fleet_run_cli(&fast);
+        return sim_fast(&fast);
     }
     bool fleet = n > 1 || robots > 0 || from_world;
     char host[128] = "127.0.0.1";
@@ -650,6 +690,15 @@ int cmd_sim(int argc, char **argv)
     if (fleet && tcp_port + (int)n - 1 > 65535) {
         cli_error(sim_cmd, "%zu robots from port %d go beyond port 65535", n, tcp_port);
         return 2;
+    }
+    if (log_path && !detach) {
+        cli_error(sim_cmd, "--log goes with --detach (without it the lines are on stderr)");
+        return 2;
+    }
+    int log_fd = -1;
+    if (log_path && (log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0) {
+        cli_error(sim_cmd, "cannot write %s: %s", log_path, strerror(errno));
+        return 1;
     }
     /* A fleet serves on TCP unless --pty; a lone robot on a pty, but p2os. */
     bool use_tcp = tcp || (!link && (fleet || strcasecmp(family, "p2os") == 0));
@@ -709,6 +758,8 @@ int cmd_sim(int argc, char **argv)
         free(s);
         free(lines);
         cli_error(sim_cmd, "out of memory");
+        if (log_fd >= 0)
+            close(log_fd);
         return 1;
     }
     int status = 0;
@@ -779,15 +830,15 @@ int cmd_sim(int argc, char **argv)
             memmove(dst, lines + i * 768, strlen(lines + i * 768) + 1);
         }
         if (vo.listen) {
-            if (cli_view_open(&sim_view, &vo, err, sizeof err) < 0) {
+            if (bw_view_open(&sim_view, &vo, err, sizeof err) < 0) {
                 cli_error(sim_cmd, "%s", err);
                 status = 1;
                 goto out;
             }
             for (size_t i = 0; i < n; i++)
-                cli_view_add_device(sim_view, s[i].dev, s[i].name);
-            cli_view_start(sim_view);
-            snprintf(lines + strlen(lines), 768, "\nbotwire sim: view on %s", cli_view_url(sim_view));
+                bw_view_add_device(sim_view, s[i].dev, s[i].name);
+            bw_view_start(sim_view);
+            snprintf(lines + strlen(lines), 768, "\nbotwire sim: view on %s", bw_view_url(sim_view));
         }
         /* What each robot says of itself from the start (its model's
          * limits, a watchdog it has or has not) is out before the
@@ -798,7 +849,7 @@ int cmd_sim(int argc, char **argv)
             while (bw_device_next_notice(s[i].dev, note, sizeof note))
                 say(&s[i], "%s", note);
         }
-        announce(lines, detach, family, n);
+        announce(lines, detach, log_fd, family, n);
         served = n;
         cli_catch_signals();
         status = serve(s, n, t + duration);
@@ -841,7 +892,7 @@ int cmd_sim(int argc, char **argv)
             status = exit_status;
     }
 out:
-    cli_view_close(sim_view);
+    bw_view_close(sim_view);
     sim_view = NULL;
     for (size_t i = 0; i < made && i < n; i++) {
         bw_port_close(s[i].client);
@@ -851,5 +902,7 @@ out:
     }
     free(lines);
     free(s);
+    if (log_fd >= 0)
+        close(log_fd);
     return status;
 }

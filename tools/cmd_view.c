@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "view.h"
+#include "botwire/view.h"
 
 #define ONLINE_WAIT 3.0 /* s to wait for each robot to answer */
 #define MAX_URLS 64
@@ -52,7 +52,7 @@ int cmd_view(int argc, char **argv)
         { "view-readonly", no_argument, NULL, 'r' }, { "for", required_argument, NULL, 'f' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
-    cli_view_options_t vo = { .cmd = "view" };
+    bw_view_options_t vo = { .cmd = "view" };
     double duration = INFINITY;
     int c;
     optind = 0;
@@ -76,8 +76,8 @@ int cmd_view(int argc, char **argv)
         return 2;
     }
     char err[512];
-    cli_view_t *view;
-    if (cli_view_open(&view, &vo, err, sizeof err) < 0) {
+    bw_view_t *view;
+    if (bw_view_open(&view, &vo, err, sizeof err) < 0) {
         cli_error("view", "%s", err);
         return strstr(err, "wants") ? 2 : 1;
     }
@@ -85,7 +85,7 @@ int cmd_view(int argc, char **argv)
     uint64_t *sent = calloc((size_t)n, sizeof *sent);
     if (!b || !sent) {
         cli_error("view", "out of memory");
-        cli_view_close(view);
+        bw_view_close(view);
         free(b);
         free(sent);
         return 1;
@@ -121,7 +121,7 @@ int cmd_view(int argc, char **argv)
     if (status) {
         for (int i = 0; i < opened; i++)
             bw_base_close(b[i], now);
-        cli_view_close(view);
+        bw_view_close(view);
         free(b);
         free(sent);
         return status;
@@ -130,10 +130,10 @@ int cmd_view(int argc, char **argv)
         bw_event_t ev;
         while (bw_base_next_event(b[i], &ev))
             ;
-        cli_view_add_base(view, b[i], argv[optind + i], true, now);
+        bw_view_add_base(view, b[i], argv[optind + i], true, now);
     }
-    cli_view_start(view);
-    printf("botwire view: serving %s (", cli_view_url(view));
+    bw_view_start(view);
+    printf("botwire view: serving %s (", bw_view_url(view));
     for (int i = 0; i < n; i++)
         printf("%srobot%d %s", i ? ", " : "", i + 1, argv[optind + i]);
     printf(")\n");
@@ -142,14 +142,14 @@ int cmd_view(int argc, char **argv)
     struct pollfd *p = calloc((size_t)n + 1, sizeof *p);
     double end = now + duration;
     while (p && !cli_interrupted && now < end) {
-        double until = fmin(end, cli_view_next_deadline(view));
+        double until = fmin(end, bw_view_next_deadline(view));
         nfds_t k = 0;
         for (int i = 0; i < n; i++) {
             until = fmin(until, bw_base_next_deadline(b[i]));
             if (bw_base_fd(b[i]) >= 0)
                 p[k++] = (struct pollfd){ bw_base_fd(b[i]), POLLIN, 0 };
         }
-        p[k++] = (struct pollfd){ cli_view_fd(view), POLLIN, 0 };
+        p[k++] = (struct pollfd){ bw_view_fd(view), POLLIN, 0 };
         double left = until - cli_now();
         if (left > 0) {
             left = fmin(left, 3600.0);
@@ -167,13 +167,13 @@ int cmd_view(int argc, char **argv)
             while (bw_base_next_event(b[i], &ev))
                 ; /* the view sees what changed in the state */
         }
-        cli_view_service(view, now);
+        bw_view_service(view, now);
         /* Each command once, as it comes: when they stop coming, the
          * base's own command timeout stops the robot. */
         for (int i = 0; i < n; i++) {
             double v, w;
             uint64_t seq;
-            bool on = cli_view_teleop(view, i, now, &v, &w, &seq);
+            bool on = bw_view_teleop(view, i, now, &v, &w, &seq);
             if (seq != sent[i]) {
                 sent[i] = seq;
                 if (on)
@@ -200,7 +200,7 @@ int cmd_view(int argc, char **argv)
         fprintf(stderr, "\n");
         bw_base_close(b[i], now);
     }
-    cli_view_close(view);
+    bw_view_close(view);
     free(b);
     free(sent);
     return signalled ? 128 + signalled : 0;

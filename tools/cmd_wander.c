@@ -8,8 +8,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "svg.h"
-#include "view.h"
+#include "botwire/svg.h"
+#include "botwire/view.h"
 
 #define TICK 0.05          /* s between behaviour ticks */
 #define PROGRESS 1.0       /* s between progress lines */
@@ -59,7 +59,7 @@ typedef struct {
 } wclock_t;
 
 /* The live view (--view), served as the robot is. */
-static cli_view_t *wander_view;
+static bw_view_t *wander_view;
 
 static void advance(wclock_t *c, bw_base_t *b, double until)
 {
@@ -67,11 +67,11 @@ static void advance(wclock_t *c, bw_base_t *b, double until)
     if (c->fast) {
         c->now = fmax(c->now, next);
     } else {
-        cli_view_wait(wander_view, bw_base_fd(b), next);
+        bw_view_wait(wander_view, bw_base_fd(b), next);
         c->now = cli_now();
     }
     bw_base_poll(b, c->now);
-    cli_view_service(wander_view, c->now);
+    bw_view_service(wander_view, c->now);
 }
 
 typedef struct {
@@ -119,7 +119,7 @@ int cmd_wander(int argc, char **argv)
     double duration = INFINITY, speed = 0.25, seed = 1;
     bool fast = false;
     const char *svg = NULL;
-    cli_view_options_t vo = { .cmd = "wander" };
+    bw_view_options_t vo = { .cmd = "wander" };
     int c;
     optind = 0;
     while ((c = cli_getopt("wander", argc, argv, "h", opts)) != -1) {
@@ -210,15 +210,15 @@ int cmd_wander(int argc, char **argv)
         return cli_interrupted ? 128 + cli_interrupted : 1;
     }
     char verr[512];
-    if (vo.listen && cli_view_open(&wander_view, &vo, verr, sizeof verr) < 0) {
+    if (vo.listen && bw_view_open(&wander_view, &vo, verr, sizeof verr) < 0) {
         cli_error("wander", "%s", verr);
         bw_base_close(b, clk.now);
         return strstr(verr, "wants") ? 2 : 1;
     }
     if (wander_view) {
-        cli_view_add_base(wander_view, b, url, false, clk.now);
-        cli_view_start(wander_view);
-        fprintf(stderr, "botwire wander: view on %s\n", cli_view_url(wander_view));
+        bw_view_add_base(wander_view, b, url, false, clk.now);
+        bw_view_start(wander_view);
+        fprintf(stderr, "botwire wander: view on %s\n", bw_view_url(wander_view));
     }
     const bw_sim_t *sim = sim_url ? bw_device_sim(bw_base_device(b)) : NULL;
     bw_pose_t origin = sim ? sim->body.pose : (bw_pose_t){ 0, 0, 0 };
@@ -335,23 +335,23 @@ int cmd_wander(int argc, char **argv)
     print_line(o);
     int status = 0;
     if (svg) {
-        cli_svg_path_t path = { trace, ntrace, "stroke=\"#1565c0\" stroke-width=\"2\"", "#1565c0",
+        bw_svg_path_t path = { trace, ntrace, "stroke=\"#1565c0\" stroke-width=\"2\"", "#1565c0",
                                 "true path" };
-        cli_svg_points_t marks = { pings, npings, "#d84315" };
+        bw_svg_points_t marks = { pings, npings, "#d84315" };
         char title[160], note[200];
         snprintf(title, sizeof title, "on %s", url);
         snprintf(note, sizeof note, "%.1f m in %.0f s, %lu collisions;\ndots: the sonar pings, "
                                     "placed where they were heard",
                  tl.distance, clk.now - t0, tl.collisions);
-        cli_svg_panel_t panel = { .world = sim->world, .paths = &path, .npaths = 1, .points = &marks,
+        bw_svg_panel_t panel = { .world = sim->world, .paths = &path, .npaths = 1, .points = &marks,
                                   .npoints = 1, .title = title, .note = note };
-        if (cli_svg_write_panels(svg, &panel, 1, 1, "botwire wander", "", err, sizeof err) < 0) {
+        if (bw_svg_write_panels(svg, &panel, 1, 1, "botwire wander", "", err, sizeof err) < 0) {
             cli_error("wander", "%s", err);
             status = 1;
         }
     }
     bw_base_close(b, clk.now);
-    cli_view_close(wander_view);
+    bw_view_close(wander_view);
     wander_view = NULL;
     free(trace);
     free(pings);

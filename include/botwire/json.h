@@ -12,9 +12,10 @@
  *     bw_json_decoder_free(d);
  *
  * Link: -lbotwire_json (with -lbotwire). Not in libbotwire itself: it needs
- * jansson, and the codec core stays dependency-free. Memory: a decoder
- * allocates on creation and as its output grows. Threads: one decoder per
- * thread; bw_json_encode is reentrant.
+ * jansson, and the codec core stays dependency-free. The layer's code is
+ * src/text/ (its records read by src/record/). Memory: a decoder allocates
+ * on creation and as its output grows. Threads: one decoder per thread;
+ * bw_json_encode is reentrant.
  */
 #ifndef BOTWIRE_JSON_H
 #define BOTWIRE_JSON_H
@@ -22,6 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "botwire/wire.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,23 +44,42 @@ int bw_json_decoder_new(bw_json_decoder_t **d, const char *proto, const char *mo
                         const char *from, bool frames, char *err, size_t errlen);
 void bw_json_decoder_free(bw_json_decoder_t *d);
 
+/* Options, before the first push: BW_JSON_RAW, the input is raw bytes
+ * whatever its first bytes (`decode --hex`: hex text is never a record);
+ * BW_JSON_STRICT, a record's damaged line ends the decoding (push and
+ * finish return BW_EINVAL, the reason the next warning) instead of being
+ * passed over and counted (`decode --strict`). Returns 0; BW_ESTATE once
+ * input has come; BW_EINVAL for an unknown flag. */
+#define BW_JSON_RAW 1u
+#define BW_JSON_STRICT 2u
+int bw_json_decoder_options(bw_json_decoder_t *d, unsigned flags);
+
 /*
  * Pushes input, in any split: raw protocol bytes, or the text of a
  * `botwire record` file, told apart by its first line as the command does
- * (until enough bytes have come to tell, they wait). Returns 0, or
- * BW_ENOMEM (the decoder is then unusable).
+ * (until enough bytes have come to tell, they wait). Returns 0; BW_EINVAL
+ * at a damaged record line with BW_JSON_STRICT (what decoded before it is
+ * in the text); BW_ENOMEM (the decoder is then unusable).
  */
 int bw_json_decoder_push(bw_json_decoder_t *d, const uint8_t *data, size_t n);
 /* The end of input: what held bytes still give, then the stats line. Once
  * only; pushes after it are refused (BW_ESTATE). */
 int bw_json_decoder_finish(bw_json_decoder_t *d);
+/* After the finish, the parser's counts over both sides (the stats
+ * line's): what `decode --strict` looks at. Zero before it. */
+void bw_json_decoder_stats(const bw_json_decoder_t *d, bw_parse_stats_t *out);
 /* The JSON Lines written since the last call: whole lines, each ending in
  * '\n'; *len 0 when there is none. Valid until the next call on d. */
 const char *bw_json_decoder_text(bw_json_decoder_t *d, size_t *len);
 /* A record line that could not be read ("line N: ..."), which the command
  * reports on stderr and counts (damaged_lines): 1 with the oldest in buf,
- * 0 when there is none left. */
+ * 0 when there is none left. The last 64 are kept (the older are dropped),
+ * each cut at 159 bytes, unless on_warning takes them. */
 int bw_json_decoder_next_warning(bw_json_decoder_t *d, char *buf, size_t cap);
+/* Each warning to fn as it comes, whole, instead of kept for
+ * next_warning (`botwire decode` says every one, in order). */
+void bw_json_decoder_on_warning(bw_json_decoder_t *d, void (*fn)(const char *text, void *ctx),
+                                void *ctx);
 
 /*
  * One line of `botwire encode --proto P` input (a JSON object: one message;
@@ -72,6 +94,9 @@ int bw_json_encode(const char *proto, const char *json, size_t n, uint8_t *out, 
 
 /* The protocols' names, comma-separated ("kobuki, p2os, ..."). */
 const char *bw_json_protocols(void);
+/* The protocol called name (in any case), as bw_json_protocols spells it,
+ * or NULL for none. */
+const char *bw_json_protocol_name(const char *name);
 
 #ifdef __cplusplus
 }

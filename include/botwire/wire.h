@@ -44,6 +44,10 @@ enum {
 /* A short English description of a BW_E* code (or "ok"); never NULL. */
 const char *bw_strerror(int err);
 
+/* The value of a hexadecimal digit ('0'-'9', 'a'-'f', 'A'-'F'): 0..15, or -1
+ * for any other character. For the text forms of bytes above the core. */
+int bw_hex_value(int c);
+
 /* ---- byte order: explicit helpers, never a packed struct ---------------- */
 
 static inline uint16_t bw_get_le16(const uint8_t *p)

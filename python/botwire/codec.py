@@ -146,6 +146,13 @@ class Record:
         """Every byte of one side, in order."""
         return b"".join(c.data for c in self.chunks if c.side == side)
 
+    def __iter__(self) -> Iterator[Chunk]:
+        """The chunks in order: ``for c in read_record(path)``."""
+        return iter(self.chunks)
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
 
 def read_record(path: Union[str, "os.PathLike[str]"]) -> Record:
     """Reads a record file: BotwireError for a file that is not one, or

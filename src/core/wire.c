@@ -2,6 +2,14 @@
 
 #include <string.h>
 
+int bw_hex_value(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 const char *bw_strerror(int err)
 {
     switch (err) {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's size table is the one this build measured
+# docs/firmware.md's size table is the one this build measured
 # (scripts/firmware-sizes.sh, run by the build).
 # usage: readme_sizes.sh README SIZES_TXT
 set -u

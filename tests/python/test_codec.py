@@ -132,6 +132,8 @@ def test_read_record(records):
     assert rec.family == "kobuki" and rec.header["url"] == "sim:kobuki"
     assert {c.side for c in rec.chunks} == {"robot", "host"}
     assert all(a.t <= b.t for a, b in zip(rec.chunks, rec.chunks[1:]))
+    # A record iterates over its chunks (list() of it raised TypeError).
+    assert list(rec) == rec.chunks and len(rec) == len(rec.chunks) > 0
     # The robot's bytes alone decode as the record's robot side does.
     robot = [m for m in botwire.decode("kobuki", records["kobuki"], "robot")]
     raw = list(botwire.decode("kobuki", rec.data("robot"), "robot"))

@@ -1,6 +1,7 @@
-"""examples/square.py (the README shows it, line for line) drives its
-square and prints the closure; the benchmark runs (its figures are in the
-README: not a timed test) and finds botwire and the plain parser agree."""
+"""examples/square.py (docs/python.md shows it, line for line) drives its
+square and prints the closure; the benchmark runs (its figures are in
+docs/python.md: not a timed test) and finds botwire and the plain parser
+agree."""
 
 import os
 import re
@@ -12,8 +13,8 @@ def test_square(tmp):
     path = os.path.join(SOURCE, "examples", "square.py")
     script = open(path).read()
     assert len(script.splitlines()) == 12
-    readme = open(os.path.join(SOURCE, "README.md")).read()
-    assert "```python\n" + script + "```" in readme
+    page = open(os.path.join(SOURCE, "docs", "python.md")).read()
+    assert "```python\n" + script + "```" in page
     r = run_python([path], cwd=tmp)
     assert r.returncode == 0, r.stderr
     m = re.match(r"closure (\d+\.\d) mm \(true: ([-+]\d\.\d+), ([-+]\d\.\d+) m\), (\d+\.\d) s",

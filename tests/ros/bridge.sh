@@ -145,7 +145,7 @@ within "$x" 0.40 0.05 && pass "drives on the bad cable: odom x = $x m after 2 s 
     fail "on the bad cable: odom x = $x"
 stop_node
 
-# 5. The README's commands as a user types them: rosrun, then rostopic
+# 5. docs/ros.md's commands as a user types them: rosrun, then rostopic
 # (Python, with the message modules Debian packages apart) publishing
 # cmd_vel and echoing odom.
 rosrun botwire_ros botwire_ros _url:=sim:kobuki >"$tmp/rosrun.out" 2>&1 &

@@ -215,6 +215,12 @@ def main():
         # command timeout and its deceleration allow 0.14 m; the server
         # stops it sooner, when the page's connection goes, and says so.
         said = js("return document.getElementById('log').textContent")
+        # The hint for Foxglove clients (advertise /ROBOT/cmd_vel) is not
+        # the page's: it drives with its keys (it was in its Events box).
+        if "advertising" in said:
+            fail(f"the page shows the Foxglove clients' hint: {said!r}")
+        else:
+            ok("no hint meant for Foxglove clients in the page's events")
         if "robot2: stopped: the client driving it went away" in said:
             ok("the view stopped robot2 when the page that drove it went away")
         else:

@@ -1,7 +1,6 @@
 /* Kobuki messages as JSON for `botwire decode` and `botwire encode`. */
 #include <string.h>
 
-#include "../cli.h"
 #include "jw.h"
 
 typedef struct {
@@ -247,7 +246,7 @@ static int json_to_msg(json_t *o, bw_kobuki_msg_t *m, uint8_t *scratch, char *er
     return 0;
 }
 
-static int k_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
+static int k_encode(json_t *line, jw_buf_t *out, char *err, size_t errlen)
 {
     if (json_is_object(line)) {
         json_t *type = json_object_get(line, "type");
@@ -330,11 +329,11 @@ static int k_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
         snprintf(err, errlen, "frame payload below the %u-byte minimum", BW_KOBUKI_MIN_PAYLOAD);
         return -1;
     }
-    return cli_buf_append(out, frame, (size_t)len) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
+    return jw_buf_append(out, frame, (size_t)len) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
                                                        : 0;
 }
 
-const cli_codec_t cli_codec_kobuki = {
+const jw_codec_t jw_codec_kobuki = {
     .name = "kobuki",
     .summary = "Yujin Kobuki (AA 55 frames)",
     .encode = k_encode,

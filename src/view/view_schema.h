@@ -4,8 +4,8 @@
  * SceneUpdate, Log); botwire's for what none fits (the robot's state,
  * range sensors with their mounts, link statistics, the world for the
  * page). docs/view.md lists them. */
-#ifndef BOTWIRE_TOOLS_VIEW_SCHEMA_H
-#define BOTWIRE_TOOLS_VIEW_SCHEMA_H
+#ifndef BOTWIRE_VIEW_SCHEMA_H
+#define BOTWIRE_VIEW_SCHEMA_H
 
 #define S_NUM "{\"type\":\"number\"}"
 #define S_INT "{\"type\":\"integer\"}"

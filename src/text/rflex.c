@@ -22,7 +22,7 @@
  * left); one with fewer stays unknown. Both count as length errors, as the
  * codec says they are.
  *
- * README paragraph:
+ * docs/rflex.md's paragraph:
  *
  * rflex message types (`--proto rflex`, RWI B21, B14 and ATRV bases), named
  * after port and opcode, each with `id` (the frame's id byte; `encode`
@@ -46,7 +46,6 @@
  */
 #include <string.h>
 
-#include "../cli.h"
 #include "jw.h"
 #include "botwire/rflex.h"
 
@@ -298,7 +297,7 @@ static int get_unknown(json_t *o, bw_rflex_msg_t *m, uint8_t *data, size_t *n, c
     return 0;
 }
 
-static int r_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
+static int r_encode(json_t *line, jw_buf_t *out, char *err, size_t errlen)
 {
     if (!json_is_object(line)) {
         snprintf(err, errlen, "a line must be one message object (rflex has one message per frame)");
@@ -349,11 +348,11 @@ static int r_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot encode %s: %s", bw_rflex_type_name(t), bw_strerror(size));
         return -1;
     }
-    return cli_buf_append(out, frame, (size_t)size) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
+    return jw_buf_append(out, frame, (size_t)size) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
                                                         : 0;
 }
 
-const cli_codec_t cli_codec_rflex = {
+const jw_codec_t jw_codec_rflex = {
     .name = "rflex",
     .summary = "RWI B21/B14/ATRV reflex bases (1B 02 ... 1B 03 frames)",
     .encode = r_encode,

@@ -5,7 +5,7 @@
  * wander behaviour (`botwire sim FAMILY --robots N --fast --for T`,
  * `botwire bench --fleet`). docs/fleet.md.
  *
- * Time goes in frames of FLEET_FRAME seconds. In a frame every robot is
+ * Time goes in frames of BW_RUNNER_FRAME seconds. In a frame every robot is
  * brought to the frame's end (its behaviour ticked when due, its base polled
  * when anything is due, its device and body stepped); between frames the
  * fleet's snapshot of where the robots are is renewed (bw_fleet_sync). Every
@@ -13,8 +13,8 @@
  * may be split across threads, and a run gives the same poses whatever the
  * number of threads.
  */
-#ifndef BOTWIRE_TOOLS_FLEET_RUN_H
-#define BOTWIRE_TOOLS_FLEET_RUN_H
+#ifndef BOTWIRE_RUNNER_H
+#define BOTWIRE_RUNNER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +28,7 @@
  * other at 0.3 m/s overlap by at most 12 mm for a frame before they are
  * blocked, and a byte waits at most a frame for its reader (Stage steps
  * its world every 100 ms). */
-#define FLEET_FRAME 0.02
+#define BW_RUNNER_FRAME 0.02
 
 typedef struct {
     const char *family; /* every robot's, unless the world has robot lines */
@@ -43,12 +43,12 @@ typedef struct {
     double noise;       /* wheel slip and encoder noise, 1 = nominal */
     unsigned threads;   /* 0: one per core */
     bool quiet;         /* no progress on stderr */
-    double frame;       /* s between snapshots (0: FLEET_FRAME) */
+    double frame;       /* s between snapshots (0: BW_RUNNER_FRAME) */
     /* s of robot time: > 0 (and more than one thread) runs the timed part
      * in blocks this long, on one thread and on every thread in turn, to
      * measure what the threads gain on a machine whose speed drifts */
     double alternate;
-} fleet_run_opts_t;
+} bw_runner_opts_t;
 
 typedef struct {
     size_t robots;
@@ -71,13 +71,9 @@ typedef struct {
      * thread [0] and on one [1], and the first over the second (0: not
      * measured) */
     double alt_rtf[2], alt_speedup;
-} fleet_run_result_t;
+} bw_runner_result_t;
 
 /* Runs the fleet; 0, or -1 with the reason in err. */
-int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *r, char *err, size_t errlen);
-
-/* `botwire sim ... --fast`: runs and prints one JSON line of the result;
- * returns the command's exit status. */
-int fleet_run_cli(const fleet_run_opts_t *o);
+int bw_runner_run(const bw_runner_opts_t *o, bw_runner_result_t *r, char *err, size_t errlen);
 
 #endif

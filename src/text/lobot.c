@@ -24,7 +24,7 @@
  * the message also has "raw", the ACK's bytes as received, which encode
  * writes instead (it must agree with the fields but for those two bytes).
  *
- * README paragraphs:
+ * docs/lobot.md's paragraphs:
  *
  * lobot message types (`--proto lobot`, an iRobot Create with its Command
  * Module): from the host `command` (cmd, the id as a one-character string;
@@ -59,7 +59,6 @@
  */
 #include <string.h>
 
-#include "../cli.h"
 #include "jw.h"
 #include "botwire/lobot.h"
 
@@ -272,7 +271,7 @@ static int encode_ack(json_t *o, uint8_t id, uint8_t *buf, size_t cap, char *err
     return n;
 }
 
-static int l_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
+static int l_encode(json_t *line, jw_buf_t *out, char *err, size_t errlen)
 {
     if (!json_is_object(line)) {
         snprintf(err, errlen, "a line must be one message object (lobot has one message per frame)");
@@ -302,10 +301,10 @@ static int l_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
     }
     if (n < 0)
         return -1;
-    return cli_buf_append(out, buf, (size_t)n) < 0 ? (snprintf(err, errlen, "out of memory"), -1) : 0;
+    return jw_buf_append(out, buf, (size_t)n) < 0 ? (snprintf(err, errlen, "out of memory"), -1) : 0;
 }
 
-const cli_codec_t cli_codec_lobot = {
+const jw_codec_t jw_codec_lobot = {
     .name = "lobot",
     .summary = "iRobot Create + Command Module, lobot (4-byte commands, ACKs)",
     .encode = l_encode,

@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli.h"
 #include "jw.h"
 #include "botwire/create.h"
 
@@ -432,7 +431,7 @@ static int get_script(json_t *o, bw_create_cmd_t *c, char *err, size_t errlen)
     return 0;
 }
 
-static int encode_cmd(json_t *o, bw_create_model_t m, uint8_t op, cli_buf_t *out, char *err,
+static int encode_cmd(json_t *o, bw_create_model_t m, uint8_t op, jw_buf_t *out, char *err,
                       size_t errlen)
 {
     bw_create_cmd_t c;
@@ -457,7 +456,7 @@ static int encode_cmd(json_t *o, bw_create_model_t m, uint8_t op, cli_buf_t *out
         snprintf(err, errlen, "cannot encode %s: %s", bw_create_model_op_name(m, op), bw_strerror(n));
         return -1;
     }
-    return cli_buf_append(out, buf, (size_t)n) < 0 ? (snprintf(err, errlen, "out of memory"), -1) : 0;
+    return jw_buf_append(out, buf, (size_t)n) < 0 ? (snprintf(err, errlen, "out of memory"), -1) : 0;
 }
 
 /* The packet id a stream packet's type names, or -1; *m: the model that
@@ -571,7 +570,7 @@ static int get_packet(json_t *o, uint8_t *body, size_t *len, size_t cap, char *e
     return 0;
 }
 
-static int encode_stream_frame(json_t *o, cli_buf_t *out, char *err, size_t errlen)
+static int encode_stream_frame(json_t *o, jw_buf_t *out, char *err, size_t errlen)
 {
     static const char *const keys[] = { "packets", NULL };
     if (jm_check_keys(o, NULL, keys, err, errlen) < 0)
@@ -583,7 +582,7 @@ static int encode_stream_frame(json_t *o, cli_buf_t *out, char *err, size_t errl
     uint8_t body[BW_CREATE_MAX_STREAM_BODY];
     size_t len = 0;
     for (size_t i = 0; i < json_array_size(packets); i++) {
-        char why[CLI_ERRLEN];
+        char why[JW_ERRLEN];
         if (get_packet(json_array_get(packets, i), body, &len, sizeof body, why, sizeof why) < 0) {
             snprintf(err, errlen, "packets[%zu]: %.900s", i, why);
             return -1;
@@ -595,12 +594,12 @@ static int encode_stream_frame(json_t *o, cli_buf_t *out, char *err, size_t errl
         snprintf(err, errlen, "cannot frame the stream: %s", bw_strerror(n));
         return -1;
     }
-    return cli_buf_append(out, frame, (size_t)n) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
+    return jw_buf_append(out, frame, (size_t)n) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
                                                      : 0;
 }
 
 /* A reply to Sensors or Query List: its packets' data bytes, no framing. */
-static int encode_reply(json_t *o, cli_buf_t *out, char *err, size_t errlen)
+static int encode_reply(json_t *o, jw_buf_t *out, char *err, size_t errlen)
 {
     static const char *const keys[] = { "ids", "packets", NULL };
     if (jm_check_keys(o, NULL, keys, err, errlen) < 0)
@@ -617,7 +616,7 @@ static int encode_reply(json_t *o, cli_buf_t *out, char *err, size_t errlen)
     for (size_t i = 0; i < json_array_size(packets); i++) {
         uint8_t body[1 + BW_CREATE_GROUP100_SIZE];
         size_t len = 0;
-        char why[CLI_ERRLEN];
+        char why[JW_ERRLEN];
         uint8_t id;
         if (get_packet(json_array_get(packets, i), body, &len, sizeof body, why, sizeof why) < 0) {
             snprintf(err, errlen, "packets[%zu]: %.900s", i, why);
@@ -627,7 +626,7 @@ static int encode_reply(json_t *o, cli_buf_t *out, char *err, size_t errlen)
             snprintf(err, errlen, "ids[%zu] must be the id of packets[%zu] (%u)", i, i, body[0]);
             return -1;
         }
-        if (cli_buf_append(out, body + 1, len - 1) < 0) {
+        if (jw_buf_append(out, body + 1, len - 1) < 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
@@ -635,7 +634,7 @@ static int encode_reply(json_t *o, cli_buf_t *out, char *err, size_t errlen)
     return 0;
 }
 
-static int c_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
+static int c_encode(json_t *line, jw_buf_t *out, char *err, size_t errlen)
 {
     if (!json_is_object(line)) {
         snprintf(err, errlen, "a line must be one message object (create has one message per "
@@ -680,7 +679,7 @@ static int c_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
     return encode_cmd(line, m, (uint8_t)op, out, err, errlen);
 }
 
-const cli_codec_t cli_codec_create = {
+const jw_codec_t jw_codec_create = {
     .name = "create",
     .summary = "iRobot Create Open Interface (commands, Stream frames)",
     .encode = c_encode,

@@ -1,20 +1,26 @@
 /*
+ * The text layer's own header (src/text/: the messages' JSON text form,
+ * botwire/json.h its API): the writer, the buffer, the protocol registry,
+ * the JSON helpers of the encoders, the decoders.
+ *
  * JSON Lines for `botwire decode`, written directly: each message's fixed
  * shape is put out as text, with no tree of values built and freed per
  * message. The text is what jansson's compact dump of the same objects
  * would be, byte for byte (tests compare them): members in the order given,
  * integers in decimal, reals as "%.10g" with ".0" added when they would read
  * back as integers, strings escaped as jansson escapes them. The encode
- * side still reads JSON with jansson. Not part of the library's API.
+ * side still reads JSON with jansson. Not part of any API.
  */
-#ifndef BOTWIRE_TOOLS_JW_H
-#define BOTWIRE_TOOLS_JW_H
+#ifndef BOTWIRE_TEXT_JW_H
+#define BOTWIRE_TEXT_JW_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "botwire/botwire.h"
 
@@ -156,7 +162,57 @@ void jw_line_end(jw_t *w);
  * could not be read) adds that count. */
 void jw_stats_line(jw_t *w, const bw_parse_stats_t *s, long damaged_lines);
 
-/* One protocol's `botwire decode` (its cli_codec_t has its `encode`). */
+/* A growable byte buffer. */
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+} jw_buf_t;
+
+/* Appends n bytes; returns 0 or -1 when out of memory. */
+int jw_buf_append(jw_buf_t *b, const void *data, size_t n);
+void jw_buf_free(jw_buf_t *b);
+
+/* Error message buffer size of the encoders. */
+#define JW_ERRLEN 1024
+
+/* One protocol's encoder: `botwire encode`, bw_json_encode. */
+typedef struct {
+    const char *name;
+    const char *summary;
+    /* Encodes one JSON line into bytes appended to out. Returns 0, 1 when the
+     * line is not a message (a stats line), or -1 with a message in err. */
+    int (*encode)(json_t *line, jw_buf_t *out, char *err, size_t errlen);
+} jw_codec_t;
+
+const jw_codec_t *jw_codec_find(const char *name);
+/* Comma-separated names of every protocol, for help texts. */
+const char *jw_codec_names(void);
+
+extern const jw_codec_t jw_codec_kobuki;
+extern const jw_codec_t jw_codec_p2os;
+extern const jw_codec_t jw_codec_lobot;
+extern const jw_codec_t jw_codec_create;
+extern const jw_codec_t jw_codec_rbsm;
+extern const jw_codec_t jw_codec_rflex;
+
+/* ---- JSON helpers over field descriptors (the encoders') ------------------ */
+
+/* Reads every field of desc from obj into base, range-checked. */
+int jm_get_fields(json_t *obj, const bw_msgdesc_t *desc, void *base, char *err, size_t errlen);
+/* Reads an integer member within [min, max]. */
+int jm_get_int(json_t *obj, const char *key, int64_t min, int64_t max, int64_t *out, char *err,
+               size_t errlen);
+/* Fails naming the first member of obj that is neither "type", nor "t" or
+ * "from" (the annotations of a decoded record), nor a field of desc (may be
+ * NULL), nor in the NULL-terminated extra list. */
+int jm_check_keys(json_t *obj, const bw_msgdesc_t *desc, const char *const *extra, char *err,
+                  size_t errlen);
+/* Decodes a hex string member into out (at most cap bytes); -1 with err. */
+int jm_get_hex(json_t *obj, const char *key, uint8_t *out, size_t cap, size_t *n, char *err,
+               size_t errlen);
+
+/* One protocol's decoder: `botwire decode`, bw_json_decoder (its
+ * jw_codec_t has its `encode`). */
 typedef struct {
     const char *name;
     size_t state_size;
@@ -177,7 +233,7 @@ typedef struct {
     void (*pair)(void *host_state, void *robot_state);
 } jw_decoder_t;
 
-/* The decoder of a protocol by its name (as cli_codec_t's), or NULL. */
+/* The decoder of a protocol by its name (as jw_codec_t's), or NULL. */
 const jw_decoder_t *jw_decoder_find(const char *name);
 
 extern const jw_decoder_t jw_decoder_kobuki;

@@ -1,5 +1,5 @@
-/* A fleet in one process, in virtual time (fleet_run.h). */
-#include "fleet_run.h"
+/* A fleet in one process, in virtual time (botwire/runner.h). */
+#include "botwire/runner.h"
 
 #include <malloc.h>
 #include <math.h>
@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
 
 #define TICK 0.05          /* s between behaviour ticks, as `botwire wander` */
 #define SPACING 1.5        /* m between places on the grid of a made room */
@@ -305,7 +304,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 }
 
 /* Where robot i of n starts, and its family and model. */
-static void place(const fleet_run_opts_t *o, const bw_world_t *w, bool made_room, size_t i,
+static void place(const bw_runner_opts_t *o, const bw_world_t *w, bool made_room, size_t i,
                   size_t n, bw_pose_t *pose, const char **family, const char **model)
 {
     *family = o->family;
@@ -344,7 +343,7 @@ static bool all_online(run_t *run)
     return true;
 }
 
-int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, size_t errlen)
+int bw_runner_run(const bw_runner_opts_t *o, bw_runner_result_t *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
     static bw_world_t room; /* large: not on the stack */
@@ -385,7 +384,7 @@ int fleet_run(const fleet_run_opts_t *o, fleet_run_result_t *res, char *err, siz
     memset(&run, 0, sizeof run);
     run.n = n;
     run.wander = o->wander;
-    run.frame = o->frame > 0 ? o->frame : FLEET_FRAME;
+    run.frame = o->frame > 0 ? o->frame : BW_RUNNER_FRAME;
     run.r = calloc(n, sizeof *run.r);
     pthread_t *th = calloc(nth, sizeof *th);
     struct worker *wk = calloc(nth, sizeof *wk);
@@ -560,30 +559,4 @@ done:
     free(wk);
     free(run.part);
     return rc;
-}
-
-int fleet_run_cli(const fleet_run_opts_t *o)
-{
-    char err[512];
-    fleet_run_result_t r;
-    if (!o->quiet)
-        fprintf(stderr, "botwire sim: %zu robots in one process, %g s of robot time, as fast as "
-                        "it goes ...\n",
-                o->world && o->world->nrobots ? o->world->nrobots : o->robots, o->seconds);
-    if (fleet_run(o, &r, err, sizeof err) < 0) {
-        cli_error("sim", "%s", err);
-        return 1;
-    }
-    /* null: no two robots came within a metre of each other (a lone one) */
-    char gap[32] = "null";
-    if (isfinite(r.min_gap))
-        snprintf(gap, sizeof gap, "%.4f", r.min_gap);
-    printf("{\"robots\":%zu,\"threads\":%u,\"online\":%zu,\"sim_s\":%.3f,\"wall_s\":%.3f,"
-           "\"real_time_factor\":%.3f,\"cpu_s\":%.3f,\"cpu_ms_per_robot_s\":%.4f,"
-           "\"mem_per_robot_kb\":%.1f,\"rss_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,\"min_gap_m\":%s,"
-           "\"sips\":%llu,\"setup_wall_s\":%.3f,\"settle_s\":%.2f,\"poses\":\"%016llx\"}\n",
-           r.robots, r.threads, r.online, r.sim_s, r.wall_s, r.real_time_factor, r.cpu_s,
-           r.cpu_ms_per_robot_s, r.mem_per_robot_kb, r.rss_per_robot_kb, r.mean_distance, gap,
-           (unsigned long long)r.sips, r.setup_wall_s, r.settle_s, (unsigned long long)r.poses_hash);
-    return cli_flush_out("sim");
 }

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "svg.h"
+#include "botwire/svg.h"
 
 #define PX 100.0 /* pixels per metre */
 #define MARGIN 20.0
@@ -22,7 +22,7 @@ static double sy(const view_t *v, double y) { return v->oy + (v->y1 - y) * v->px
 
 /* A path, with arrows along it every ARROW_EVERY metres pointing the way it
  * goes, and its end marked. */
-static void path(FILE *f, const view_t *v, const cli_svg_path_t *pa)
+static void path(FILE *f, const view_t *v, const bw_svg_path_t *pa)
 {
     const bw_pose_t *p = pa->poses;
     size_t n = pa->n;
@@ -79,7 +79,7 @@ static void grid(FILE *f, const view_t *v, const bw_world_t *w)
 
 /* The end of the first path, close up: where each path ended, centimetres
  * apart when the whole room shows them on top of each other. */
-static void inset(FILE *f, double left, const cli_svg_path_t *paths, size_t npaths,
+static void inset(FILE *f, double left, const bw_svg_path_t *paths, size_t npaths,
                   const char *label)
 {
     const bw_pose_t *end = &paths[0].poses[paths[0].n - 1];
@@ -165,7 +165,7 @@ static void room_labels(FILE *f, const view_t *v, const bw_world_t *w)
                 sx(v, w->labels[i].at.x), sy(v, w->labels[i].at.y) + 5, w->labels[i].text);
 }
 
-int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *paths,
+int bw_svg_write(const char *file, const bw_world_t *w, const bw_svg_path_t *paths,
                   size_t npaths, const char *title, const char *caption, const char *inset_label,
                   char *err, size_t errlen)
 {
@@ -221,7 +221,7 @@ int cli_svg_write(const char *file, const bw_world_t *w, const cli_svg_path_t *p
 #define PANEL_W 420.0 /* px: the most a panel's world takes */
 #define PANEL_H 320.0
 
-int cli_svg_write_panels(const char *file, const cli_svg_panel_t *panels, size_t n, unsigned cols,
+int bw_svg_write_panels(const char *file, const bw_svg_panel_t *panels, size_t n, unsigned cols,
                          const char *title, const char *caption, char *err, size_t errlen)
 {
     FILE *f = fopen(file, "w");
@@ -256,7 +256,7 @@ int cli_svg_write_panels(const char *file, const cli_svg_panel_t *panels, size_t
      * first panel's scale. */
     double lx = MARGIN, ly = MARGIN + 30;
     if (n > 0) {
-        const cli_svg_panel_t *p = &panels[0];
+        const bw_svg_panel_t *p = &panels[0];
         for (size_t k = 0; k < p->npaths; k++) {
             fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" %s/>\n", lx, ly,
                     lx + 36, ly, p->paths[k].style);
@@ -286,7 +286,7 @@ int cli_svg_write_panels(const char *file, const cli_svg_panel_t *panels, size_t
                 lx + px + 6, ly + 4);
     }
     for (size_t i = 0; i < n; i++) {
-        const cli_svg_panel_t *p = &panels[i];
+        const bw_svg_panel_t *p = &panels[i];
         const bw_world_t *w = p->world;
         double left = MARGIN + (double)(i % cols) * cell_w,
                top = head + (double)(i / cols) * cell_h;

@@ -1,7 +1,6 @@
 /* P2OS messages as JSON for `botwire decode` and `botwire encode`. */
 #include <string.h>
 
-#include "../cli.h"
 #include "jw.h"
 
 typedef struct {
@@ -589,7 +588,7 @@ static int json_to_msg(json_t *o, bw_p2os_msg_t *m, uint8_t *scratch, char *err,
     }
 }
 
-static int p_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
+static int p_encode(json_t *line, jw_buf_t *out, char *err, size_t errlen)
 {
     if (!json_is_object(line)) {
         snprintf(err, errlen, "a line must be one message object (p2os has one message per frame)");
@@ -613,11 +612,11 @@ static int p_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot encode %s: %s", bw_p2os_type_name(m.type), bw_strerror(len));
         return -1;
     }
-    return cli_buf_append(out, frame, (size_t)len) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
+    return jw_buf_append(out, frame, (size_t)len) < 0 ? (snprintf(err, errlen, "out of memory"), -1)
                                                        : 0;
 }
 
-const cli_codec_t cli_codec_p2os = {
+const jw_codec_t jw_codec_p2os = {
     .name = "p2os",
     .summary = "Pioneer 2 / PeopleBot P2OS (FA FB frames)",
     .encode = p_encode,

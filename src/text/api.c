@@ -1,21 +1,18 @@
-/* `botwire decode` and `botwire encode` as a library (botwire/json.h): the
- * command's own JSON writers and readers (json/<family>.c), driven as
- * cmd_codec.c drives them, with the text kept in memory instead of written
- * to standard output. */
+/* The messages' text form as a library (botwire/json.h): every family's
+ * JSON writers and readers (src/text/<family>.c) over raw bytes or a
+ * record (botwire/record.h), the text kept in memory for the caller:
+ * `botwire decode` and `encode`, the Python package, programs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli.h"
 #include "botwire/json.h"
+#include "botwire/record.h"
 #include "jw.h"
 
-/* Built with -fvisibility=hidden: the command's helpers (cli_*, jw_*,
- * jm_*) stay inside the library, only bw_json_* is its API. */
+/* Built with -fvisibility=hidden: the layer's helpers (jw_*, jm_*) and the
+ * record reader stay inside the library, only bw_json_* is its API. */
 #define BW_JSON_API __attribute__((visibility("default")))
-
-/* The first line of a `botwire record` file (as cmd_codec.c). */
-static const char record_magic[] = "{\"botwire_record\":";
 
 #define WARNINGS_MAX 64
 
@@ -26,15 +23,18 @@ struct bw_json_decoder {
     bool from_robot; /* raw input's side */
     bool model_given;
     bool finished;
+    bool strict;     /* a damaged record line ends it */
     enum { UNDECIDED, RAW, RECORD } mode;
     jw_t w;
     FILE *f;        /* the writer's output: into out */
-    cli_buf_t out;  /* text not yet taken */
+    jw_buf_t out;   /* text not yet taken */
     bool taken;     /* out was handed out: cleared before the next write */
-    cli_buf_t pending; /* input not yet decoded (a record's partial line) */
-    cli_buf_t bytes;   /* a record line's data */
-    size_t line_no;
+    jw_buf_t pending; /* input not yet decoded (a record's partial line) */
+    bw_record_reader_t rec;
     long damaged;
+    bw_parse_stats_t stats; /* at the finish */
+    void (*on_warning)(const char *text, void *ctx);
+    void *warning_ctx;
     char warnings[WARNINGS_MAX][160];
     unsigned nwarn, warn_first;
     uint64_t warnings_dropped;
@@ -47,7 +47,7 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
         d->out.len = 0;
         d->taken = false;
     }
-    return cli_buf_append(&d->out, buf, n) < 0 ? -1 : (ssize_t)n;
+    return jw_buf_append(&d->out, buf, n) < 0 ? -1 : (ssize_t)n;
 }
 
 /* Both decoders in a model's dialect: 0, or -1 with err. */
@@ -72,9 +72,9 @@ BW_JSON_API void bw_json_decoder_free(bw_json_decoder_t *d)
     jw_free(&d->w);
     free(d->state[0]);
     free(d->state[1]);
-    cli_buf_free(&d->out);
-    cli_buf_free(&d->pending);
-    cli_buf_free(&d->bytes);
+    jw_buf_free(&d->out);
+    jw_buf_free(&d->pending);
+    bw_record_reader_free(&d->rec);
     free(d);
 }
 
@@ -82,11 +82,11 @@ BW_JSON_API int bw_json_decoder_new(bw_json_decoder_t **out, const char *proto, 
                                     const char *from, bool frames, char *err, size_t errlen)
 {
     *out = NULL;
-    const cli_codec_t *codec = proto ? cli_codec_find(proto) : NULL;
+    const jw_codec_t *codec = proto ? jw_codec_find(proto) : NULL;
     const jw_decoder_t *dec = codec ? jw_decoder_find(codec->name) : NULL;
     if (!dec) {
         snprintf(err, errlen, "unknown protocol \"%s\" (one of: %s)", proto ? proto : "",
-                 cli_codec_names());
+                 jw_codec_names());
         return BW_EUNKNOWN;
     }
     if (from && strcmp(from, "robot") != 0 && strcmp(from, "host") != 0) {
@@ -97,6 +97,7 @@ BW_JSON_API int bw_json_decoder_new(bw_json_decoder_t **out, const char *proto, 
     if (!d)
         goto oom;
     d->dec = dec;
+    bw_record_reader_init(&d->rec);
     static const cookie_io_functions_t io = { .write = out_write };
     d->f = fopencookie(d, "w", io);
     if (!d->f)
@@ -129,6 +130,10 @@ oom:
 
 static void warn(bw_json_decoder_t *d, const char *text)
 {
+    if (d->on_warning) {
+        d->on_warning(text, d->warning_ctx);
+        return;
+    }
     if (d->nwarn == WARNINGS_MAX) {
         d->warn_first = (d->warn_first + 1) % WARNINGS_MAX;
         d->nwarn--;
@@ -156,69 +161,36 @@ static int record_model(bw_json_decoder_t *d, const char *url, char *err, size_t
     return 0;
 }
 
-/* One line of a record (docs/record-format.md), read as the command reads
- * it. Returns 0; -1 with a message in err for a bad line; -2 when the
- * output failed. */
+/* One line of a record (docs/record-format.md). Returns 0; -1 with a
+ * message in err for a line that cannot be read; -2 when the output
+ * failed (or memory ran out). */
 static int record_line(bw_json_decoder_t *d, const char *line, size_t n, char *err, size_t errlen)
 {
-    json_error_t jerr;
-    json_t *o = json_loadb(line, n, 0, &jerr);
-    if (!o) {
-        snprintf(err, errlen, "line %zu: malformed JSON: %s", d->line_no, jerr.text);
+    bw_record_chunk_t c;
+    int rc = bw_record_reader_line(&d->rec, line, n, &c, err, errlen);
+    if (rc == BW_ENOMEM)
+        return -2;
+    if (rc < 0)
         return -1;
-    }
-    int rc = -1;
-    json_t *jt = json_object_get(o, "t"), *from = json_object_get(o, "from");
-    json_t *data = json_object_get(o, "data");
-    if (d->line_no == 1) {
-        json_t *v = json_object_get(o, "botwire_record");
-        if (!json_is_integer(v) || json_integer_value(v) != 1) {
-            snprintf(err, errlen, "line 1: not a version 1 botwire record");
-            goto out;
-        }
-        rc = record_model(d, json_string_value(json_object_get(o, "url")), err, errlen);
-        goto out;
-    }
-    if (!json_is_number(jt) || !json_is_string(from) || !json_is_string(data) ||
-        (strcmp(json_string_value(from), "robot") && strcmp(json_string_value(from), "host"))) {
-        snprintf(err, errlen,
-                 "line %zu: expected {\"t\":SECONDS,\"from\":\"robot\"|\"host\",\"data\":\"HEX\"}",
-                 d->line_no);
-        goto out;
-    }
-    int dir = strcmp(json_string_value(from), "robot") == 0;
-    size_t cap = json_string_length(data) / 2 + 1, got;
-    char why[CLI_ERRLEN];
-    if (cap > d->bytes.cap) {
-        uint8_t *p = realloc(d->bytes.p, cap);
-        if (!p) {
-            snprintf(err, errlen, "out of memory");
-            rc = -2;
-            goto out;
-        }
-        d->bytes.p = p;
-        d->bytes.cap = cap;
-    }
-    if (jm_get_hex(o, "data", d->bytes.p, cap, &got, why, sizeof why) < 0) {
-        snprintf(err, errlen, "line %zu: %.200s", d->line_no, why);
-        goto out;
-    }
-    rc = 0;
-    if (d->use[dir]) {
-        d->w.t = json_number_value(jt);
-        d->w.from = dir ? "robot" : "host";
-        rc = d->dec->push(d->state[dir], d->bytes.p, got, &d->w) < 0 ? -2 : 0;
-    }
-out:
-    json_decref(o);
-    return rc;
+    if (rc == 0)
+        return d->rec.line_no == 1 && d->rec.url ? record_model(d, d->rec.url, err, errlen) : 0;
+    int dir = c.from_robot;
+    if (!d->use[dir])
+        return 0;
+    if (c.t_text)
+        jw_set_t(&d->w, c.t, c.t_text, c.t_len);
+    else
+        d->w.t = c.t;
+    d->w.from = dir ? "robot" : "host";
+    return d->dec->push(d->state[dir], c.data, c.len, &d->w) < 0 ? -2 : 0;
 }
 
-/* The complete lines of pending (and at the end, the last one). Returns 0,
- * or -2 when the output failed. */
+/* The complete lines of pending (and at the end, the last one). Returns 0;
+ * -1 at a damaged line when strict (its reason the next warning); -2 when
+ * the output failed. */
 static int record_feed(bw_json_decoder_t *d, bool at_end)
 {
-    cli_buf_t *buf = &d->pending;
+    jw_buf_t *buf = &d->pending;
     size_t pos = 0;
     int rc = 0;
     for (;;) {
@@ -227,15 +199,20 @@ static int record_feed(bw_json_decoder_t *d, bool at_end)
         if (!nl && !at_end)
             break;
         if (end > pos || nl) {
-            d->line_no++;
-            char err[CLI_ERRLEN];
-            if (end > pos &&
-                (rc = record_line(d, (const char *)buf->p + pos, end - pos, err, sizeof err)) < 0) {
-                if (rc != -1)
-                    return rc;
-                d->damaged++; /* said, counted, and the rest still read */
+            char err[JW_ERRLEN];
+            rc = record_line(d, (const char *)buf->p + pos, end - pos, err, sizeof err);
+            if (rc == -1) {
+                /* A damaged line (a recorder killed mid-line, a bad copy):
+                 * said once, counted, and the rest still read. */
                 warn(d, err);
+                if (d->strict) {
+                    pos = nl ? end + 1 : end;
+                    break;
+                }
+                d->damaged++;
                 rc = 0;
+            } else if (rc < 0) {
+                return rc;
             }
         }
         pos = nl ? end + 1 : end;
@@ -249,9 +226,10 @@ static int record_feed(bw_json_decoder_t *d, bool at_end)
 
 static int decoded(bw_json_decoder_t *d, int rc)
 {
-    if (rc < 0 || !jw_flush(&d->w) || fflush(d->f) != 0)
+    /* What decoded before a damaged line is kept, and handed out. */
+    if (rc == -2 || !jw_flush(&d->w) || fflush(d->f) != 0)
         return BW_ENOMEM;
-    return 0;
+    return rc == -1 ? BW_EINVAL : 0;
 }
 
 BW_JSON_API int bw_json_decoder_push(bw_json_decoder_t *d, const uint8_t *data, size_t n)
@@ -260,12 +238,14 @@ BW_JSON_API int bw_json_decoder_push(bw_json_decoder_t *d, const uint8_t *data, 
         return BW_ESTATE;
     if (d->mode == RAW)
         return decoded(d, d->dec->push(d->state[d->from_robot], data, n, &d->w));
-    if (cli_buf_append(&d->pending, data, n) < 0)
+    if (jw_buf_append(&d->pending, data, n) < 0)
         return BW_ENOMEM;
-    if (d->mode == UNDECIDED && d->pending.len >= sizeof record_magic - 1)
-        d->mode = memcmp(d->pending.p, record_magic, sizeof record_magic - 1) == 0 ? RECORD : RAW;
-    if (d->mode == UNDECIDED)
-        return 0;
+    if (d->mode == UNDECIDED) {
+        int is = bw_record_sniff(d->pending.p, d->pending.len);
+        if (is < 0)
+            return 0;
+        d->mode = is ? RECORD : RAW;
+    }
     if (d->mode == RECORD) {
         d->w.annotate = true;
         return decoded(d, record_feed(d, false));
@@ -291,19 +271,46 @@ BW_JSON_API int bw_json_decoder_finish(bw_json_decoder_t *d)
     d->finished = true;
     if (rc < 0)
         return decoded(d, rc);
-    bw_parse_stats_t stats = { 0 };
     for (int dir = 0; dir < 2; dir++) {
         if (!d->use[dir] || (d->mode != RECORD && dir != d->from_robot))
             continue;
         bw_parse_stats_t s;
         d->w.from = dir ? "robot" : "host";
         d->dec->finish(d->state[dir], &d->w, &s);
-        bw_parse_stats_add(&stats, &s);
+        bw_parse_stats_add(&d->stats, &s);
     }
     d->w.annotate = false;
     if (!d->w.failed)
-        jw_stats_line(&d->w, &stats, d->mode == RECORD ? d->damaged : -1);
+        jw_stats_line(&d->w, &d->stats, d->mode == RECORD ? d->damaged : -1);
     return decoded(d, 0);
+}
+
+BW_JSON_API int bw_json_decoder_options(bw_json_decoder_t *d, unsigned flags)
+{
+    if (d->mode != UNDECIDED || d->finished || (flags & ~(BW_JSON_RAW | BW_JSON_STRICT)))
+        return d->finished || d->mode != UNDECIDED ? BW_ESTATE : BW_EINVAL;
+    if (flags & BW_JSON_RAW)
+        d->mode = RAW;
+    d->strict = flags & BW_JSON_STRICT;
+    return 0;
+}
+
+BW_JSON_API void bw_json_decoder_on_warning(bw_json_decoder_t *d,
+                                            void (*fn)(const char *text, void *ctx), void *ctx)
+{
+    d->on_warning = fn;
+    d->warning_ctx = ctx;
+}
+
+BW_JSON_API const char *bw_json_protocol_name(const char *name)
+{
+    const jw_codec_t *c = name ? jw_codec_find(name) : NULL;
+    return c ? c->name : NULL;
+}
+
+BW_JSON_API void bw_json_decoder_stats(const bw_json_decoder_t *d, bw_parse_stats_t *out)
+{
+    *out = d->stats;
 }
 
 BW_JSON_API const char *bw_json_decoder_text(bw_json_decoder_t *d, size_t *len)
@@ -327,10 +334,10 @@ BW_JSON_API int bw_json_encode(const char *proto, const char *json, size_t n, ui
                                size_t cap, size_t *len, char *err, size_t errlen)
 {
     *len = 0;
-    const cli_codec_t *codec = proto ? cli_codec_find(proto) : NULL;
+    const jw_codec_t *codec = proto ? jw_codec_find(proto) : NULL;
     if (!codec) {
         snprintf(err, errlen, "unknown protocol \"%s\" (one of: %s)", proto ? proto : "",
-                 cli_codec_names());
+                 jw_codec_names());
         return BW_EUNKNOWN;
     }
     json_error_t jerr;
@@ -339,7 +346,7 @@ BW_JSON_API int bw_json_encode(const char *proto, const char *json, size_t n, ui
         snprintf(err, errlen, "malformed JSON: %s", jerr.text);
         return BW_EINVAL;
     }
-    cli_buf_t frame = { 0 };
+    jw_buf_t frame = { 0 };
     int rc = codec->encode(v, &frame, err, errlen);
     json_decref(v);
     if (rc < 0) {
@@ -351,11 +358,11 @@ BW_JSON_API int bw_json_encode(const char *proto, const char *json, size_t n, ui
         else if (frame.len)
             memcpy(out, frame.p, frame.len);
     }
-    cli_buf_free(&frame);
+    jw_buf_free(&frame);
     return rc;
 }
 
 BW_JSON_API const char *bw_json_protocols(void)
 {
-    return cli_codec_names();
+    return jw_codec_names();
 }

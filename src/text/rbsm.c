@@ -28,7 +28,7 @@
  * "spare", 0 unless given); any of them given together must give the same
  * word. Nothing is assumed: a message without a word is an error.
  *
- * README paragraph:
+ * docs/rbsm.md's paragraph:
  *
  * RBSM message types (`--proto rbsm`, the CMU RoboBuggy's Arduino Mega;
  * both directions read alike): every message is `message` with `id`, `name`
@@ -55,7 +55,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../cli.h"
 #include "jw.h"
 #include "botwire/rbsm.h"
 
@@ -330,7 +329,7 @@ static int get_word(json_t *o, uint8_t id, uint32_t *word, char *err, size_t err
     return 0;
 }
 
-static int r_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
+static int r_encode(json_t *line, jw_buf_t *out, char *err, size_t errlen)
 {
     static const char *const keys[] = { "id", "name", "data", "value", NULL };
     if (!json_is_object(line)) {
@@ -361,14 +360,14 @@ static int r_encode(json_t *line, cli_buf_t *out, char *err, size_t errlen)
         snprintf(err, errlen, "cannot encode %s: %s", bw_rbsm_name(id), bw_strerror(n));
         return -1;
     }
-    if (cli_buf_append(out, buf, (size_t)n) < 0) {
+    if (jw_buf_append(out, buf, (size_t)n) < 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     return 0;
 }
 
-const cli_codec_t cli_codec_rbsm = {
+const jw_codec_t jw_codec_rbsm = {
     .name = "rbsm",
     .summary = "CMU RoboBuggy serial messages, RBSM (id, 4 data bytes, footer 0A)",
     .encode = r_encode,

@@ -4,7 +4,7 @@
  * WebSocket protocol on top, JSON by jansson. Debian's libwebsockets is
  * built without its external-poll interface; its libuv event library is
  * the supported way to run it inside another loop. */
-#include "view.h"
+#include "botwire/view.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -22,8 +22,16 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "cli.h"
 #include "view_schema.h"
+
+/* The monotonic clock the callers' `now` comes from (lws's timers are on
+ * it too). */
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 #define DEFAULT_HOST "127.0.0.1"
 #define DEFAULT_PORT 8765
@@ -110,7 +118,7 @@ typedef struct client {
     bool warned;
 } client_t;
 
-struct cli_view {
+struct bw_view {
     const char *cmd;
     struct lws_context *ctx;
     uv_loop_t loop;
@@ -128,13 +136,13 @@ struct cli_view {
     bool started;
     client_t *clients;
     double now, next_publish;
-    double last_service; /* cli_now() at the last service, 0 before */
+    double last_service; /* mono() at the last service, 0 before */
     unsigned tick;
-    cli_view_stats_t stats;
+    bw_view_stats_t stats;
 };
 
-extern const unsigned char cli_view_page[];
-extern const size_t cli_view_page_len;
+extern const unsigned char bw_view_page[];
+extern const size_t bw_view_page_len;
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -227,7 +235,7 @@ static bool token_equal(const char *a, const char *b)
 
 /* ---- robots --------------------------------------------------------------------- */
 
-static robot_t *new_robot(cli_view_t *v)
+static robot_t *new_robot(bw_view_t *v)
 {
     if (v->started || v->nrobots >= MAX_ROBOTS)
         return NULL;
@@ -239,7 +247,7 @@ static robot_t *new_robot(cli_view_t *v)
     return r;
 }
 
-int cli_view_add_base(cli_view_t *v, bw_base_t *base, const char *url, bool steer, double now)
+int bw_view_add_base(bw_view_t *v, bw_base_t *base, const char *url, bool steer, double now)
 {
     (void)now;
     robot_t *r = new_robot(v);
@@ -268,7 +276,7 @@ int cli_view_add_base(cli_view_t *v, bw_base_t *base, const char *url, bool stee
     return v->nrobots++;
 }
 
-int cli_view_add_device(cli_view_t *v, bw_device_t *dev, const char *name)
+int bw_view_add_device(bw_view_t *v, bw_device_t *dev, const char *name)
 {
     robot_t *r = new_robot(v);
     if (!r)
@@ -293,13 +301,13 @@ int cli_view_add_device(cli_view_t *v, bw_device_t *dev, const char *name)
     return v->nrobots++;
 }
 
-void cli_view_set_world(cli_view_t *v, const bw_world_t *world)
+void bw_view_set_world(bw_view_t *v, const bw_world_t *world)
 {
     if (world)
         v->world = world;
 }
 
-static void add_channel(cli_view_t *v, uint32_t id, const char *topic, const char *sname,
+static void add_channel(bw_view_t *v, uint32_t id, const char *topic, const char *sname,
                         const char *schema, int robot, int kind)
 {
     channel_t *c = &v->ch[v->nch++];
@@ -312,7 +320,7 @@ static void add_channel(cli_view_t *v, uint32_t id, const char *topic, const cha
     c->kind = kind;
 }
 
-static channel_t *find_channel(cli_view_t *v, uint32_t id)
+static channel_t *find_channel(bw_view_t *v, uint32_t id)
 {
     for (unsigned i = 0; i < v->nch; i++)
         if (v->ch[i].id == id)
@@ -320,7 +328,7 @@ static channel_t *find_channel(cli_view_t *v, uint32_t id)
     return NULL;
 }
 
-void cli_view_start(cli_view_t *v)
+void bw_view_start(bw_view_t *v)
 {
     v->nch = 0;
     add_channel(v, 1, "/tf", "foxglove.FrameTransforms", SCHEMA_FRAME_TRANSFORMS, -1, G_TF);
@@ -382,7 +390,7 @@ static void queue_drop_at(client_t *c, unsigned k)
 
 /* Queues m for c; when the queue is full, the oldest message data goes
  * (control messages are kept: without them the client is lost). */
-static void enqueue(cli_view_t *v, client_t *c, msg_t *m)
+static void enqueue(bw_view_t *v, client_t *c, msg_t *m)
 {
     if (!m)
         return;
@@ -414,7 +422,7 @@ static void enqueue(cli_view_t *v, client_t *c, msg_t *m)
     lws_callback_on_writable(c->wsi);
 }
 
-static void send_json(cli_view_t *v, client_t *c, json_t *o)
+static void send_json(bw_view_t *v, client_t *c, json_t *o)
 {
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
@@ -424,9 +432,9 @@ static void send_json(cli_view_t *v, client_t *c, json_t *o)
     free(s);
 }
 
-static void send_status(cli_view_t *v, client_t *c, int level, const char *fmt, ...)
+static void send_status(bw_view_t *v, client_t *c, int level, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void send_status(cli_view_t *v, client_t *c, int level, const char *fmt, ...)
+static void send_status(bw_view_t *v, client_t *c, int level, const char *fmt, ...)
 {
     char text[256];
     va_list ap;
@@ -442,7 +450,7 @@ static void send_status(cli_view_t *v, client_t *c, int level, const char *fmt, 
 
 /* Message data for one subscription: opcode 1, the subscription's id, the
  * time, the payload. */
-static void send_data(cli_view_t *v, client_t *c, uint32_t sub, const char *payload, size_t len)
+static void send_data(bw_view_t *v, client_t *c, uint32_t sub, const char *payload, size_t len)
 {
     msg_t *m = malloc(sizeof *m + LWS_PRE + 13 + len);
     if (!m)
@@ -462,7 +470,7 @@ static void send_data(cli_view_t *v, client_t *c, uint32_t sub, const char *payl
 }
 
 /* Publishes o on channel id to every subscriber (or only to `only`). */
-static void publish(cli_view_t *v, uint32_t id, json_t *o, client_t *only)
+static void publish(bw_view_t *v, uint32_t id, json_t *o, client_t *only)
 {
     char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(7));
     json_decref(o);
@@ -525,7 +533,7 @@ static json_t *transform(const char *parent, const char *child, bw_pose_t p)
     return o;
 }
 
-static json_t *state_json(cli_view_t *v, robot_t *r)
+static json_t *state_json(bw_view_t *v, robot_t *r)
 {
     json_t *o = json_object();
     json_object_set_new(o, "timestamp", jtime());
@@ -599,7 +607,7 @@ static json_t *ranges_json(robot_t *r)
     return o;
 }
 
-static json_t *link_json(cli_view_t *v, robot_t *r)
+static json_t *link_json(bw_view_t *v, robot_t *r)
 {
     json_t *o = json_object();
     json_object_set_new(o, "timestamp", jtime());
@@ -629,7 +637,7 @@ static json_t *link_json(cli_view_t *v, robot_t *r)
     return o;
 }
 
-static json_t *world_json(cli_view_t *v)
+static json_t *world_json(bw_view_t *v)
 {
     const bw_world_t *w = v->world;
     json_t *o = json_object(), *walls = json_array(), *drops = json_array(), *labels = json_array();
@@ -685,7 +693,7 @@ static json_t *line(int type, double thickness, json_t *points, json_t *color)
     return l;
 }
 
-static json_t *scene_world(cli_view_t *v)
+static json_t *scene_world(bw_view_t *v)
 {
     const bw_world_t *w = v->world;
     json_t *e = entity("world", "world");
@@ -775,7 +783,7 @@ static json_t *scene_robot(robot_t *r)
     return e;
 }
 
-static json_t *scene(cli_view_t *v, bool with_world)
+static json_t *scene(bw_view_t *v, bool with_world)
 {
     json_t *o = json_object(), *ents = json_array();
     json_object_set_new(o, "deletions", json_array());
@@ -787,7 +795,7 @@ static json_t *scene(cli_view_t *v, bool with_world)
     return o;
 }
 
-static json_t *transforms(cli_view_t *v)
+static json_t *transforms(bw_view_t *v)
 {
     json_t *o = json_object(), *a = json_array();
     for (int i = 0; i < v->nrobots; i++) {
@@ -807,9 +815,9 @@ static json_t *transforms(cli_view_t *v)
     return o;
 }
 
-static void log_event(cli_view_t *v, robot_t *r, int level, const char *fmt, ...)
+static void log_event(bw_view_t *v, robot_t *r, int level, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void log_event(cli_view_t *v, robot_t *r, int level, const char *fmt, ...)
+static void log_event(bw_view_t *v, robot_t *r, int level, const char *fmt, ...)
 {
     char text[200];
     va_list ap;
@@ -828,7 +836,7 @@ static void log_event(cli_view_t *v, robot_t *r, int level, const char *fmt, ...
 
 /* Events from what changed since the last publish (the caller's loop takes
  * the base's own events: the view must not steal them). */
-static void events(cli_view_t *v, robot_t *r)
+static void events(bw_view_t *v, robot_t *r)
 {
     bool online;
     uint32_t bumpers, cliffs, drops;
@@ -863,7 +871,7 @@ static void events(cli_view_t *v, robot_t *r)
     r->drops = drops;
 }
 
-static bool subscribed(const cli_view_t *v, uint32_t id)
+static bool subscribed(const bw_view_t *v, uint32_t id)
 {
     for (unsigned i = 0; i < v->nch; i++)
         if (v->ch[i].id == id)
@@ -871,7 +879,7 @@ static bool subscribed(const cli_view_t *v, uint32_t id)
     return false;
 }
 
-static void publish_due(cli_view_t *v)
+static void publish_due(bw_view_t *v)
 {
     unsigned t = v->tick++;
     for (int i = 0; i < v->nrobots; i++) {
@@ -902,7 +910,7 @@ static void publish_due(cli_view_t *v)
 
 /* ---- the protocol ------------------------------------------------------------------ */
 
-static void hello(cli_view_t *v, client_t *c)
+static void hello(bw_view_t *v, client_t *c)
 {
     json_t *o = json_object();
     json_object_set_new(o, "op", json_string("serverInfo"));
@@ -947,7 +955,7 @@ static void hello(cli_view_t *v, client_t *c)
 }
 
 /* A snapshot for a new subscriber of what is not sent often. */
-static void snapshot(cli_view_t *v, client_t *c, uint32_t chan)
+static void snapshot(bw_view_t *v, client_t *c, uint32_t chan)
 {
     if (chan == 3 && v->world)
         publish(v, 3, world_json(v), c);
@@ -955,14 +963,14 @@ static void snapshot(cli_view_t *v, client_t *c, uint32_t chan)
         publish(v, 2, scene(v, true), c);
 }
 
-static void set_subscribers(cli_view_t *v, uint32_t chan, int delta)
+static void set_subscribers(bw_view_t *v, uint32_t chan, int delta)
 {
     channel_t *ch = find_channel(v, chan);
     if (ch && (delta > 0 || ch->subscribers > 0))
         ch->subscribers = (unsigned)((int)ch->subscribers + delta);
 }
 
-static void on_text(cli_view_t *v, client_t *c, const char *text, size_t len)
+static void on_text(bw_view_t *v, client_t *c, const char *text, size_t len)
 {
     json_error_t je;
     json_t *o = json_loadb(text, len, 0, &je);
@@ -1061,7 +1069,7 @@ static void on_text(cli_view_t *v, client_t *c, const char *text, size_t len)
     json_decref(o);
 }
 
-static void set_command(cli_view_t *v, robot_t *r, client_t *c, double lin, double ang)
+static void set_command(bw_view_t *v, robot_t *r, client_t *c, double lin, double ang)
 {
     /* Capped to what the robot goes. */
     if (r->max_v > 0)
@@ -1076,7 +1084,7 @@ static void set_command(cli_view_t *v, robot_t *r, client_t *c, double lin, doub
     v->stats.commands++;
 }
 
-static void on_binary(cli_view_t *v, client_t *c, const uint8_t *p, size_t len)
+static void on_binary(bw_view_t *v, client_t *c, const uint8_t *p, size_t len)
 {
     if (len < 5 || p[0] != 0x01) {
         v->stats.refused++;
@@ -1116,7 +1124,7 @@ static void on_binary(cli_view_t *v, client_t *c, const uint8_t *p, size_t len)
  * the token must match when there is one. Returns 0 or an HTTP status.
  * *publish: whether the client may command (a page of another origin may
  * only with the token). */
-static int check_access(cli_view_t *v, struct lws *wsi, bool *publish)
+static int check_access(bw_view_t *v, struct lws *wsi, bool *publish)
 {
     char host[160] = "", origin[200] = "", arg[160];
     lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
@@ -1152,7 +1160,7 @@ static client_t *client_of(void *user)
     return user;
 }
 
-static void client_gone(cli_view_t *v, client_t *c)
+static void client_gone(bw_view_t *v, client_t *c)
 {
     for (client_t **p = &v->clients; *p; p = &(*p)->next)
         if (*p == c) {
@@ -1190,7 +1198,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                     size_t len)
 {
     struct lws_context *ctx = lws_get_context(wsi);
-    cli_view_t *v = ctx ? lws_context_user(ctx) : NULL;
+    bw_view_t *v = ctx ? lws_context_user(ctx) : NULL;
     client_t *c = client_of(user);
     if (!v)
         return 0;
@@ -1213,7 +1221,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         static const char csp[] = "default-src 'none'; script-src 'unsafe-inline'; style-src "
                                   "'unsafe-inline'; connect-src 'self' ws: wss:; img-src data:";
         if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8",
-                                        (lws_filepos_t)cli_view_page_len, &p, end) ||
+                                        (lws_filepos_t)bw_view_page_len, &p, end) ||
             lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                         (const unsigned char *)"no-store", 8, &p, end) ||
             lws_add_http_header_by_name(wsi, (const unsigned char *)"content-security-policy:",
@@ -1229,12 +1237,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (!c || !c->http_page)
             return 0;
         uint8_t buf[LWS_PRE + 8192];
-        size_t n = cli_view_page_len - c->http_sent;
+        size_t n = bw_view_page_len - c->http_sent;
         if (n > 8192)
             n = 8192;
-        memcpy(buf + LWS_PRE, cli_view_page + c->http_sent, n);
+        memcpy(buf + LWS_PRE, bw_view_page + c->http_sent, n);
         c->http_sent += n;
-        bool last = c->http_sent == cli_view_page_len;
+        bool last = c->http_sent == bw_view_page_len;
         if (lws_write(wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n)
             return -1;
         if (!last) {
@@ -1334,10 +1342,10 @@ static bool is_loopback(const char *host)
     return !strncmp(host, "127.", 4) || !strcasecmp(host, "localhost") || !strcmp(host, "::1");
 }
 
-int cli_view_open(cli_view_t **out, const cli_view_options_t *opt, char *err, size_t errlen)
+int bw_view_open(bw_view_t **out, const bw_view_options_t *opt, char *err, size_t errlen)
 {
     *out = NULL;
-    cli_view_t *v = calloc(1, sizeof *v);
+    bw_view_t *v = calloc(1, sizeof *v);
     if (!v) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -1426,36 +1434,36 @@ int cli_view_open(cli_view_t **out, const cli_view_options_t *opt, char *err, si
     return 0;
 }
 
-const char *cli_view_url(const cli_view_t *v)
+const char *bw_view_url(const bw_view_t *v)
 {
     return v->url;
 }
 
-int cli_view_fd(const cli_view_t *v)
+int bw_view_fd(const bw_view_t *v)
 {
     return v ? uv_backend_fd(&v->loop) : -1;
 }
 
-double cli_view_next_deadline(const cli_view_t *v)
+double bw_view_next_deadline(const bw_view_t *v)
 {
     if (!v)
         return INFINITY;
     /* The loop's next timer (lws's timeouts), and the next publish. */
     int ms = uv_backend_timeout(&v->loop);
-    double t = ms >= 0 ? cli_now() + ms / 1000.0 : INFINITY;
+    double t = ms >= 0 ? mono() + ms / 1000.0 : INFINITY;
     return fmin(t, isfinite(v->next_publish) ? v->next_publish : -INFINITY);
 }
 
-void cli_view_wait(const cli_view_t *v, int fd, double until)
+void bw_view_wait(const bw_view_t *v, int fd, double until)
 {
-    until = fmin(until, cli_view_next_deadline(v));
+    until = fmin(until, bw_view_next_deadline(v));
     struct pollfd p[2];
     nfds_t n = 0;
     if (fd >= 0)
         p[n++] = (struct pollfd){ fd, POLLIN, 0 };
     if (v)
         p[n++] = (struct pollfd){ uv_backend_fd(&v->loop), POLLIN, 0 };
-    double left = until - cli_now();
+    double left = until - mono();
     if (left <= 0)
         return;
     left = fmin(left, 3600.0);
@@ -1467,11 +1475,11 @@ void cli_view_wait(const cli_view_t *v, int fd, double until)
     ppoll(p, n, &ts, NULL);
 }
 
-void cli_view_service(cli_view_t *v, double now)
+void bw_view_service(bw_view_t *v, double now)
 {
     if (!v)
         return;
-    double t0 = cli_now();
+    double t0 = mono();
     if (v->last_service > 0)
         v->stats.max_gap = fmax(v->stats.max_gap, t0 - v->last_service);
     v->last_service = t0;
@@ -1484,10 +1492,10 @@ void cli_view_service(cli_view_t *v, double now)
         if (!isfinite(v->next_publish) || v->next_publish < now)
             v->next_publish = now + PUBLISH_PERIOD;
     }
-    v->stats.max_service = fmax(v->stats.max_service, cli_now() - t0);
+    v->stats.max_service = fmax(v->stats.max_service, mono() - t0);
 }
 
-bool cli_view_teleop(cli_view_t *v, int i, double now, double *lin, double *ang, uint64_t *seq)
+bool bw_view_teleop(bw_view_t *v, int i, double now, double *lin, double *ang, uint64_t *seq)
 {
     if (!v || i < 0 || i >= v->nrobots)
         return false;
@@ -1501,18 +1509,18 @@ bool cli_view_teleop(cli_view_t *v, int i, double now, double *lin, double *ang,
     return true;
 }
 
-void cli_view_stats(const cli_view_t *v, cli_view_stats_t *out)
+void bw_view_stats(const bw_view_t *v, bw_view_stats_t *out)
 {
     memset(out, 0, sizeof *out);
     if (v)
         *out = v->stats;
 }
 
-void cli_view_close(cli_view_t *v)
+void bw_view_close(bw_view_t *v)
 {
     if (!v)
         return;
-    const cli_view_stats_t *s = &v->stats;
+    const bw_view_stats_t *s = &v->stats;
     if (v->started)
         fprintf(stderr,
             "botwire %s: view: served %llu clients, %llu messages (%llu dropped: a client did not "

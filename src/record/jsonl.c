@@ -1,0 +1,406 @@
+/* The JSON Lines record (botwire/record.h, docs/record-format.md): the
+ * writer `botwire record` uses, and the reader every decoder of records
+ * uses. */
+#include "botwire/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "botwire/wire.h"
+
+/* ---- writing ---------------------------------------------------------------- */
+
+struct bw_record_writer {
+    FILE *f;
+    bool regular;   /* a file (synced to the disk at each flush), not a stream */
+    int fd;         /* a file's descriptor, while what comes first waits in memory */
+    bool created;   /* the file did not exist before */
+    char *mem;      /* ...that memory (open_memstream) */
+    size_t memlen;
+    char *path;
+    uint64_t bytes[2]; /* from host, from robot */
+    int error;      /* errno of the first failed write, 0 while none */
+};
+
+static void failed(bw_record_writer_t *w, int e)
+{
+    if (!w->error)
+        w->error = e ? e : EIO;
+}
+
+int bw_record_writer_flush(bw_record_writer_t *w)
+{
+    if (fflush(w->f) != 0 || (w->regular && fsync(fileno(w->f)) != 0))
+        failed(w, errno);
+    return w->error;
+}
+
+static void free_writer(bw_record_writer_t *w)
+{
+    free(w->path);
+    free(w);
+}
+
+/* The header line, at the head of what is written. */
+static int write_header(bw_record_writer_t *w, const bw_record_options_t *opt)
+{
+    char when[32];
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&opt->start, &tm));
+    json_t *head = json_pack("{s:i,s:s,s:s,s:s}", "botwire_record", 1, "url",
+                             opt->url ? opt->url : "", "family", opt->family ? opt->family : "",
+                             "start", when);
+    if (!head)
+        return BW_ENOMEM;
+    json_dumpf(head, w->f, JSON_COMPACT);
+    fputc('\n', w->f);
+    json_decref(head);
+    if (ferror(w->f))
+        failed(w, errno);
+    return 0;
+}
+
+int bw_record_writer_open(bw_record_writer_t **out, const char *path,
+                          const bw_record_options_t *opt, char *err, size_t errlen)
+{
+    *out = NULL;
+    bw_record_writer_t *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        snprintf(err, errlen, "out of memory");
+        return BW_ENOMEM;
+    }
+    w->fd = -1;
+    if (strcmp(path, "-") == 0) {
+        w->f = stdout;
+    } else {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            snprintf(err, errlen, "%s is a directory: -o names the file to write", path);
+            free_writer(w);
+            return BW_EINVAL;
+        }
+        w->created = lstat(path, &sb) != 0;
+        int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == ENXIO) {
+            /* a FIFO nobody reads yet: wait for the reader, as tee does */
+            if (opt->waiting_for_reader)
+                opt->waiting_for_reader(path, opt->ctx);
+            fd = open(path, O_WRONLY | O_CLOEXEC);
+        }
+        if (fd < 0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            free_writer(w);
+            return BW_EIO;
+        }
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0)
+            (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            w->regular = true;
+            w->fd = fd;
+            w->f = open_memstream(&w->mem, &w->memlen);
+        } else {
+            w->f = fdopen(fd, "w");
+        }
+        if (!w->f) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            close(fd);
+            free_writer(w);
+            return BW_EIO;
+        }
+    }
+    /* A stream gets the header at once: a path that cannot take it (a full
+     * device) fails before anything moves. */
+    if (write_header(w, opt) < 0 || w->error || (!w->regular && bw_record_writer_flush(w))) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(w->error ? w->error : ENOMEM));
+        bw_record_writer_abandon(w);
+        return BW_EIO;
+    }
+    *out = w;
+    return 0;
+}
+
+int bw_record_writer_commit(bw_record_writer_t *w, char *err, size_t errlen)
+{
+    if (!w->regular)
+        return 0;
+    bool ok = fflush(w->f) == 0;
+    FILE *f = ok && ftruncate(w->fd, 0) == 0 ? fdopen(w->fd, "w") : NULL;
+    if (!f || (w->memlen && fwrite(w->mem, 1, w->memlen, f) != w->memlen))
+        failed(w, errno);
+    fclose(w->f);
+    free(w->mem);
+    w->mem = NULL;
+    if (!f)
+        close(w->fd);
+    w->fd = -1;
+    w->f = f;
+    if (f)
+        bw_record_writer_flush(w);
+    if (w->error) {
+        snprintf(err, errlen, "cannot write %s: %s", w->path, strerror(w->error));
+        return BW_EIO;
+    }
+    return 0;
+}
+
+void bw_record_writer_abandon(bw_record_writer_t *w)
+{
+    if (!w)
+        return;
+    if (w->f && w->f != stdout)
+        fclose(w->f);
+    if (w->regular && w->fd >= 0) {
+        free(w->mem);
+        close(w->fd);
+        if (w->created)
+            unlink(w->path);
+    }
+    free_writer(w);
+}
+
+void bw_record_writer_chunk(bw_record_writer_t *w, double t, bool from_robot,
+                            const uint8_t *data, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    if (w->error || !w->f)
+        return;
+    fprintf(w->f, "{\"t\":%.6f,\"from\":\"%s\",\"data\":\"", t, from_robot ? "robot" : "host");
+    for (size_t i = 0; i < n; i++) {
+        putc(digits[data[i] >> 4], w->f);
+        putc(digits[data[i] & 15], w->f);
+    }
+    fputs("\"}\n", w->f);
+    if (ferror(w->f))
+        failed(w, errno);
+    w->bytes[from_robot] += n;
+}
+
+int bw_record_writer_error(const bw_record_writer_t *w) { return w->error; }
+
+uint64_t bw_record_writer_bytes(const bw_record_writer_t *w, bool from_robot)
+{
+    return w->bytes[from_robot];
+}
+
+int bw_record_writer_close(bw_record_writer_t *w)
+{
+    if (w->f)
+        bw_record_writer_flush(w);
+    if (w->f && w->f != stdout && fclose(w->f) != 0)
+        failed(w, errno);
+    int e = w->error;
+    free_writer(w);
+    return e;
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+int bw_record_sniff(const uint8_t *data, size_t n)
+{
+    static const char magic[] = BW_RECORD_MAGIC;
+    if (n < sizeof magic - 1)
+        return memcmp(data, magic, n) == 0 ? -1 : 0;
+    return memcmp(data, magic, sizeof magic - 1) == 0;
+}
+
+void bw_record_reader_init(bw_record_reader_t *r) { memset(r, 0, sizeof *r); }
+
+void bw_record_reader_free(bw_record_reader_t *r)
+{
+    free(r->url);
+    free(r->bytes);
+    memset(r, 0, sizeof *r);
+}
+
+/* Room for n bytes of a line's data. */
+static bool room(bw_record_reader_t *r, size_t n)
+{
+    if (n <= r->cap)
+        return true;
+    uint8_t *p = realloc(r->bytes, n);
+    if (!p)
+        return false;
+    r->bytes = p;
+    r->cap = n;
+    return true;
+}
+
+/*
+ * A data line as the writer writes it, read without a JSON parser: exactly
+ * {"t":NUMBER,"from":"robot"|"host","data":"HEX"}, the number without an
+ * exponent, the hex of even length. Returns 1 with the chunk; 0 for a line
+ * of any other shape, which jansson reads, so that such lines mean what
+ * they meant and fail as they failed.
+ */
+static int line_fast(bw_record_reader_t *r, const char *line, size_t n, bw_record_chunk_t *c)
+{
+    static const char head[] = "{\"t\":";
+    const char *p = line, *end = line + n;
+    if (n < sizeof head || memcmp(p, head, sizeof head - 1) != 0)
+        return 0;
+    p += sizeof head - 1;
+    /* JSON's -?(0|[1-9][0-9]*)(.[0-9]+)?, as jansson reads it: an integer
+     * through strtoll, a real through strtod. */
+    const char *num = p;
+    if (p < end && *p == '-')
+        p++;
+    const char *int_start = p;
+    while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    if (p == int_start || (*int_start == '0' && p - int_start > 1) || p - int_start > 18)
+        return 0;
+    bool real = p < end && *p == '.';
+    if (real) {
+        const char *frac = ++p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == frac || p - num > 40)
+            return 0;
+    }
+    size_t tlen = (size_t)(p - num);
+    /* Up to 15 digits the value is exact in a double, and so is 10^k for
+     * k <= 22: one division rounds it as strtod does (the fast path of
+     * correct decimal conversion). Beyond, strtod itself. */
+    uint64_t m = 0;
+    size_t nd = 0, k = 0;
+    bool frac = false;
+    for (const char *q = int_start; q < p; q++) {
+        if (*q == '.') {
+            frac = true;
+            continue;
+        }
+        m = m * 10 + (uint64_t)(*q - '0');
+        nd++;
+        k += frac;
+    }
+    static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+    double t;
+    if (!real) {
+        t = (double)(*num == '-' ? -(int64_t)m : (int64_t)m);
+    } else if (nd <= 15 && k <= 22) {
+        t = (double)m / pow10[k];
+        if (*num == '-')
+            t = -t;
+    } else {
+        char text[48];
+        memcpy(text, num, tlen);
+        text[tlen] = 0;
+        t = strtod(text, NULL);
+    }
+
+    static const char robot[] = ",\"from\":\"robot\",\"data\":\"";
+    static const char host[] = ",\"from\":\"host\",\"data\":\"";
+    bool from_robot;
+    if ((size_t)(end - p) >= sizeof robot - 1 && memcmp(p, robot, sizeof robot - 1) == 0) {
+        from_robot = true;
+        p += sizeof robot - 1;
+    } else if ((size_t)(end - p) >= sizeof host - 1 && memcmp(p, host, sizeof host - 1) == 0) {
+        from_robot = false;
+        p += sizeof host - 1;
+    } else {
+        return 0;
+    }
+    if (end - p < 2 || end[-2] != '"' || end[-1] != '}')
+        return 0;
+    size_t digits = (size_t)(end - 2 - p);
+    if (digits % 2 || !room(r, digits / 2 + 1))
+        return 0;
+    for (size_t i = 0; i < digits / 2; i++) {
+        int hi = bw_hex_value((unsigned char)p[2 * i]);
+        int lo = bw_hex_value((unsigned char)p[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return 0;
+        r->bytes[i] = (uint8_t)(hi << 4 | lo);
+    }
+    *c = (bw_record_chunk_t){ .t = t, .t_text = num, .t_len = tlen, .from_robot = from_robot,
+                              .data = r->bytes, .len = digits / 2 };
+    return 1;
+}
+
+/* The "data" member's hex into r->bytes: 0, or -1 with err. */
+static int data_hex(bw_record_reader_t *r, json_t *v, size_t *n, char *err, size_t errlen)
+{
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v);
+    if (!room(r, len / 2 + 1)) {
+        snprintf(err, errlen, "out of memory");
+        return BW_ENOMEM;
+    }
+    if (len % 2) {
+        snprintf(err, errlen,
+                 "line %zu: field \"data\" must hold an even number of hex digits, at most %zu "
+                 "bytes",
+                 r->line_no, len / 2 + 1);
+        return -1;
+    }
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = bw_hex_value((unsigned char)s[2 * i]);
+        int lo = bw_hex_value((unsigned char)s[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            snprintf(err, errlen, "line %zu: field \"data\" is not hexadecimal", r->line_no);
+            return -1;
+        }
+        r->bytes[i] = (uint8_t)(hi << 4 | lo);
+    }
+    *n = len / 2;
+    return 0;
+}
+
+int bw_record_reader_line(bw_record_reader_t *r, const char *line, size_t n,
+                          bw_record_chunk_t *c, char *err, size_t errlen)
+{
+    r->line_no++;
+    if (n == 0)
+        return 0;
+    if (r->line_no > 1 && line_fast(r, line, n, c))
+        return 1;
+    json_error_t jerr;
+    json_t *o = json_loadb(line, n, 0, &jerr);
+    if (!o) {
+        snprintf(err, errlen, "line %zu: malformed JSON: %s", r->line_no, jerr.text);
+        return -1;
+    }
+    int rc = -1;
+    json_t *jt = json_object_get(o, "t"), *from = json_object_get(o, "from");
+    json_t *data = json_object_get(o, "data");
+    if (r->line_no == 1) {
+        json_t *v = json_object_get(o, "botwire_record");
+        if (!json_is_integer(v) || json_integer_value(v) != 1) {
+            snprintf(err, errlen, "line 1: not a version 1 botwire record");
+            goto out;
+        }
+        const char *url = json_string_value(json_object_get(o, "url"));
+        free(r->url);
+        r->url = url ? strdup(url) : NULL;
+        rc = url && !r->url ? BW_ENOMEM : 0;
+        goto out;
+    }
+    if (!json_is_number(jt) || !json_is_string(from) || !json_is_string(data) ||
+        (strcmp(json_string_value(from), "robot") && strcmp(json_string_value(from), "host"))) {
+        snprintf(err, errlen,
+                 "line %zu: expected {\"t\":SECONDS,\"from\":\"robot\"|\"host\",\"data\":\"HEX\"}",
+                 r->line_no);
+        goto out;
+    }
+    size_t got;
+    rc = data_hex(r, data, &got, err, errlen);
+    if (rc < 0)
+        goto out;
+    *c = (bw_record_chunk_t){ .t = json_number_value(jt),
+                              .from_robot = strcmp(json_string_value(from), "robot") == 0,
+                              .data = r->bytes, .len = got };
+    rc = 1;
+out:
+    json_decref(o);
+    return rc;
+}
