@@ -211,8 +211,13 @@ static int pump(server_t *s, bw_port_t *port, bool listener, double now)
 {
     uint8_t buf[4096], noisy[2 * sizeof buf];
     int n = 0;
-    while (port && (n = bw_port_read(port, buf, sizeof buf)) > 0)
+    while (port && (n = bw_port_read(port, buf, sizeof buf)) > 0) {
+        /* The bytes were in by this read, not by the wake before it: a
+         * query written between the two would otherwise reach the robot
+         * before it was sent, and its reply come faster than the line. */
+        now = fmax(now, cli_now());
         hear(s, buf, (size_t)n, now);
+    }
     bw_device_step(s->dev, now);
     size_t out;
     while ((out = bw_device_output(s->dev, buf, sizeof buf)) > 0) {
@@ -308,6 +313,8 @@ static int pty_turn(server_t *s, double now)
              * the new link. What the one that left said last then reaches
              * a robot out of session, where it changes nothing. */
             nwords = bw_port_read(s->pty, words, sizeof words);
+            if (nwords > 0) /* in by this read (pump says why) */
+                now = fmax(now, cli_now());
             bool again = false;
             int later = bw_pty_clients(s->pty, &again);
             if (later >= 0)

@@ -156,7 +156,7 @@ rostopic pub -r 10 /cmd_vel geometry_msgs/Twist '{linear: {x: 0.2}}' >"$tmp/pub.
 pub=$!
 # rostopic is Python: on a loaded machine it takes seconds to start
 # publishing; 5 s leave room for that and still end well short of a wall.
-"$check" watch 5 >"$tmp/watch"
+"$check" glance 5 >"$tmp/watch"
 kill -INT "$pub"
 wait "$pub"
 x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")

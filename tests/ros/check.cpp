@@ -17,7 +17,12 @@
  *                           of ahead, its last reading and what a wall at
  *                           x = WALL_X in the world gives from the pose
  *                           (START_X + odometry) and its mount
- *       and exits 0 once it has seen odometry at all, else 1.
+ *       and exits 0 once it has seen odometry at all, else 1. Past
+ *       SECONDS it goes on (10 s at most) until the robot has come to rest
+ *       after the last cmd_vel: a publisher that started late still drives
+ *       its whole drive inside the watch.
+ *   ros_bridge_check glance SECONDS
+ *       the same for SECONDS exactly, for a publisher that goes on.
  *   ros_bridge_check online TIMEOUT [WANT]
  *       exits 0 as soon as /diagnostics says the link is online (WANT 1, the
  *       default; and odometry comes) or offline (WANT 0), printing the
@@ -145,7 +150,7 @@ struct Watch {
     }
 };
 
-int watch(double seconds, double wall_x, double start_x, bool ranges)
+int watch(double seconds, double wall_x, double start_x, bool ranges, bool to_rest)
 {
     ros::NodeHandle nh;
     Watch w;
@@ -157,15 +162,19 @@ int watch(double seconds, double wall_x, double start_x, bool ranges)
     for (int i = 0; i < 32; i++)
         rs.push_back(nh.subscribe("range/" + std::to_string(i), 10, &Watch::range, &w));
     ros::WallTime end = ros::WallTime::now() + ros::WallDuration(seconds);
-    /* Ranges are read where the robot came to rest: past the window, the
-     * watch goes on until it has been at rest for a second, long enough for
-     * every transducer to fire there again (a Pioneer's 16 take 0.4 s), so
-     * a publisher that started late (a loaded machine) still ends at rest
-     * before the readings are taken. */
+    /* A publisher that started late (a loaded machine) drives late: past
+     * the window the watch goes on until the robot has come to rest after
+     * the last cmd_vel, so the pose read is where the drive ended, not
+     * where the window cut it. Ranges are read a second after that, long
+     * enough for every transducer to fire there again (a Pioneer's 16 take
+     * 0.4 s). */
     ros::WallTime last = end + ros::WallDuration(10.0);
     auto at_rest = [&] {
-        return !ranges ||
-               (w.stopped_at > 0 && ros::WallTime::now().toSec() - w.stopped_at >= 1.0);
+        if (!to_rest)
+            return true;
+        double settle = ranges ? 1.0 : 0.1;
+        return w.last_cmd > 0 && w.stopped_at > 0 &&
+               ros::WallTime::now().toSec() - w.stopped_at >= settle;
     };
     ros::WallRate rate(200.0);
     while (ros::ok() && (ros::WallTime::now() < end || (!at_rest() && ros::WallTime::now() < last))) {
@@ -346,8 +355,10 @@ int main(int argc, char **argv)
     if (argc >= 3 && !std::strcmp(argv[1], "watch")) {
         bool ranges = argc >= 5;
         return watch(std::atof(argv[2]), ranges ? std::atof(argv[3]) : 0,
-                     ranges ? std::atof(argv[4]) : 0, ranges);
+                     ranges ? std::atof(argv[4]) : 0, ranges, true);
     }
+    if (argc >= 3 && !std::strcmp(argv[1], "glance"))
+        return watch(std::atof(argv[2]), 0, 0, false, false);
     if (argc >= 3 && !std::strcmp(argv[1], "online"))
         return online(std::atof(argv[2]), argc < 4 || std::atoi(argv[3]) != 0);
     if (argc >= 3 && !std::strcmp(argv[1], "master"))
@@ -357,7 +368,7 @@ int main(int argc, char **argv)
     if (argc >= 4 && !std::strcmp(argv[1], "fleet-watch"))
         return fleet(std::strtoul(argv[2], nullptr, 10), std::atof(argv[3]), false);
     std::fprintf(stderr, "usage: ros_bridge_check publish V SECONDS zero|die | "
-                         "watch SECONDS [WALL_X START_X] | online TIMEOUT [WANT] | "
+                         "watch SECONDS [WALL_X START_X] | glance SECONDS | online TIMEOUT [WANT] | "
                          "master TIMEOUT | fleet-online N TIMEOUT | fleet-watch N SECONDS\n");
     return 2;
 }
