@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 BW_CC ?= gcc
 export BW_CC
 FUZZ_SECONDS ?= 300
-# Optional parts make check (and deps) leave out, by name: SKIP=ros,firmware,fuzz,python
+# Optional parts make check (and deps) leave out, by name: SKIP=ros,ros2,firmware,fuzz,python
 SKIP ?=
 
 .PHONY: all deps build demo check check-stress fuzz bench mutants install uninstall clean

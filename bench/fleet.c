@@ -106,8 +106,8 @@ static int read_lines(int fd, int want, double timeout, char *last, size_t cap)
     return lines;
 }
 
-/* CPU seconds a process has used (user + system), from /proc. */
-static double cpu_of(pid_t pid)
+/* CPU seconds a process has used (user + system, every thread), from /proc. */
+double bench_cpu_of(pid_t pid)
 {
     char path[64], text[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
@@ -224,12 +224,12 @@ static int fleet_run(size_t k, double seconds, int port, bench_fleet_result_t *r
         }
         if (start >= 0 && now >= start && !counting) {
             counting = true;
-            cpu0 = cpu_of(pid);
+            cpu0 = bench_cpu_of(pid);
             start = now;
             end = start + seconds;
         }
     }
-    double cpu = cpu_of(pid);
+    double cpu = bench_cpu_of(pid);
     r->seconds = seconds;
     r->server_cpu = cpu >= 0 && cpu0 >= 0 ? (cpu - cpu0) / seconds : -1;
     r->expected = (uint64_t)floor(seconds / SIP_PERIOD) * k;

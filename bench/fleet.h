@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 typedef struct {
     size_t robots;
@@ -28,5 +29,21 @@ int bench_fleet(size_t max_robots, double seconds, int port, bench_fleet_report_
 /* CPU seconds a `botwire drive` process spends per hour on a 50 Hz Kobuki
  * link (an emulated Kobuki on a pty), from a run of `seconds`. */
 int bench_drive_cpu(double seconds, double *cpu_per_hour);
+
+/* CPU seconds a process has used (user + system, every thread), from /proc;
+ * -1 if it cannot be read. */
+double bench_cpu_of(pid_t pid);
+
+/* `botwire bench --ros2 N` (ros2.c): one `botwire ros2` process serving N
+ * emulated Kobukis (in-process, each at its own 50 Hz) for `seconds`: the
+ * messages it publishes per second and the CPU it takes. */
+typedef struct {
+    size_t robots;
+    double seconds;        /* the node's own run, from its closing line */
+    unsigned long long published;
+    double per_second;     /* messages published per second */
+    double cpu;            /* cores (1 = one core busy) over the measured window */
+} bench_ros2_result_t;
+int bench_ros2(size_t robots, double seconds, bench_ros2_result_t *r, char *err, size_t errlen);
 
 #endif

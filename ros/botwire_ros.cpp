@@ -21,8 +21,9 @@
  * Fleets: every topic but /tf, /tf_static and /diagnostics is relative, so
  * a node started in a namespace (roslaunch's ns, __ns:=robot1) has
  * /robot1/odom, /robot1/cmd_vel, ...; ~frame_prefix ("robot1/"), or the
- * older ~tf_prefix convention ("robot1", a '/' added), goes before every
- * frame it names, so each robot's tf tree stays its own. Its diagnostics
+ * older ~tf_prefix convention ("robot1", a '/' added), or else the
+ * namespace itself ("robot1/"), goes before every frame it names, so each
+ * robot's tf tree stays its own. Its diagnostics
  * status is named with the namespace.
  */
 #include <cmath>
@@ -78,10 +79,21 @@ class Bridge {
         pnh.param<std::string>("odom_frame", odom_frame_, "odom");
         pnh.param<std::string>("base_frame", base_frame_, "base_footprint");
         pnh.param<std::string>("range_frame_prefix", range_prefix_, "range_");
+        /* ~frame_prefix as given (an empty one: no prefix); else the older
+         * ~tf_prefix; else the node's own namespace, as the launch file
+         * does: a node started in /robot1 by rosrun (__ns:=robot1) names
+         * robot1/odom, not another robot's odom. */
         std::string prefix, tf_prefix;
-        pnh.param<std::string>("frame_prefix", prefix, "");
-        if (prefix.empty() && pnh.getParam("tf_prefix", tf_prefix) && !tf_prefix.empty())
-            prefix = tf_prefix + "/";
+        if (!pnh.getParam("frame_prefix", prefix)) {
+            if (pnh.getParam("tf_prefix", tf_prefix) && !tf_prefix.empty()) {
+                prefix = tf_prefix + "/";
+            } else {
+                std::string ns = ros::this_node::getNamespace();
+                while (!ns.empty() && ns[0] == '/')
+                    ns.erase(0, 1);
+                prefix = ns.empty() ? "" : ns + "/";
+            }
+        }
         while (!prefix.empty() && prefix[0] == '/') /* tf2 frame ids have no leading '/' */
             prefix.erase(0, 1);
         odom_frame_ = prefix + odom_frame_;

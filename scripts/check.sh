@@ -115,7 +115,7 @@ build() {
     dir=$1
     shift
     set -- -DBW_PYTHON="$(on python)" "$@"
-    cmake -S . -B "$dir" --no-warn-unused-cli -DBW_FIRMWARE="$(on firmware)" -DBW_ROS="$(on ros)" \
+    cmake -S . -B "$dir" --no-warn-unused-cli -DBW_FIRMWARE="$(on firmware)" -DBW_ROS="$(on ros)" -DBW_ROS2="$(on ros2)" \
         -DBW_VIEW="$(on view)" "$@" \
         >/dev/null
     cmake --build "$dir" -j "$jobs" -- --no-print-directory >"$dir/build.log" 2>&1 || {

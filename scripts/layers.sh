@@ -14,13 +14,13 @@ cd "$root" || exit 2
 
 # rank NAME: a layer's height; layers of one height never include each other.
 #   core 0 < geom 1 < codec 2 < io 3 < sim 4 < device 5 < base 6 < driver 7
-#   < behave 8 < record 9 < text 10, picture 9, runner 9, view 9
+#   < behave 8 < record 9 < text 10, picture 9, runner 9, view 9, ros2 9
 #   < bench 11 < the command, ROS, firmware, examples 12
 rank() {
     case $1 in
     core) echo 0 ;; geom) echo 1 ;; codec) echo 2 ;; io) echo 3 ;; sim) echo 4 ;;
     device) echo 5 ;; base) echo 6 ;; driver) echo 7 ;; behave) echo 8 ;;
-    record | picture | runner | view) echo 9 ;; text) echo 10 ;; bench) echo 11 ;;
+    record | picture | runner | view | ros2) echo 9 ;; text) echo 10 ;; bench) echo 11 ;;
     *) echo 12 ;;
     esac
 }
@@ -42,6 +42,7 @@ layer_of_file() {
     src/picture/*) echo picture ;;
     src/runner/*) echo runner ;;
     src/view/*) echo view ;;
+    src/ros2/*) echo ros2 ;;
     bench/*) echo bench ;;
     tools/*) echo cli ;;
     ros/*) echo ros ;;
@@ -67,6 +68,7 @@ layer_of_header() {
     svg.h) echo picture ;;
     runner.h) echo runner ;;
     view.h) echo view ;;
+    ros2.h) echo ros2 ;;
     *) echo unknown ;;
     esac
 }

@@ -8,6 +8,9 @@
 #             simavr (make check SKIP=firmware leaves it out)
 #   ros       the ROS 1 bridge and its test under a real roscore
 #             (make check SKIP=ros leaves it out)
+#   ros2      the ROS 2 node over Cyclone DDS (no ROS 2 needed) and its
+#             tests: a peer on the Cyclone C API, tshark's RTPS dissector
+#             reading the names on the wire (make check SKIP=ros2)
 #   view      the live view (libwebsockets on libuv) and its tests: a real
 #             Foxglove client (npm's @foxglove/ws-protocol under node, pinned
 #             by tests/view/package-lock.json, installed into build/npm when the
@@ -18,7 +21,7 @@
 #   python    the Python package's tests, pytest with Debian's python3 and
 #             cffi (make check SKIP=python leaves them out)
 
-parts_optional="firmware ros view fuzz python"
+parts_optional="firmware ros ros2 view fuzz python"
 
 pkgs_core="cmake make gcc clang libclang-rt-14-dev llvm pkg-config binutils libcmocka-dev
            libjansson-dev help2man librsvg2-bin"
@@ -28,6 +31,7 @@ pkgs_ros="g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
           libsensor-msgs-dev libdiagnostic-msgs-dev libtf2-msgs-dev ros-core rosbash
           python3-std-msgs python3-geometry-msgs python3-nav-msgs python3-sensor-msgs
           python3-diagnostic-msgs python3-tf2-msgs"
+pkgs_ros2="cyclonedds-dev cyclonedds-tools tshark"
 # nodejs and npm are Debian's on a bare Debian 12; a node that came with its
 # own npm (NodeSource's, which conflicts with Debian's npm) is used as it is.
 pkgs_view="libwebsockets-dev libuv1-dev chromium chromium-driver python3-selenium
@@ -55,6 +59,7 @@ needs_ros="cmd:g++:g++ cmd:roscore:python3-roslaunch cmd:roslaunch:python3-rosla
            file:/usr/include/tf2_msgs/TFMessage.h:libtf2-msgs-dev
            py:geometry_msgs.msg:python3-geometry-msgs py:nav_msgs.msg:python3-nav-msgs
            py:sensor_msgs.msg:python3-sensor-msgs py:diagnostic_msgs.msg:python3-diagnostic-msgs"
+needs_ros2="file:/usr/include/dds/dds.h:cyclonedds-dev cmd:idlc:cyclonedds-tools cmd:tshark:tshark"
 needs_view="file:/usr/include/libwebsockets.h:libwebsockets-dev file:/usr/include/uv.h:libuv1-dev
             cmd:node:nodejs cmd:npm:npm cmd:chromium:chromium cmd:chromedriver:chromium-driver
             py:selenium:python3-selenium"

@@ -35,7 +35,7 @@ grep -q '^{"type":"base_control","speed":100,"radius":0}$' "$tmp/json_decode.out
 grep -q "^aa 55 06 01 04 64 00 00 00 67$" "$tmp/json_decode.out"
 # Only the installed libraries' headers: the layers built into the command
 # alone keep theirs in the tree.
-for h in record.h svg.h runner.h view.h; do
+for h in record.h svg.h runner.h view.h ros2.h; do
     test ! -e "$tmp/prefix/include/botwire/$h"
 done
 test -f "$tmp/prefix/include/botwire/json.h"

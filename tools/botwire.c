@@ -23,6 +23,7 @@ static const struct {
     { "encode", cmd_encode, "JSON Lines to protocol bytes" },
     { "bench", cmd_bench, "measure codec throughput" },
     { "ros-launch", cmd_roslaunch, "a roslaunch file for a fleet's botwire_ros nodes" },
+    { "ros2", cmd_ros2, "robots as ROS 2 nodes over Cyclone DDS (no ROS 2 needed)" },
 };
 
 static void usage(FILE *f)

@@ -24,6 +24,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: botwire bench [--proto P] [--shape S] [--seconds S]\n"
                "       botwire bench --fleet[=N,N,...] [--seconds S] [--threads N]\n"
                "       botwire bench --fleet-tcp N [--seconds S] [--port P]\n"
+               "       botwire bench --ros2[=N] [--seconds S]\n"
                "\n"
                "Measures parser throughput on the frame shapes each protocol's clients make its\n"
                "robot send, recorded from its emulated robot driving squares (and, where a shape\n"
@@ -73,6 +74,12 @@ static void usage(FILE *f)
                "over 150 ms), real_time (every SIP, none late). It stops at the first K that\n"
                "does not hold. Then drive_cpu_s_per_hour: the CPU a `botwire drive` process\n"
                "spends on a 50 Hz Kobuki link (an emulated Kobuki on a pty), per hour.\n"
+               "\n"
+               "--ros2[=N]: one `botwire ros2` process serving N emulated Kobukis (default\n"
+               "100, each in the process at its own 50 Hz) as N ROS 2 nodes on a DDS domain\n"
+               "heard on this machine only; over S seconds (default 10) once they are up:\n"
+               "messages_per_s it publishes (odom, tf, diagnostics, battery, events) and\n"
+               "cpu_cores it takes (every thread, Cyclone DDS's included).\n"
                "  -h, --help       this help\n",
             "300, 60, 20 and 10");
 }
@@ -202,6 +209,23 @@ static void fleet_line(void *ctx, const bench_fleet_result_t *r)
     fflush(stdout);
 }
 
+static int ros2_bench(size_t n, double seconds)
+{
+    fprintf(stderr, "botwire bench: botwire ros2 with %zu emulated Kobukis, %g s ...\n", n,
+            seconds);
+    bench_ros2_result_t r;
+    char err[256];
+    if (bench_ros2(n, seconds, &r, err, sizeof err) < 0) {
+        cli_error("bench", "%s", err);
+        return 1;
+    }
+    printf("{\"ros2_robots\":%zu,\"seconds\":%.1f,\"published\":%llu,\"messages_per_s\":%.0f,"
+           "\"cpu_cores\":%.3f,\"cpu_ms_per_robot_s\":%.3f}\n",
+           r.robots, r.seconds, r.published, r.per_second, r.cpu,
+           r.cpu * 1000 / (double)r.robots);
+    return cli_flush_out("bench");
+}
+
 static int fleet_bench(size_t n, double seconds, int port)
 {
     if (port + (int)n - 1 > 65535) {
@@ -230,13 +254,14 @@ int cmd_bench(int argc, char **argv)
         { "seconds", required_argument, NULL, 's' },
         { "fleet", optional_argument, NULL, 'F' },
         { "fleet-tcp", required_argument, NULL, 'f' },
+        { "ros2", optional_argument, NULL, 'R' },
         { "threads", required_argument, NULL, 'T' },
         { "port", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *proto = NULL, *shape = NULL;
-    double seconds = 0, fleet = 0, port = 20101, threads = 0;
+    double seconds = 0, fleet = 0, port = 20101, threads = 0, ros2 = 0;
     bool fast = false;
     const char *sizes = NULL;
     int c;
@@ -262,6 +287,11 @@ int cmd_bench(int argc, char **argv)
             if (cli_number("bench", "--fleet-tcp", optarg, 1, BW_FLEET_MAX, &fleet) < 0)
                 return 2;
             break;
+        case 'R':
+            ros2 = 100;
+            if (optarg && cli_number("bench", "--ros2", optarg, 1, 1000, &ros2) < 0)
+                return 2;
+            break;
         case 'T':
             if (cli_number("bench", "--threads", optarg, 1, 256, &threads) < 0)
                 return 2;
@@ -281,10 +311,12 @@ int cmd_bench(int argc, char **argv)
                        : "");
         return 2;
     }
-    if (fast && fleet > 0) {
-        cli_error("bench", "--fleet or --fleet-tcp: one at a time");
+    if ((fast && fleet > 0) || (ros2 > 0 && (fast || fleet > 0))) {
+        cli_error("bench", "--fleet, --fleet-tcp or --ros2: one at a time");
         return 2;
     }
+    if (ros2 > 0)
+        return ros2_bench((size_t)ros2, seconds > 0 ? seconds : 10);
     if (fast)
         return fast_bench(sizes, seconds, (unsigned)threads);
     if (proto) {

@@ -13,5 +13,6 @@ int cmd_record(int argc, char **argv);
 int cmd_wander(int argc, char **argv);
 int cmd_roslaunch(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_ros2(int argc, char **argv);
 
 #endif

@@ -179,4 +179,21 @@ status=$?
 node=
 [ "$status" = 0 ] && pass "rosrun's node shuts down cleanly on SIGINT" || fail "rosrun exit $status"
 
+# 6. Without the launch file, a node started in a namespace prefixes its
+# frames with it by itself: two such nodes under one master name two
+# trees, r1/odom and r2/odom, not both odom.
+rosrun botwire_ros botwire_ros __ns:=r1 _url:=sim:kobuki >"$tmp/r1.out" 2>&1 &
+r1=$!
+rosrun botwire_ros botwire_ros __ns:=r2 _url:=sim:kobuki >"$tmp/r2.out" 2>&1 &
+r2=$!
+for k in 1 2; do
+    rostopic echo -n 1 "/r$k/odom" >"$tmp/echo.out" 2>&1
+    frame=$(sed -n 's/^ *frame_id: *"*\([^"]*\)"*$/\1/p' "$tmp/echo.out" | head -n 1)
+    child=$(sed -n 's/^child_frame_id: *"*\([^"]*\)"*$/\1/p' "$tmp/echo.out" | head -n 1)
+    [ "$frame $child" = "r$k/odom r$k/base_footprint" ] &&
+        pass "rosrun __ns:=r$k: /r$k/odom in frames $frame -> $child" ||
+        fail "rosrun __ns:=r$k: frames '$frame' -> '$child' ($(head -n 8 "$tmp/echo.out"))"
+done
+for p in $r1 $r2; do kill -INT "$p" && wait "$p"; done
+
 finish "ROS bridge"

@@ -1,0 +1,82 @@
+/*
+ * botwire/ros2.h: bases as ROS 2 nodes, over Cyclone DDS, with nothing of
+ * ROS 2 installed.
+ *
+ * Each robot added is a node `/<ns>/botwire` that is, on the wire, what a
+ * ROS 2 node on rmw_cyclonedds_cpp is (docs/ros2.md): topics `rt/<ns>/odom`
+ * and so on, types `<pkg>::msg::dds_::<Type>_` in plain little-endian CDR,
+ * ROS 2's QoS per topic, the participant's `enclave=/;` and the node on
+ * `ros_discovery_info`, so `ros2 node list`, `ros2 topic echo`, RViz 2 and
+ * Nav2 see it as any other node. The same topics, units, frames and
+ * behaviour as the ROS 1 bridge (docs/ros.md): cmd_vel in (stop after the
+ * timeout), odom, /tf, /tf_static, range/N, bumper, cliff, wheel_drop,
+ * events, battery, /diagnostics.
+ *
+ * Cyclone's own configuration stays its own (CYCLONEDDS_URI);
+ * ROS_DOMAIN_ID, ROS_LOCALHOST_ONLY, ROS_AUTOMATIC_DISCOVERY_RANGE and
+ * ROS_STATIC_PEERS are read as ROS 2 reads them.
+ */
+#ifndef BOTWIRE_ROS2_H
+#define BOTWIRE_ROS2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "botwire/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The layout of the few types that differ between ROS 2 releases
+ * (sensor_msgs/Range's variance, rmw_dds_common's Gid). */
+typedef enum {
+    BW_ROS2_JAZZY = 0, /* Jazzy and later (the default) */
+    BW_ROS2_HUMBLE,
+} bw_ros2_distro_t;
+
+typedef struct {
+    int domain;             /* < 0: ROS_DOMAIN_ID, else 0 */
+    bw_ros2_distro_t distro;
+    double cmd_vel_timeout; /* s; 0: 0.6 */
+    double diagnostic_period; /* s; 0: 1 */
+    bool no_tf;             /* leave odom -> base_footprint off /tf */
+} bw_ros2_options_t;
+
+typedef struct bw_ros2 bw_ros2_t;
+
+/* The DDS participant. 0, or a negative error with a one-line reason. */
+int bw_ros2_open(bw_ros2_t **node, const bw_ros2_options_t *opt, char *err, size_t errlen);
+
+/*
+ * A base as the node `<ns>/botwire` (ns "" or "/": the root namespace;
+ * else "/robot1" or "robot1"). Its frames are prefixed with the namespace
+ * ("robot1/odom") unless frame_prefix says otherwise ("" for none). url
+ * names the robot in /diagnostics. The base stays the caller's.
+ */
+int bw_ros2_add(bw_ros2_t *node, bw_base_t *base, const char *ns, const char *frame_prefix,
+                const char *url, char *err, size_t errlen);
+
+/* Takes cmd_vel, drives or stops each robot, polls it and publishes what
+ * changed. Call at least as often as the robots report (50 Hz). now is the
+ * caller's clock, as for the base. */
+void bw_ros2_step(bw_ros2_t *node, double now);
+
+/* The DDS domain the node is on. */
+int bw_ros2_domain(const bw_ros2_t *node);
+
+typedef struct {
+    unsigned long long published;     /* messages written, every topic */
+    unsigned long long cmd_vel;       /* cmd_vel messages taken */
+    unsigned long long cmd_vel_ignored; /* ... of which not finite, ignored */
+} bw_ros2_stats_t;
+void bw_ros2_stats(const bw_ros2_t *node, bw_ros2_stats_t *stats);
+
+/* Stops every robot (bw_base_stop) and leaves the DDS domain. */
+void bw_ros2_close(bw_ros2_t *node, double now);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,35 @@
+/* The ROS 2 node when the tool is built without Cyclone DDS: every way in
+ * says so. */
+#include <stdio.h>
+#include <string.h>
+
+#include "botwire/ros2.h"
+
+int bw_ros2_open(bw_ros2_t **node, const bw_ros2_options_t *opt, char *err, size_t errlen)
+{
+    (void)opt;
+    *node = NULL;
+    snprintf(err, errlen, "this botwire was built without ROS 2 (cyclonedds-dev and "
+                          "cyclonedds-tools were missing: scripts/deps.sh installs them, then "
+                          "rebuild)");
+    return BW_ENOTSUP;
+}
+int bw_ros2_add(bw_ros2_t *node, bw_base_t *base, const char *ns, const char *frame_prefix,
+                const char *url, char *err, size_t errlen)
+{
+    (void)node, (void)base, (void)ns, (void)frame_prefix, (void)url;
+    snprintf(err, errlen, "this botwire was built without ROS 2");
+    return BW_ENOTSUP;
+}
+void bw_ros2_step(bw_ros2_t *node, double now) { (void)node, (void)now; }
+void bw_ros2_stats(const bw_ros2_t *node, bw_ros2_stats_t *stats)
+{
+    (void)node;
+    memset(stats, 0, sizeof *stats);
+}
+void bw_ros2_close(bw_ros2_t *node, double now) { (void)node, (void)now; }
+int bw_ros2_domain(const bw_ros2_t *node)
+{
+    (void)node;
+    return 0;
+}

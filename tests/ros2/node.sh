@@ -1,0 +1,116 @@
+#!/bin/sh
+# `botwire ros2` on a real pty against a Kobuki emulator in another process,
+# seen by a ROS 2 peer (ros2_peer: the Cyclone DDS C API, its own IDL of the
+# ROS 2 types) on a loopback-only DDS domain of this test's own: odometry
+# at the robot's rate in the namespace's frames, /tf, cmd_vel moving the
+# robot (the emulator's true pose), the node in ros_discovery_info; SIGINT
+# and SIGTERM stop the robot at once, SIGKILL leaves it to the robot's own
+# watchdog.
+# usage: node.sh BOTWIRE ROS2_PEER
+set -u
+bw=$1 peer=$2
+. "$(dirname "$0")/../testlib.sh"
+
+# Loopback only, no multicast: this test's participants find each other and
+# nobody else's. A domain of its own (from the process id) keeps it apart
+# from another test run at the same time.
+export CYCLONEDDS_URI='<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>64</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
+export ROS_DOMAIN_ID=$(($$ % 200 + 1))
+unset ROS_LOCALHOST_ONLY ROS_AUTOMATIC_DISCOVERY_RANGE ROS_STATIC_PEERS
+node=
+cleanup() {
+    [ -n "$node" ] && kill "$node" 2>/dev/null
+    [ -n "$sim" ] && kill "$sim" 2>/dev/null
+}
+
+# start_node ARGS...: `botwire ros2 ARGS` in the background ($node), once
+# it has said its node is up.
+start_node() {
+    rm -f "$tmp/node.fifo"
+    mkfifo "$tmp/node.fifo"
+    "$bw" ros2 "$@" >"$tmp/node.fifo" 2>"$tmp/node.err" &
+    node=$!
+    exec 3<"$tmp/node.fifo"
+    read -r first <&3
+    read -r second <&3
+    exec 3<&-
+    case $second in
+    "botwire ros2: "*" on DDS domain $ROS_DOMAIN_ID"*) pass "node up: $first; $second" ;;
+    *)
+        fail "node did not come up: $first $second ($(cat "$tmp/node.err"))"
+        exit 1
+        ;;
+    esac
+}
+
+# 1. Odometry, tf and a drive: 2 s at 0.2 m/s.
+start=$(start_of kobuki)
+start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 300
+start_node "kobuki:$tmp/kobuki" --ns robot1
+"$peer" watch 6 robot1 --drive robot1 0.2 2 >"$tmp/watch" 2>"$tmp/peer.err" ||
+    fail "peer: no odometry ($(cat "$tmp/watch" "$tmp/peer.err"))"
+set -- $(grep '^odom robot1 ' "$tmp/watch")
+count=${3:-0} hz=${4:-0} frame=${5:-} child=${6:-} x=${7:-}
+awk -v h="$hz" 'BEGIN { exit !(h >= 40) }' && pass "rt/robot1/odom at $hz Hz ($count messages)" ||
+    fail "odometry rate $hz Hz ($(cat "$tmp/watch"))"
+[ "$frame $child" = "robot1/odom robot1/base_footprint" ] &&
+    pass "odometry frames $frame -> $child" || fail "odometry frames: $frame -> $child"
+grep -q '^tf 1 0$' "$tmp/watch" && pass "rt/tf: robot1/odom -> robot1/base_footprint, no other" ||
+    fail "tf: $(grep '^tf ' "$tmp/watch")"
+grep -q '^online robot1 1$' "$tmp/watch" && pass "rt/diagnostics: robot1 online" ||
+    fail "diagnostics: $(grep '^online ' "$tmp/watch")"
+within "$x" 0.40 0.05 && pass "cmd_vel 0.2 m/s for 2 s: odometry x = $x m" || fail "odometry x = $x"
+
+# 2. The node in the ROS 2 graph, as `ros2 node list` finds it.
+"$peer" nodes 2 >"$tmp/nodes" 2>&1
+grep -q '^node /robot1 botwire 1 9$' "$tmp/nodes" &&
+    pass "ros_discovery_info: /robot1/botwire, 1 reader and 9 writers" ||
+    fail "ros_discovery_info: $(cat "$tmp/nodes")"
+
+# 3. SIGINT ends the node; the emulator's truth agrees with the odometry.
+kill -INT "$node"
+wait "$node"
+status=$?
+node=
+[ "$status" = 130 ] && pass "SIGINT: the node ends (exit 130)" || fail "SIGINT: exit $status ($(cat "$tmp/node.err"))"
+stop_emulator
+odometry_vs_truth "$x" "$start" "$truth" 0.02 &&
+    pass "odometry x = $x m, the robot truly from ($start) to ($truth)" ||
+    fail "odometry x = $x m, truly from ($start) to ($truth)"
+
+# 4. A signal while the robot drives: SIGTERM stops it at once (the robot
+# brakes from 0.2 m/s in 0.02 m); SIGKILL leaves it to the robot's own
+# watchdog (0.5 s without a command: 0.1 m more), never to drive on.
+for sig in TERM KILL; do
+    rm -f "$tmp/announce"
+    start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 300
+    start_node "kobuki:$tmp/kobuki" --ns robot1
+    "$peer" watch 30 robot1 --drive robot1 0.2 30 --end-when-silent 1 >"$tmp/watch" 2>"$tmp/peer.err" &
+    watcher=$!
+    wait_line "$tmp/watch" '^moving' 20 || fail "SIG$sig: the robot never moved ($(cat "$tmp/peer.err"))"
+    kill -"$sig" "$node"
+    wait "$node"
+    ended=$?
+    node=
+    wait "$watcher"
+    # What the robot did after: the emulator's pose once its watchdog has
+    # had its time and a second more (a robot still driving goes 0.2 m
+    # further in it).
+    wait_line "$tmp/sim.err" "the last client closed" 10 || fail "SIG$sig: the pty was never closed"
+    sleep 1.5
+    stop_emulator
+    x=$(sed -n 's/^odom robot1 [0-9]* [0-9.]* [^ ]* [^ ]* \([-0-9.]*\) .*/\1/p' "$tmp/watch")
+    went=$(echo "$truth" | awk -v s="$start" '{ split(s, a, " "); print $1 - a[1] }')
+    over=$(awk -v w="$went" -v x="$x" 'BEGIN { printf "%.4f", w - x }')
+    if [ "$sig" = TERM ]; then
+        [ "$ended" = 143 ] && awk -v o="$over" 'BEGIN { exit !(o < 0.06) }' &&
+            pass "SIGTERM: exit 143, the robot stopped at once: $over m past the last odometry" ||
+            fail "SIGTERM: exit $ended, the robot went $over m past the last odometry (x $x, truth $truth)"
+    else
+        awk -v o="$over" 'BEGIN { exit !(o < 0.2) }' &&
+            pass "SIGKILL: the robot's watchdog stopped it: $over m past the last odometry" ||
+            fail "SIGKILL: the robot went $over m past the last odometry (x $x, truth $truth)"
+    fi
+done
+
+finish "ROS 2 node"

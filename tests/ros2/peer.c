@@ -1,0 +1,349 @@
+/*
+ * A ROS 2 peer for the tests of `botwire ros2`, on the Cyclone DDS C API
+ * with its own IDL of the ROS 2 types (ros2_types.idl): it reads and sends
+ * what a ROS 2 node on rmw_cyclonedds_cpp would, by the names and QoS a
+ * ROS 2 program uses.
+ *
+ *   ros2_peer watch SECONDS NS... [--drive NS V D] [--until-online 0|1]
+ *       subscribes to rt/NS/odom (reliable, keep last 10, as rclcpp's
+ *       default), rt/tf (as tf2_ros's listener), rt/tf_static (transient
+ *       local) and rt/diagnostics for SECONDS; with --drive, once NS's
+ *       odometry comes, publishes rt/NS/cmd_vel (reliable, keep last 10)
+ *       V m/s ahead at 20 Hz for D seconds, then a zero twist. Prints:
+ *         odom NS COUNT HZ FRAME CHILD X Y    per namespace (HZ over the
+ *                                              stamps of the messages)
+ *         tf TREES MIXED                       robots whose NS/odom ->
+ *                                              NS/base_footprint came on
+ *                                              rt/tf; transforms between
+ *                                              frames of two robots
+ *         static NS COUNT                      transforms on rt/tf_static
+ *         online NS 0|1                        the last diagnostics
+ *       With --drive it says "moving X" (flushed) once NS's odometry is
+ *       0.1 m along; with --end-when-silent S it ends early, once
+ *       odometry came and then none for S seconds (the node is gone).
+ *       Exits 0 if every NS sent odometry.
+ *   ros2_peer nodes SECONDS
+ *       reads ros_discovery_info: a line "node NAMESPACE NAME READERS
+ *       WRITERS" per node any participant announced.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <dds/dds.h>
+
+#include "ros2_types.h"
+
+#define MAX_NS 128
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ROS 2's domain: ROS_DOMAIN_ID, else 0. */
+static dds_domainid_t domain(void)
+{
+    const char *d = getenv("ROS_DOMAIN_ID");
+    return d && *d ? (dds_domainid_t)atoi(d) : 0;
+}
+
+static dds_qos_t *qos(bool reliable, bool latched, int depth)
+{
+    dds_qos_t *q = dds_create_qos();
+    dds_qset_reliability(q, reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
+                         DDS_SECS(1));
+    dds_qset_durability(q, latched ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+    dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+    return q;
+}
+
+static dds_entity_t endpoint(dds_entity_t pp, bool writer, const dds_topic_descriptor_t *d,
+                             const char *name, dds_qos_t *q)
+{
+    dds_entity_t t = dds_create_topic(pp, d, name, NULL, NULL);
+    if (t < 0) {
+        fprintf(stderr, "ros2_peer: topic %s: %s\n", name, dds_strretcode(t));
+        exit(2);
+    }
+    dds_entity_t e = writer ? dds_create_writer(pp, t, q, NULL) : dds_create_reader(pp, t, q, NULL);
+    dds_delete_qos(q);
+    if (e < 0) {
+        fprintf(stderr, "ros2_peer: %s %s: %s\n", writer ? "writer" : "reader", name,
+                dds_strretcode(e));
+        exit(2);
+    }
+    return e;
+}
+
+/* "robot3/odom" -> "robot3"; "odom" -> "" */
+static void robot_of(const char *frame, char *out, size_t cap)
+{
+    const char *slash = strrchr(frame, '/');
+    size_t n = slash ? (size_t)(slash - frame) : 0;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, frame, n);
+    out[n] = 0;
+}
+
+typedef struct {
+    const char *ns; /* "robot1", or "" */
+    dds_entity_t odom;
+    unsigned count;
+    double first_stamp, last_stamp;
+    char frame[128], child[128];
+    double x, y;
+    bool tree;
+    unsigned statics;
+    int online;
+} watched_t;
+
+static double stamp_of(const builtin_interfaces_msg_dds__Time_ *t)
+{
+    return (double)t->sec + (double)t->nanosec / 1e9;
+}
+
+static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, double v, double d,
+                 double silent)
+{
+    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
+    if (pp < 0) {
+        fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
+        return 2;
+    }
+    char name[256];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "rt%s%s/odom", *w[i].ns ? "/" : "", w[i].ns);
+        w[i].odom = endpoint(pp, false, &nav_msgs_msg_dds__Odometry__desc, name, qos(true, false, 10));
+        w[i].online = -1;
+    }
+    dds_entity_t tf = endpoint(pp, false, &tf2_msgs_msg_dds__TFMessage__desc, "rt/tf",
+                               qos(true, false, 100));
+    dds_entity_t tfs = endpoint(pp, false, &tf2_msgs_msg_dds__TFMessage__desc, "rt/tf_static",
+                                qos(true, true, 100));
+    dds_entity_t diag = endpoint(pp, false, &diagnostic_msgs_msg_dds__DiagnosticArray__desc,
+                                 "rt/diagnostics", qos(true, false, 10));
+    dds_entity_t cmd = 0;
+    watched_t *driven = NULL;
+    if (drive_ns) {
+        snprintf(name, sizeof name, "rt%s%s/cmd_vel", *drive_ns ? "/" : "", drive_ns);
+        cmd = endpoint(pp, true, &geometry_msgs_msg_dds__Twist__desc, name, qos(true, false, 10));
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(w[i].ns, drive_ns))
+                driven = &w[i];
+    }
+    int mixed = 0;
+    double t0 = mono(), end = t0 + seconds, drive_from = -1, next_cmd = 0;
+    bool drove = false, said_moving = false;
+    double last_odom = -1;
+    void *s[64];
+    dds_sample_info_t info[64];
+    while (mono() < end) {
+        for (size_t i = 0; i < n; i++) {
+            int got;
+            memset(s, 0, sizeof s);
+            while ((got = dds_take(w[i].odom, s, info, 64, 64)) > 0) {
+                for (int k = 0; k < got; k++) {
+                    if (!info[k].valid_data)
+                        continue;
+                    const nav_msgs_msg_dds__Odometry_ *o = s[k];
+                    double st = stamp_of(&o->header.stamp);
+                    if (w[i].count++ == 0)
+                        w[i].first_stamp = st;
+                    w[i].last_stamp = st;
+                    snprintf(w[i].frame, sizeof w[i].frame, "%s", o->header.frame_id);
+                    snprintf(w[i].child, sizeof w[i].child, "%s", o->child_frame_id);
+                    w[i].x = o->pose.pose.position.x;
+                    w[i].y = o->pose.pose.position.y;
+                    last_odom = mono();
+                }
+                dds_return_loan(w[i].odom, s, got);
+                memset(s, 0, sizeof s);
+            }
+        }
+        int got;
+        memset(s, 0, sizeof s);
+        dds_entity_t tfr[2] = { tf, tfs };
+        for (int which = 0; which < 2; which++) {
+            while ((got = dds_take(tfr[which], s, info, 64, 64)) > 0) {
+                for (int k = 0; k < got; k++) {
+                    if (!info[k].valid_data)
+                        continue;
+                    const tf2_msgs_msg_dds__TFMessage_ *m = s[k];
+                    for (uint32_t j = 0; j < m->transforms._length; j++) {
+                        const geometry_msgs_msg_dds__TransformStamped_ *t = &m->transforms._buffer[j];
+                        char a[128], b[128];
+                        robot_of(t->header.frame_id, a, sizeof a);
+                        robot_of(t->child_frame_id, b, sizeof b);
+                        if (strcmp(a, b) != 0) {
+                            mixed++;
+                            continue;
+                        }
+                        for (size_t i = 0; i < n; i++) {
+                            if (strcmp(a, w[i].ns) != 0)
+                                continue;
+                            char want_odom[160], want_base[160];
+                            snprintf(want_odom, sizeof want_odom, "%s%sodom", w[i].ns, *w[i].ns ? "/" : "");
+                            snprintf(want_base, sizeof want_base, "%s%sbase_footprint", w[i].ns, *w[i].ns ? "/" : "");
+                            if (which == 0 && !strcmp(t->header.frame_id, want_odom) &&
+                                !strcmp(t->child_frame_id, want_base))
+                                w[i].tree = true;
+                            if (which == 1 && !strcmp(t->header.frame_id, want_base))
+                                w[i].statics++;
+                        }
+                    }
+                }
+                dds_return_loan(tfr[which], s, got);
+                memset(s, 0, sizeof s);
+            }
+        }
+        while ((got = dds_take(diag, s, info, 64, 64)) > 0) {
+            for (int k = 0; k < got; k++) {
+                if (!info[k].valid_data)
+                    continue;
+                const diagnostic_msgs_msg_dds__DiagnosticArray_ *a = s[k];
+                for (uint32_t j = 0; j < a->status._length; j++) {
+                    const diagnostic_msgs_msg_dds__DiagnosticStatus_ *st = &a->status._buffer[j];
+                    for (size_t i = 0; i < n; i++) {
+                        char tag[160];
+                        snprintf(tag, sizeof tag, " /%s:", w[i].ns);
+                        bool mine = *w[i].ns ? strstr(st->name, tag) != NULL
+                                             : strchr(st->name, '/') == NULL;
+                        if (mine)
+                            w[i].online = st->level == 0;
+                    }
+                }
+            }
+            dds_return_loan(diag, s, got);
+            memset(s, 0, sizeof s);
+        }
+        double now = mono();
+        if (silent > 0 && last_odom > 0 && now - last_odom > silent)
+            break;
+        if (driven && !said_moving && fabs(driven->x) >= 0.1) {
+            printf("moving %.4f\n", driven->x);
+            fflush(stdout);
+            said_moving = true;
+        }
+        if (driven && driven->count > 0 && drive_from < 0)
+            drive_from = now;
+        if (drive_from >= 0 && !drove && now >= next_cmd) {
+            geometry_msgs_msg_dds__Twist_ t;
+            memset(&t, 0, sizeof t);
+            if (now < drive_from + d) {
+                t.linear.x = v;
+            } else {
+                drove = true; /* a clean end, as a teleop does: zero */
+            }
+            dds_write(cmd, &t);
+            next_cmd = now + 0.05;
+        }
+        dds_sleepfor(DDS_MSECS(5));
+    }
+    int trees = 0, missing = 0;
+    for (size_t i = 0; i < n; i++) {
+        double span = w[i].last_stamp - w[i].first_stamp;
+        printf("odom %s %u %.1f %s %s %.4f %.4f\n", *w[i].ns ? w[i].ns : "/", w[i].count,
+               w[i].count > 1 && span > 0 ? (w[i].count - 1) / span : 0.0,
+               *w[i].frame ? w[i].frame : "-", *w[i].child ? w[i].child : "-", w[i].x, w[i].y);
+        printf("static %s %u\n", *w[i].ns ? w[i].ns : "/", w[i].statics);
+        printf("online %s %d\n", *w[i].ns ? w[i].ns : "/", w[i].online);
+        trees += w[i].tree;
+        missing += w[i].count == 0;
+    }
+    printf("tf %d %d\n", trees, mixed);
+    dds_delete(pp);
+    return missing ? 1 : 0;
+}
+
+static int nodes(double seconds)
+{
+    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
+    if (pp < 0) {
+        fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
+        return 2;
+    }
+    dds_qos_t *q = qos(true, true, 1);
+    dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+    dds_entity_t r = endpoint(pp, false, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
+                              "ros_discovery_info", q);
+    double end = mono() + seconds;
+    /* the latest snapshot of each participant */
+    static char lines[MAX_NS][600];
+    static uint8_t who[MAX_NS][16];
+    static size_t first[MAX_NS], count[MAX_NS];
+    size_t nl = 0, np = 0;
+    void *s[16];
+    dds_sample_info_t info[16];
+    while (mono() < end) {
+        int got;
+        memset(s, 0, sizeof s);
+        while ((got = dds_take(r, s, info, 16, 16)) > 0) {
+            for (int k = 0; k < got; k++) {
+                if (!info[k].valid_data)
+                    continue;
+                const rmw_dds_common_msg_dds__ParticipantEntitiesInfo_ *m = s[k];
+                size_t p = 0;
+                while (p < np && memcmp(who[p], m->gid.data, 16) != 0)
+                    p++;
+                if (p == np && np < MAX_NS)
+                    memcpy(who[np++], m->gid.data, 16);
+                if (p == np)
+                    continue;
+                first[p] = nl;
+                count[p] = 0;
+                for (uint32_t j = 0; j < m->node_entities_info_seq._length && nl < MAX_NS; j++) {
+                    const rmw_dds_common_msg_dds__NodeEntitiesInfo_ *e =
+                        &m->node_entities_info_seq._buffer[j];
+                    snprintf(lines[nl++], sizeof lines[0], "node %s %s %u %u", e->node_namespace,
+                             e->node_name, e->reader_gid_seq._length, e->writer_gid_seq._length);
+                    count[p]++;
+                }
+            }
+            dds_return_loan(r, s, got);
+            memset(s, 0, sizeof s);
+        }
+        dds_sleepfor(DDS_MSECS(10));
+    }
+    for (size_t p = 0; p < np; p++)
+        for (size_t j = 0; j < count[p]; j++)
+            printf("%s\n", lines[first[p] + j]);
+    dds_delete(pp);
+    return np ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && !strcmp(argv[1], "nodes"))
+        return nodes(atof(argv[2]));
+    if (argc >= 4 && !strcmp(argv[1], "watch")) {
+        static watched_t w[MAX_NS];
+        size_t n = 0;
+        const char *drive = NULL;
+        double v = 0, d = 0, silent = 0;
+        for (int i = 3; i < argc; i++) {
+            if (!strcmp(argv[i], "--end-when-silent") && i + 1 < argc) {
+                silent = atof(argv[++i]);
+            } else if (!strcmp(argv[i], "--drive") && i + 3 < argc) {
+                drive = argv[i + 1];
+                v = atof(argv[i + 2]);
+                d = atof(argv[i + 3]);
+                i += 3;
+            } else if (n < MAX_NS) {
+                w[n++].ns = !strcmp(argv[i], "/") ? "" : argv[i];
+            }
+        }
+        if (drive && !strcmp(drive, "/"))
+            drive = "";
+        return watch(atof(argv[2]), w, n, drive, v, d, silent);
+    }
+    fprintf(stderr, "usage: ros2_peer watch SECONDS NS... [--drive NS V D] [--end-when-silent S] | "
+                    "nodes SECONDS\n");
+    return 2;
+}

@@ -1,0 +1,99 @@
+#!/bin/sh
+# The ROS 2 names on the wire, read by a second, independent reader:
+# Debian's tshark and its RTPS dissector, on a loopback capture of
+# `botwire ros2` discovering a peer. Every topic the node uses with its
+# ROS 2 type name, the node's reader of cmd_vel, the participant's
+# USER_DATA (enclave=/;) and the node list's topic, ros_discovery_info;
+# with --humble, the same names.
+# usage: wire.sh BOTWIRE ROS2_PEER
+set -u
+bw=$1 peer=$2
+. "$(dirname "$0")/../testlib.sh"
+
+export CYCLONEDDS_URI='<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>64</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
+export ROS_DOMAIN_ID=$(($$ % 200 + 1))
+unset ROS_LOCALHOST_ONLY ROS_AUTOMATIC_DISCOVERY_RANGE ROS_STATIC_PEERS
+cap=
+cleanup() {
+    [ -n "$cap" ] && kill "$cap" 2>/dev/null
+    [ -n "$sim" ] && kill "$sim" 2>/dev/null
+}
+# The domain's ports (RTPS: 7400 + 250 x domain, participants above it).
+lo=$((7400 + 250 * ROS_DOMAIN_ID))
+hi=$((lo + 249))
+
+# capture NAME CMD...: runs CMD (and a peer discovering it) under a capture
+# of the domain's UDP ports on the loopback; the dissected packets in
+# $tmp/NAME.txt.
+capture() {
+    name=$1
+    shift
+    rm -f "$tmp/cap.err"
+    tshark -i lo -f "udp portrange $lo-$hi" -w "$tmp/$name.pcapng" >/dev/null 2>"$tmp/cap.err" &
+    cap=$!
+    wait_line "$tmp/cap.err" "Capturing on" 30 ||
+        { fail "tshark cannot capture on the loopback: $(cat "$tmp/cap.err")"; cap=; return 1; }
+    "$@" >"$tmp/$name.node" 2>&1 &
+    run=$!
+    "$peer" nodes 2 >"$tmp/$name.nodes" 2>&1
+    # A second peer, once the node is up: a participant that joins late is
+    # sent every endpoint's discovery data at once, whatever the first one
+    # saw while the node was starting.
+    "$peer" nodes 1 >/dev/null 2>&1
+    wait "$run"
+    kill -INT "$cap"
+    wait "$cap"
+    cap=
+    # RTPS is found by tshark's heuristic dissector on any UDP port.
+    tshark -r "$tmp/$name.pcapng" -V -Y rtps >"$tmp/$name.txt" 2>"$tmp/dissect.err" ||
+        fail "tshark -r: $(cat "$tmp/dissect.err")"
+}
+
+# has FILE TOPIC TYPE: one endpoint's discovery data (a parameter list, up
+# to its PID_SENTINEL) names TOPIC with TYPE, in whichever order.
+has() {
+    awk -v topic="$2" -v type="$3" '
+        /^ *topic: / { t = $2 }
+        /^ *typeName: / { y = $2 }
+        /PID_SENTINEL/ { if (t == topic && y == type) found = 1; t = y = "" }
+        END { exit !found }' "$1"
+}
+
+capture jazzy "$bw" ros2 sim:p2os --ns robot1 --for 4
+grep -q "node /robot1 botwire" "$tmp/jazzy.nodes" && pass "the peer heard the node" ||
+    fail "no node: $(cat "$tmp/jazzy.nodes" "$tmp/jazzy.node")"
+while read -r topic type; do
+    has "$tmp/jazzy.txt" "$topic" "$type" && pass "on the wire: $topic as $type" ||
+        fail "not on the wire: $topic as $type"
+done <<'EOF'
+rt/robot1/odom nav_msgs::msg::dds_::Odometry_
+rt/tf tf2_msgs::msg::dds_::TFMessage_
+rt/tf_static tf2_msgs::msg::dds_::TFMessage_
+rt/robot1/cmd_vel geometry_msgs::msg::dds_::Twist_
+rt/robot1/range/0 sensor_msgs::msg::dds_::Range_
+rt/robot1/range/7 sensor_msgs::msg::dds_::Range_
+rt/robot1/bumper std_msgs::msg::dds_::UInt32_
+rt/robot1/cliff std_msgs::msg::dds_::UInt32_
+rt/robot1/wheel_drop std_msgs::msg::dds_::UInt32_
+rt/robot1/events std_msgs::msg::dds_::String_
+rt/robot1/battery sensor_msgs::msg::dds_::BatteryState_
+rt/diagnostics diagnostic_msgs::msg::dds_::DiagnosticArray_
+ros_discovery_info rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_
+EOF
+# USER_DATA as tshark shows it: the bytes in hex.
+hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
+grep -q "userData: $(hex 'enclave=/;')$" "$tmp/jazzy.txt" &&
+    pass "the participant's USER_DATA: enclave=/; (10 bytes)" ||
+    fail "the participant's USER_DATA is not enclave=/;: $(grep -m1 'userData:' "$tmp/jazzy.txt")"
+# (tshark shows a long USER_DATA's first 36 bytes: 20 hex digits of the hash)
+grep -q "userData: $(hex 'typehash=RIHS01_3cc97dc7fb7502f87144')" "$tmp/jazzy.txt" &&
+    pass "Jazzy: odom's writer carries Odometry's type hash" || fail "no Odometry type hash on the wire"
+
+capture humble "$bw" ros2 sim:p2os --ns robot1 --for 4 --humble
+has "$tmp/humble.txt" rt/robot1/range/0 sensor_msgs::msg::dds_::Range_ &&
+    has "$tmp/humble.txt" ros_discovery_info rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_ &&
+    pass "--humble: the same names (Range, ParticipantEntitiesInfo)" || fail "--humble: names"
+grep -q "userData: $(hex 'typehash=')" "$tmp/humble.txt" && fail "--humble sends type hashes (Humble has none)" ||
+    pass "--humble: no type hashes, as Humble"
+
+finish "ROS 2 names on the wire"

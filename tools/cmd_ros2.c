@@ -1,0 +1,312 @@
+/* `botwire ros2`: bases as ROS 2 nodes over Cyclone DDS (botwire/ros2.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "botwire/ros2.h"
+#include "cli.h"
+#include "commands.h"
+
+#define FIRST_PORT 8101 /* where `botwire sim` serves its first robot */
+#define MAX_ROBOTS 1000
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: botwire ros2 URL... [options]\n"
+            "       botwire ros2 --world FILE [--tcp [HOST:]PORT | --pty LINK] [options]\n"
+            "\n"
+            "Each robot as a ROS 2 node over Cyclone DDS, with nothing of ROS 2 installed:\n"
+            "`ros2 node list` shows /NS/botwire, `ros2 topic echo /NS/odom` reads it.\n"
+            "Topics (relative to the node's namespace): cmd_vel (geometry_msgs/msg/Twist;\n"
+            "the robot stops when none came within --cmd-vel-timeout), odom\n"
+            "(nav_msgs/msg/Odometry), /tf and /tf_static (NS/odom -> NS/base_footprint ->\n"
+            "NS/range_N), range/N (sensor_msgs/msg/Range), bumper, cliff, wheel_drop\n"
+            "(std_msgs/msg/UInt32, latched), events (std_msgs/msg/String), battery\n"
+            "(sensor_msgs/msg/BatteryState), /diagnostics. One URL: the root namespace\n"
+            "unless --ns; several, or --world: robot1, robot2, ... (--ns-prefix).\n"
+            "\n"
+            "  --ns NAME            the one robot's namespace (frames NAME/odom, ...)\n"
+            "  --ns-prefix P        a fleet's namespaces P1, P2, ... (default robot)\n"
+            "  --world FILE         the robots of a world file's robot lines, as `botwire\n"
+            "                       sim --world FILE` serves them\n"
+            "  --tcp [HOST:]PORT    with --world: robot 1 there (default 127.0.0.1:8101),\n"
+            "                       robot K on PORT+K-1\n"
+            "  --pty LINK           with --world: the robots are on LINK1, LINK2, ...\n"
+            "  --domain N           the DDS domain (default: ROS_DOMAIN_ID, else 0)\n"
+            "  --humble             the ROS 2 Humble layout of Range and of the node list\n"
+            "                       (default: Jazzy and later)\n"
+            "  --cmd-vel-timeout S  stop a robot S s after its last cmd_vel (default 0.6)\n"
+            "  --diagnostic-period S  /diagnostics and battery every S s (default 1)\n"
+            "  --rate HZ            how often each robot is looked at (default 50)\n"
+            "  --no-tf              leave odom -> base_footprint off /tf\n"
+            "  --for S              end after S seconds (default: until interrupted)\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Cyclone's configuration is its own (CYCLONEDDS_URI); ROS_DOMAIN_ID,\n"
+            "ROS_LOCALHOST_ONLY, ROS_AUTOMATIC_DISCOVERY_RANGE and ROS_STATIC_PEERS are\n"
+            "read as ROS 2 reads them. The robots stop when the command ends.\n"
+            "\n"
+            "  botwire ros2 sim:kobuki --ns robot1\n"
+            "  botwire sim --world fleet.world --detach && botwire ros2 --world fleet.world\n");
+}
+
+/* "[HOST:]PORT" */
+static int host_port(const char *text, char *host, size_t cap, int *port)
+{
+    const char *colon = strrchr(text, ':');
+    const char *num = colon ? colon + 1 : text;
+    char *end;
+    long p = strtol(num, &end, 10);
+    if (!*num || *end || p < 1 || p > 65535)
+        return -1;
+    size_t n = colon ? (size_t)(colon - text) : 0;
+    if (n >= cap)
+        return -1;
+    if (n) {
+        memcpy(host, text, n);
+        host[n] = 0;
+    }
+    *port = (int)p;
+    return 0;
+}
+
+int cmd_ros2(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "ns", required_argument, NULL, 'n' },
+        { "ns-prefix", required_argument, NULL, 'N' },
+        { "world", required_argument, NULL, 'W' },
+        { "tcp", required_argument, NULL, 't' },
+        { "pty", required_argument, NULL, 'p' },
+        { "domain", required_argument, NULL, 'D' },
+        { "humble", no_argument, NULL, 'H' },
+        { "cmd-vel-timeout", required_argument, NULL, 'T' },
+        { "diagnostic-period", required_argument, NULL, 'd' },
+        { "rate", required_argument, NULL, 'r' },
+        { "no-tf", no_argument, NULL, 'X' },
+        { "for", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    bw_ros2_options_t ro = { .domain = -1, .distro = BW_ROS2_JAZZY };
+    double domain = -1, timeout = 0.6, diag = 1, rate = 50, seconds = INFINITY;
+    const char *ns = NULL, *prefix = "robot", *world_path = NULL, *tcp = NULL, *link = NULL;
+    int c;
+    optind = 0;
+    while ((c = cli_getopt("ros2", argc, argv, "h", opts)) != -1) {
+        switch (c) {
+        case 'n': ns = optarg; break;
+        case 'N': prefix = optarg; break;
+        case 'W': world_path = optarg; break;
+        case 't': tcp = optarg; break;
+        case 'p': link = optarg; break;
+        case 'D':
+            if (cli_number("ros2", "--domain", optarg, 0, 232, &domain) < 0)
+                return 2;
+            break;
+        case 'H': ro.distro = BW_ROS2_HUMBLE; break;
+        case 'T':
+            if (cli_number("ros2", "--cmd-vel-timeout", optarg, 0.05, 60, &timeout) < 0)
+                return 2;
+            break;
+        case 'd':
+            if (cli_number("ros2", "--diagnostic-period", optarg, 0.05, 3600, &diag) < 0)
+                return 2;
+            break;
+        case 'r':
+            if (cli_number("ros2", "--rate", optarg, 1, 1000, &rate) < 0)
+                return 2;
+            break;
+        case 'X': ro.no_tf = true; break;
+        case 'f':
+            if (cli_number("ros2", "--for", optarg, 0.01, 1e9, &seconds) < 0)
+                return 2;
+            break;
+        case 'h': usage(stdout); return 0;
+        default: return 2;
+        }
+    }
+    if (domain != floor(domain)) {
+        cli_error("ros2", "--domain wants a whole number from 0 to 232");
+        return 2;
+    }
+    ro.domain = (int)domain;
+    ro.cmd_vel_timeout = timeout;
+    ro.diagnostic_period = diag;
+
+    /* The robots: URLs, or a world file's robot lines where sim serves them. */
+    static bw_world_t world;
+    char err[512];
+    size_t n = 0;
+    char **urls = NULL;
+    if (world_path) {
+        if (optind < argc) {
+            cli_error("ros2", "--world names the robots: no URLs with it");
+            return 2;
+        }
+        if (tcp && link) {
+            cli_error("ros2", "--pty and --tcp: one or the other, as for botwire sim");
+            return 2;
+        }
+        if (bw_world_load(&world, world_path, err, sizeof err) < 0) {
+            cli_error("ros2", "%s", err);
+            return 1;
+        }
+        if (world.nrobots == 0) {
+            cli_error("ros2", "%s has no robot lines (robot FAMILY[/MODEL] X Y HEADING)", world_path);
+            return 1;
+        }
+        char host[128] = "127.0.0.1";
+        int port = FIRST_PORT;
+        if (tcp && host_port(tcp, host, sizeof host, &port) < 0) {
+            cli_error("ros2", "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
+            return 2;
+        }
+        n = world.nrobots;
+        if (!link && port + (int)n - 1 > 65535) {
+            cli_error("ros2", "%zu robots from port %d go beyond port 65535", n, port);
+            return 2;
+        }
+        urls = calloc(n, sizeof *urls);
+        for (size_t i = 0; urls && i < n; i++) {
+            urls[i] = malloc(512);
+            if (!urls[i])
+                break;
+            int k = link ? snprintf(urls[i], 512, "%s:%s%zu", world.robots[i].family, link, i + 1)
+                         : snprintf(urls[i], 512, "%s:tcp://%s:%d", world.robots[i].family, host,
+                                    port + (int)i);
+            if (world.robots[i].model[0] && k > 0 && k < 512)
+                snprintf(urls[i] + k, 512 - (size_t)k, "?model=%s", world.robots[i].model);
+        }
+    } else {
+        if (tcp || link) {
+            cli_error("ros2", "--tcp and --pty go with --world; a URL says where its robot is");
+            return 2;
+        }
+        if (optind == argc) {
+            cli_error("ros2", "which robot? a URL (sim:kobuki, kobuki:/dev/ttyUSB0, ...) or "
+                              "--world FILE");
+            return 2;
+        }
+        n = (size_t)(argc - optind);
+        urls = calloc(n, sizeof *urls);
+        for (size_t i = 0; urls && i < n; i++)
+            urls[i] = strdup(argv[optind + (int)i]);
+    }
+    if (n > MAX_ROBOTS) {
+        cli_error("ros2", "%zu robots: one process serves at most %d", n, MAX_ROBOTS);
+        return 2;
+    }
+    if (ns && n > 1) {
+        cli_error("ros2", "--ns names one robot's namespace; a fleet's are --ns-prefix P1, P2, ...");
+        return 2;
+    }
+    for (size_t i = 0; urls && i < n; i++)
+        if (!urls[i]) {
+            free(urls);
+            urls = NULL;
+        }
+    if (!urls) {
+        cli_error("ros2", "out of memory");
+        return 1;
+    }
+
+    bw_ros2_t *node;
+    if (bw_ros2_open(&node, &ro, err, sizeof err) < 0) {
+        cli_error("ros2", "%s", err);
+        return 1;
+    }
+    cli_catch_signals();
+    bw_base_stop_on_exit();
+    bw_base_t **bases = calloc(n, sizeof *bases);
+    int status = 0;
+    double now = cli_now();
+    bw_base_options_t bo;
+    memset(&bo, 0, sizeof bo);
+    bo.command_timeout = timeout; /* the base's own supervision, as a second line */
+    for (size_t i = 0; bases && i < n && status == 0; i++) {
+        if (bw_base_open(&bases[i], urls[i], &bo, now, err, sizeof err) < 0) {
+            cli_error("ros2", "%s", err);
+            status = 1;
+            break;
+        }
+        char name[128];
+        if (n == 1)
+            snprintf(name, sizeof name, "%s", ns ? ns : "");
+        else
+            snprintf(name, sizeof name, "%s%zu", prefix, i + 1);
+        if (bw_ros2_add(node, bases[i], name, NULL, urls[i], err, sizeof err) < 0) {
+            cli_error("ros2", "%s", err);
+            status = 2;
+            break;
+        }
+        while (*name == '/')
+            memmove(name, name + 1, strlen(name));
+        printf("botwire ros2: /%s%sbotwire on %s (%s)\n", name, *name ? "/" : "", urls[i],
+               bw_base_family(bases[i]));
+    }
+    if (!bases) {
+        cli_error("ros2", "out of memory");
+        status = 1;
+    }
+    if (status == 0) {
+        printf("botwire ros2: %zu node%s on DDS domain %d, ROS 2 %s layout\n", n, n == 1 ? "" : "s",
+               bw_ros2_domain(node), ro.distro == BW_ROS2_HUMBLE ? "Humble" : "Jazzy");
+        if (cli_flush_out("ros2") != 0)
+            status = 1;
+    }
+    double started = cli_now(), end = now + seconds, period = 1 / rate;
+    struct pollfd *fds = calloc(n ? n : 1, sizeof *fds);
+    if (!fds)
+        status = 1;
+    double next = now;
+    while (status == 0 && !cli_interrupted && (now = cli_now()) < end) {
+        if (now >= next) {
+            bw_ros2_step(node, now);
+            next += period;
+            if (next < now)
+                next = now + period; /* fell behind: no burst to catch up */
+        }
+        double until = fmin(next, end);
+        nfds_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            until = fmin(until, bw_base_next_deadline(bases[i]));
+            int fd = bw_base_fd(bases[i]);
+            if (fd >= 0)
+                fds[k++] = (struct pollfd){ fd, POLLIN, 0 };
+        }
+        double left = until - cli_now();
+        if (left > 0)
+            poll(fds, k, (int)ceil(left * 1000));
+        now = cli_now();
+        for (size_t i = 0; i < n; i++)
+            bw_base_poll(bases[i], now); /* what came, read when it came */
+    }
+    now = cli_now();
+    if (status == 0) {
+        bw_ros2_stats_t st;
+        bw_ros2_stats(node, &st);
+        double ran = now - started;
+        fprintf(stderr,
+                "botwire ros2: %llu messages published in %.1f s (%.0f/s); %llu cmd_vel taken, "
+                "%llu not finite and ignored\n",
+                st.published, ran, ran > 0 ? (double)st.published / ran : 0.0, st.cmd_vel,
+                st.cmd_vel_ignored);
+    }
+    bw_ros2_close(node, now); /* stops every robot */
+    for (size_t i = 0; bases && i < n; i++)
+        if (bases[i])
+            bw_base_close(bases[i], now);
+    for (size_t i = 0; i < n; i++)
+        free(urls[i]);
+    free(urls);
+    free(bases);
+    free(fds);
+    if (status == 0 && cli_interrupted)
+        return 128 + cli_interrupted; /* the robots stopped all the same */
+    return status;
+}
