@@ -363,3 +363,22 @@ int cli_hex_end(const cli_hex_reader_t *h, char *err, size_t errlen)
     snprintf(err, errlen, "hex input line %u: odd number of hex digits", h->line);
     return -1;
 }
+
+int cli_host_port(const char *text, char *host, size_t cap, int *port)
+{
+    const char *colon = strrchr(text, ':');
+    const char *num = colon ? colon + 1 : text;
+    char *end;
+    long p = strtol(num, &end, 10);
+    if (!*num || *end || p < 1 || p > 65535)
+        return -1;
+    size_t n = colon ? (size_t)(colon - text) : 0;
+    if (n >= cap)
+        return -1;
+    if (n) {
+        memcpy(host, text, n);
+        host[n] = 0;
+    }
+    *port = (int)p;
+    return 0;
+}

@@ -71,6 +71,10 @@ bool cli_base_settled(const bw_base_t *b);
  * in no protocol, or a TCP robot another client holds. */
 void cli_base_unheard(const char *cmd, const bw_base_t *b, const char *url, double waited);
 
+/* "[HOST:]PORT", PORT 1 to 65535: host (left as it is when the text has
+ * none) and port; -1 if it is not that. */
+int cli_host_port(const char *text, char *host, size_t cap, int *port);
+
 /* Monotonic wall-clock seconds. */
 double cli_now(void);
 /* Waits until fd (if >= 0) is readable or the monotonic time `until`,

@@ -54,26 +54,6 @@ static void usage(FILE *f)
             "  botwire sim --world fleet.world --detach && botwire ros2 --world fleet.world\n");
 }
 
-/* "[HOST:]PORT" */
-static int host_port(const char *text, char *host, size_t cap, int *port)
-{
-    const char *colon = strrchr(text, ':');
-    const char *num = colon ? colon + 1 : text;
-    char *end;
-    long p = strtol(num, &end, 10);
-    if (!*num || *end || p < 1 || p > 65535)
-        return -1;
-    size_t n = colon ? (size_t)(colon - text) : 0;
-    if (n >= cap)
-        return -1;
-    if (n) {
-        memcpy(host, text, n);
-        host[n] = 0;
-    }
-    *port = (int)p;
-    return 0;
-}
-
 int cmd_ros2(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -162,7 +142,7 @@ int cmd_ros2(int argc, char **argv)
         }
         char host[128] = "127.0.0.1";
         int port = FIRST_PORT;
-        if (tcp && host_port(tcp, host, sizeof host, &port) < 0) {
+        if (tcp && cli_host_port(tcp, host, sizeof host, &port) < 0) {
             cli_error("ros2", "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
             return 2;
         }
@@ -220,8 +200,10 @@ int cmd_ros2(int argc, char **argv)
         cli_error("ros2", "%s", err);
         return 1;
     }
-    cli_catch_signals();
+    /* exit() stops every robot; a signal ends the loop, which stops them
+     * and says what was published (the command's own handlers, last). */
     bw_base_stop_on_exit();
+    cli_catch_signals();
     bw_base_t **bases = calloc(n, sizeof *bases);
     int status = 0;
     double now = cli_now();

@@ -43,26 +43,6 @@ static void usage(FILE *f)
             "  botwire ros-launch --world fleet.world -o fleet.launch && roslaunch fleet.launch\n");
 }
 
-/* "[HOST:]PORT" */
-static int host_port(const char *text, char *host, size_t cap, int *port)
-{
-    const char *colon = strrchr(text, ':');
-    const char *num = colon ? colon + 1 : text;
-    char *end;
-    long p = strtol(num, &end, 10);
-    if (!*num || *end || p < 1 || p > 65535)
-        return -1;
-    size_t n = colon ? (size_t)(colon - text) : 0;
-    if (n >= cap)
-        return -1;
-    if (n) {
-        memcpy(host, text, n);
-        host[n] = 0;
-    }
-    *port = (int)p;
-    return 0;
-}
-
 /* Text for an XML attribute. */
 static void xml_attr(FILE *f, const char *s)
 {
@@ -197,7 +177,7 @@ int cmd_roslaunch(int argc, char **argv)
     }
     char host[128] = "127.0.0.1";
     int port = FIRST_PORT;
-    if (tcp && host_port(tcp, host, sizeof host, &port) < 0) {
+    if (tcp && cli_host_port(tcp, host, sizeof host, &port) < 0) {
         cli_error("ros-launch", "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
         return 2;
     }

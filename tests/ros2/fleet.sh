@@ -12,9 +12,7 @@ set -u
 bw=$1 peer=$2
 . "$(dirname "$0")/../testlib.sh"
 
-export CYCLONEDDS_URI='<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>64</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
-export ROS_DOMAIN_ID=$(($$ % 200 + 1))
-unset ROS_LOCALHOST_ONLY ROS_AUTOMATIC_DISCOVERY_RANGE ROS_STATIC_PEERS
+. "$(dirname "$0")/ros2lib.sh"
 fleet= lone= node=
 cleanup() {
     [ -n "$node" ] && kill "$node" 2>/dev/null

@@ -11,12 +11,7 @@ set -u
 bw=$1 peer=$2
 . "$(dirname "$0")/../testlib.sh"
 
-# Loopback only, no multicast: this test's participants find each other and
-# nobody else's. A domain of its own (from the process id) keeps it apart
-# from another test run at the same time.
-export CYCLONEDDS_URI='<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>64</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
-export ROS_DOMAIN_ID=$(($$ % 200 + 1))
-unset ROS_LOCALHOST_ONLY ROS_AUTOMATIC_DISCOVERY_RANGE ROS_STATIC_PEERS
+. "$(dirname "$0")/ros2lib.sh"
 node=
 cleanup() {
     [ -n "$node" ] && kill "$node" 2>/dev/null
