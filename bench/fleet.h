@@ -46,4 +46,10 @@ typedef struct {
 } bench_ros2_result_t;
 int bench_ros2(size_t robots, double seconds, bench_ros2_result_t *r, char *err, size_t errlen);
 
+/* The ROS 1 bridge doing the same (ros2.c): a roscore on a free port and N
+ * botwire_ros nodes (the executable `node`), one a robot, each on its own
+ * sim:kobuki: the N nodes' CPU and messages per second. */
+int bench_ros1(const char *node, size_t robots, double seconds, bench_ros2_result_t *r, char *err,
+               size_t errlen);
+
 #endif

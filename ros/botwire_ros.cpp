@@ -143,6 +143,11 @@ class Bridge {
 
     void close()
     {
+        /* what it published since its first message, for `botwire bench
+         * --ros2` beside the ROS 2 node
+         * (a plain line: ROS's logging has shut down with the node) */
+        std::printf("botwire_ros: %llu messages published in %.1f s\n", published_,
+                    published_ ? wall_now() - started_ : 0.0);
         if (base_) {
             bw_base_close(base_, wall_now()); /* stops the robot */
             base_ = nullptr;
@@ -150,6 +155,13 @@ class Bridge {
     }
 
   private:
+    template <class M> void send(ros::Publisher &pub, const M &m)
+    {
+        pub.publish(m);
+        if (published_++ == 0)
+            started_ = wall_now();
+    }
+
     void on_cmd_vel(const geometry_msgs::Twist::ConstPtr &msg)
     {
         if (!std::isfinite(msg->linear.x) || !std::isfinite(msg->angular.z)) {
@@ -205,7 +217,7 @@ class Bridge {
             o.pose.covariance[i * 7] = planar ? 1e-3 : 1e6;
             o.twist.covariance[i * 7] = planar ? 1e-3 : 1e6;
         }
-        odom_pub_.publish(o);
+        send(odom_pub_, o);
         if (publish_tf_) {
             geometry_msgs::TransformStamped t;
             t.header = o.header;
@@ -215,7 +227,7 @@ class Bridge {
             t.transform.rotation = o.pose.pose.orientation;
             tf2_msgs::TFMessage m;
             m.transforms.push_back(t);
-            tf_pub_.publish(m);
+            send(tf_pub_, m);
         }
     }
 
@@ -237,7 +249,7 @@ class Bridge {
                 t.transform.rotation = yaw_quaternion(st->ranges[i].mount.theta);
                 statics.transforms.push_back(t);
             }
-            tf_static_pub_.publish(statics);
+            send(tf_static_pub_, statics);
         }
         for (unsigned i = 0; i < st->nranges; i++) {
             const bw_range_t &r = st->ranges[i];
@@ -256,7 +268,7 @@ class Bridge {
             /* REP 117: nothing seen within max_range is +Inf */
             m.range = r.range >= r.max_range ? std::numeric_limits<float>::infinity()
                                              : static_cast<float>(r.range);
-            range_pubs_[i].publish(m);
+            send(range_pubs_[i], m);
         }
     }
 
@@ -266,7 +278,7 @@ class Bridge {
             return;
         std_msgs::UInt32 m;
         m.data = mask;
-        pub.publish(m);
+        send(pub, m);
         last = mask;
         sent = true;
     }
@@ -290,7 +302,7 @@ class Bridge {
                               ev.on ? "on" : "off", ev.mask);
             std_msgs::String m;
             m.data = line;
-            event_pub_.publish(m);
+            send(event_pub_, m);
             if (ev.type == BW_EV_OFFLINE)
                 ROS_WARN("botwire_ros: %s offline", url_.c_str());
             else if (ev.type == BW_EV_ONLINE)
@@ -319,7 +331,7 @@ class Bridge {
         default: b.power_supply_status = b.POWER_SUPPLY_STATUS_UNKNOWN; break;
         }
         b.present = st->battery > 0;
-        battery_pub_.publish(b);
+        send(battery_pub_, b);
     }
 
     void publish_diagnostics(const bw_base_state_t *st, const ros::Time &stamp)
@@ -349,7 +361,7 @@ class Bridge {
         diagnostic_msgs::DiagnosticArray a;
         a.header.stamp = stamp;
         a.status.push_back(s);
-        diag_pub_.publish(a);
+        send(diag_pub_, a);
     }
 
     ros::NodeHandle &nh_;
@@ -364,6 +376,8 @@ class Bridge {
     ros::Subscriber cmd_sub_;
     double v_ = 0, w_ = 0, last_cmd_ = 0, last_state_t_ = -1, last_diag_ = -1e9;
     bool have_cmd_ = false, driving_ = false;
+    unsigned long long published_ = 0;
+    double started_ = 0; /* the first message's time */
     uint32_t last_bumpers_ = 0, last_cliffs_ = 0, last_drops_ = 0;
     bool sent_bumpers_ = false, sent_cliffs_ = false, sent_drops_ = false;
 };
@@ -375,6 +389,8 @@ int main(int argc, char **argv)
     /* exit() and SIGTERM stop the robot; ROS then takes SIGINT over for a
      * clean shutdown, which closes the base (and so stops it) itself. */
     bw_base_stop_on_exit();
+    /* a line at a time, also into a pipe or a file (a launcher's log) */
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     ros::init(argc, argv, "botwire_ros");
     ros::NodeHandle nh, pnh("~");
     Bridge bridge(nh, pnh);

@@ -24,7 +24,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: botwire bench [--proto P] [--shape S] [--seconds S]\n"
                "       botwire bench --fleet[=N,N,...] [--seconds S] [--threads N]\n"
                "       botwire bench --fleet-tcp N [--seconds S] [--port P]\n"
-               "       botwire bench --ros2[=N] [--seconds S]\n"
+               "       botwire bench --ros2[=N] [--ros1 NODE] [--seconds S]\n"
                "\n"
                "Measures parser throughput on the frame shapes each protocol's clients make its\n"
                "robot send, recorded from its emulated robot driving squares (and, where a shape\n"
@@ -79,7 +79,13 @@ static void usage(FILE *f)
                "100, each in the process at its own 50 Hz) as N ROS 2 nodes on a DDS domain\n"
                "heard on this machine only; over S seconds (default 10) once they are up:\n"
                "messages_per_s it publishes (odom, tf, diagnostics, battery, events) and\n"
-               "cpu_cores it takes (every thread, Cyclone DDS's included).\n"
+               "cpu_cores it takes (every thread, Cyclone DDS's included). Then the ROS 1\n"
+               "bridge doing the same, for the comparison: a roscore (from the PATH) on a free\n"
+               "port and N botwire_ros nodes, one a robot, each on its own sim:kobuki; the\n"
+               "same two figures for the N node processes. The node is --ros1 NODE, else the\n"
+               "botwire_ros of the build or install this botwire is in; without one the ROS 1\n"
+               "line says why it was not measured.\n"
+               "  --ros1 NODE      the botwire_ros executable for the ROS 1 side\n"
                "  -h, --help       this help\n",
             "300, 60, 20 and 10");
 }
@@ -209,7 +215,39 @@ static void fleet_line(void *ctx, const bench_fleet_result_t *r)
     fflush(stdout);
 }
 
-static int ros2_bench(size_t n, double seconds)
+/* The botwire_ros beside this botwire: the build's (ros/botwire_ros/) or the
+ * install's (../lib/botwire_ros/); NULL if neither is there. */
+static const char *ros1_node(char *path, size_t cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return NULL;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    static const char *const beside[] = { "ros/botwire_ros/botwire_ros",
+                                          "../lib/botwire_ros/botwire_ros" };
+    for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+        snprintf(path, cap, "%s/%s", self, beside[i]);
+        if (access(path, X_OK) == 0)
+            return path;
+    }
+    return NULL;
+}
+
+static void ros_line(const char *side, const bench_ros2_result_t *r)
+{
+    printf("{\"%s_robots\":%zu,\"seconds\":%.1f,\"published\":%llu,\"messages_per_s\":%.0f,"
+           "\"cpu_cores\":%.3f,\"cpu_ms_per_robot_s\":%.3f}\n",
+           side, r->robots, r->seconds, r->published, r->per_second, r->cpu,
+           r->cpu * 1000 / (double)r->robots);
+    fflush(stdout);
+}
+
+static int ros2_bench(size_t n, double seconds, const char *ros1)
 {
     fprintf(stderr, "botwire bench: botwire ros2 with %zu emulated Kobukis, %g s ...\n", n,
             seconds);
@@ -219,10 +257,22 @@ static int ros2_bench(size_t n, double seconds)
         cli_error("bench", "%s", err);
         return 1;
     }
-    printf("{\"ros2_robots\":%zu,\"seconds\":%.1f,\"published\":%llu,\"messages_per_s\":%.0f,"
-           "\"cpu_cores\":%.3f,\"cpu_ms_per_robot_s\":%.3f}\n",
-           r.robots, r.seconds, r.published, r.per_second, r.cpu,
-           r.cpu * 1000 / (double)r.robots);
+    ros_line("ros2", &r);
+    char found[4200];
+    if (!ros1)
+        ros1 = ros1_node(found, sizeof found);
+    if (!ros1) {
+        fprintf(stderr, "botwire bench: the ROS 1 bridge not measured: no botwire_ros beside this "
+                        "botwire (a build with ROS 1 has one; or --ros1 NODE)\n");
+        return cli_flush_out("bench");
+    }
+    fprintf(stderr, "botwire bench: the ROS 1 bridge, a roscore and %zu botwire_ros nodes (%s), "
+                    "%g s ...\n", n, ros1, seconds);
+    if (bench_ros1(ros1, n, seconds, &r, err, sizeof err) < 0) {
+        cli_error("bench", "the ROS 1 side: %s", err);
+        return 1;
+    }
+    ros_line("ros1", &r);
     return cli_flush_out("bench");
 }
 
@@ -255,12 +305,13 @@ int cmd_bench(int argc, char **argv)
         { "fleet", optional_argument, NULL, 'F' },
         { "fleet-tcp", required_argument, NULL, 'f' },
         { "ros2", optional_argument, NULL, 'R' },
+        { "ros1", required_argument, NULL, '1' },
         { "threads", required_argument, NULL, 'T' },
         { "port", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *proto = NULL, *shape = NULL;
+    const char *proto = NULL, *shape = NULL, *ros1 = NULL;
     double seconds = 0, fleet = 0, port = 20101, threads = 0, ros2 = 0;
     bool fast = false;
     const char *sizes = NULL;
@@ -292,6 +343,7 @@ int cmd_bench(int argc, char **argv)
             if (optarg && cli_number("bench", "--ros2", optarg, 1, 1000, &ros2) < 0)
                 return 2;
             break;
+        case '1': ros1 = optarg; break;
         case 'T':
             if (cli_number("bench", "--threads", optarg, 1, 256, &threads) < 0)
                 return 2;
@@ -315,8 +367,12 @@ int cmd_bench(int argc, char **argv)
         cli_error("bench", "--fleet, --fleet-tcp or --ros2: one at a time");
         return 2;
     }
+    if (ros1 && !(ros2 > 0)) {
+        cli_error("bench", "--ros1 goes with --ros2 (the comparison it is the other side of)");
+        return 2;
+    }
     if (ros2 > 0)
-        return ros2_bench((size_t)ros2, seconds > 0 ? seconds : 10);
+        return ros2_bench((size_t)ros2, seconds > 0 ? seconds : 10, ros1);
     if (fast)
         return fast_bench(sizes, seconds, (unsigned)threads);
     if (proto) {

@@ -175,77 +175,55 @@ static void copy_gid(uint8_t *to, size_t cap, const dds_guid_t *g)
 }
 
 /* The whole participant's nodes, as rmw_dds_common's graph cache sends
- * them after every change (a snapshot, not a delta). */
+ * them after every change (a snapshot, not a delta). One body for the two
+ * layouts (a Gid of 16 bytes in Jazzy, 24 in Humble), over the types idlc
+ * generated for each: T is the generated names' prefix. */
+#define DEFINE_ANNOUNCE(fn, T)                                                                  \
+    static void fn(bw_ros2_t *n, const dds_guid_t *pg)                                         \
+    {                                                                                          \
+        size_t k = n->nrobots;                                                                 \
+        T##ParticipantEntitiesInfo_ m;                                                         \
+        memset(&m, 0, sizeof m);                                                               \
+        copy_gid(m.gid.data, sizeof m.gid.data, pg);                                           \
+        T##NodeEntitiesInfo_ *nodes = calloc(k ? k : 1, sizeof *nodes);                        \
+        T##Gid_ *gids = calloc(k ? k * 2 * MAX_GIDS : 1, sizeof *gids);                        \
+        if (!nodes || !gids) {                                                                 \
+            free(nodes);                                                                       \
+            free(gids);                                                                        \
+            return;                                                                            \
+        }                                                                                      \
+        for (size_t i = 0; i < k; i++) {                                                       \
+            robot_t *r = n->robots[i];                                                         \
+            T##Gid_ *rg = gids + i * 2 * MAX_GIDS, *wg = rg + MAX_GIDS;                        \
+            for (unsigned j = 0; j < r->nreaders; j++)                                         \
+                copy_gid(rg[j].data, sizeof rg[j].data, &r->readers[j]);                       \
+            for (unsigned j = 0; j < r->nwriters; j++)                                         \
+                copy_gid(wg[j].data, sizeof wg[j].data, &r->writers[j]);                       \
+            snprintf(nodes[i].node_namespace, sizeof nodes[i].node_namespace, "%s", r->ns);    \
+            snprintf(nodes[i].node_name, sizeof nodes[i].node_name, "botwire");                \
+            nodes[i].reader_gid_seq =                                                          \
+                (dds_sequence_##T##Gid_){ r->nreaders, r->nreaders, rg, false };               \
+            nodes[i].writer_gid_seq =                                                          \
+                (dds_sequence_##T##Gid_){ r->nwriters, r->nwriters, wg, false };               \
+        }                                                                                      \
+        m.node_entities_info_seq._length = m.node_entities_info_seq._maximum = (uint32_t)k;    \
+        m.node_entities_info_seq._buffer = nodes;                                              \
+        dds_write(n->info_writer, &m);                                                         \
+        free(nodes);                                                                           \
+        free(gids);                                                                            \
+    }
+DEFINE_ANNOUNCE(announce_jazzy, rmw_dds_common_msg_dds__)
+DEFINE_ANNOUNCE(announce_humble, humble_rmw_dds_common_msg_dds__)
+
 static void announce(bw_ros2_t *n)
 {
     dds_guid_t pg;
     if (dds_get_guid(n->participant, &pg) != DDS_RETCODE_OK)
         return;
-    size_t k = n->nrobots;
-    if (n->opt.distro == BW_ROS2_HUMBLE) {
-        humble_rmw_dds_common_msg_dds__ParticipantEntitiesInfo_ m;
-        memset(&m, 0, sizeof m);
-        copy_gid(m.gid.data, sizeof m.gid.data, &pg);
-        humble_rmw_dds_common_msg_dds__NodeEntitiesInfo_ *nodes = calloc(k ? k : 1, sizeof *nodes);
-        humble_rmw_dds_common_msg_dds__Gid_ *gids =
-            calloc(k ? k * 2 * MAX_GIDS : 1, sizeof *gids);
-        if (!nodes || !gids) {
-            free(nodes);
-            free(gids);
-            return;
-        }
-        for (size_t i = 0; i < k; i++) {
-            robot_t *r = n->robots[i];
-            humble_rmw_dds_common_msg_dds__Gid_ *rg = gids + i * 2 * MAX_GIDS, *wg = rg + MAX_GIDS;
-            for (unsigned j = 0; j < r->nreaders; j++)
-                copy_gid(rg[j].data, sizeof rg[j].data, &r->readers[j]);
-            for (unsigned j = 0; j < r->nwriters; j++)
-                copy_gid(wg[j].data, sizeof wg[j].data, &r->writers[j]);
-            snprintf(nodes[i].node_namespace, sizeof nodes[i].node_namespace, "%s", r->ns);
-            snprintf(nodes[i].node_name, sizeof nodes[i].node_name, "botwire");
-            nodes[i].reader_gid_seq = (dds_sequence_humble_rmw_dds_common_msg_dds__Gid_){
-                r->nreaders, r->nreaders, rg, false
-            };
-            nodes[i].writer_gid_seq = (dds_sequence_humble_rmw_dds_common_msg_dds__Gid_){
-                r->nwriters, r->nwriters, wg, false
-            };
-        }
-        m.node_entities_info_seq._length = m.node_entities_info_seq._maximum = (uint32_t)k;
-        m.node_entities_info_seq._buffer = nodes;
-        dds_write(n->info_writer, &m);
-        free(nodes);
-        free(gids);
-        return;
-    }
-    rmw_dds_common_msg_dds__ParticipantEntitiesInfo_ m;
-    memset(&m, 0, sizeof m);
-    copy_gid(m.gid.data, sizeof m.gid.data, &pg);
-    rmw_dds_common_msg_dds__NodeEntitiesInfo_ *nodes = calloc(k ? k : 1, sizeof *nodes);
-    rmw_dds_common_msg_dds__Gid_ *gids = calloc(k ? k * 2 * MAX_GIDS : 1, sizeof *gids);
-    if (!nodes || !gids) {
-        free(nodes);
-        free(gids);
-        return;
-    }
-    for (size_t i = 0; i < k; i++) {
-        robot_t *r = n->robots[i];
-        rmw_dds_common_msg_dds__Gid_ *rg = gids + i * 2 * MAX_GIDS, *wg = rg + MAX_GIDS;
-        for (unsigned j = 0; j < r->nreaders; j++)
-            copy_gid(rg[j].data, sizeof rg[j].data, &r->readers[j]);
-        for (unsigned j = 0; j < r->nwriters; j++)
-            copy_gid(wg[j].data, sizeof wg[j].data, &r->writers[j]);
-        snprintf(nodes[i].node_namespace, sizeof nodes[i].node_namespace, "%s", r->ns);
-        snprintf(nodes[i].node_name, sizeof nodes[i].node_name, "botwire");
-        nodes[i].reader_gid_seq =
-            (dds_sequence_rmw_dds_common_msg_dds__Gid_){ r->nreaders, r->nreaders, rg, false };
-        nodes[i].writer_gid_seq =
-            (dds_sequence_rmw_dds_common_msg_dds__Gid_){ r->nwriters, r->nwriters, wg, false };
-    }
-    m.node_entities_info_seq._length = m.node_entities_info_seq._maximum = (uint32_t)k;
-    m.node_entities_info_seq._buffer = nodes;
-    dds_write(n->info_writer, &m);
-    free(nodes);
-    free(gids);
+    if (n->opt.distro == BW_ROS2_HUMBLE)
+        announce_humble(n, &pg);
+    else
+        announce_jazzy(n, &pg);
 }
 
 /* ---- the domain and its configuration -------------------------------------- */

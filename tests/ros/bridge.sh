@@ -71,13 +71,16 @@ watcher=$!
 wait "$watcher"
 slowing=$(sed -n 's/^slowing_after //p' "$tmp/watch")
 after=$(sed -n 's/^stopped_after //p' "$tmp/watch")
+late=$(sed -n 's/^late_by //p' "$tmp/watch")
 # The stop goes out at the timeout; the robot then brakes at its own limit
 # (Kobuki: 1 m/s^2: half speed 0.1 s later, at rest 0.2 s later). Allowed
-# on top: 0.15 s for node cycles and the odometry to show it.
-awk -v s="$slowing" 'BEGIN { exit !(s > 0.6 && s <= 0.6 + 0.1 + 0.15) }' &&
-    pass "publisher killed: the robot brakes, at half speed ${slowing} s after its last cmd_vel (timeout 0.6 s)" ||
+# on top: 0.15 s for node cycles and the odometry to show it, and the time
+# the machine held the node's loop back in between (its odometry's stamps
+# say how much; a loaded runner with the sanitizers adds tenths).
+awk -v s="$slowing" -v l="$late" 'BEGIN { exit !(s > 0.6 && s <= 0.6 + 0.1 + 0.15 + l) }' &&
+    pass "publisher killed: the robot brakes, at half speed ${slowing} s after its last cmd_vel (timeout 0.6 s; the node's cycles $late s late)" ||
     fail "publisher killed: slowing_after $slowing ($(cat "$tmp/watch"))"
-awk -v a="$after" 'BEGIN { exit !(a > 0.6 && a <= 0.6 + 0.2 + 0.15) }' &&
+awk -v a="$after" -v l="$late" 'BEGIN { exit !(a > 0.6 && a <= 0.6 + 0.2 + 0.15 + l) }' &&
     pass "... and at rest (odom v = 0) ${after} s after it" ||
     fail "publisher killed: stopped_after $after ($(cat "$tmp/watch"))"
 stop_node

@@ -12,6 +12,8 @@
  *         slowing_after S   from the last cmd_vel to the first odom at less
  *                           than half the speed then: the robot braking
  *         stopped_after S   ... to the first odom with v = 0 (-1: never)
+ *         late_by S         how much later than usual the node's cycles ran
+ *                           in that time (gaps in the odometry's stamps)
  *         online B          /diagnostics said the link is online (1/0)
  *         range I R WANT    for each range sensor facing within 30 degrees
  *                           of ahead, its last reading and what a wall at
@@ -101,6 +103,7 @@ double yaw_of(const geometry_msgs::Quaternion &q)
 struct Watch {
     bool have_odom = false;
     double x = 0, v = 0, last_cmd = -1, v_at_cmd = 0, slowing_at = -1, stopped_at = -1;
+    std::vector<double> stamps; /* every odometry's stamp, the node's clock */
     bool online = false, have_diag = false;
     std::map<std::string, std::string> values;
     std::map<std::string, geometry_msgs::Transform> mounts;
@@ -119,6 +122,7 @@ struct Watch {
         x = m->pose.pose.position.x;
         v = m->twist.twist.linear.x;
         double at = m->header.stamp.isZero() ? e.getReceiptTime().toSec() : m->header.stamp.toSec();
+        stamps.push_back(at);
         if (last_cmd > 0 && slowing_at < 0 && v < v_at_cmd / 2 && at > last_cmd)
             slowing_at = at;
         if (last_cmd > 0 && stopped_at < 0 && std::fabs(v) < 1e-6 && at > last_cmd)
@@ -129,6 +133,29 @@ struct Watch {
         last_cmd = e.getReceiptTime().toSec();
         v_at_cmd = v;
         slowing_at = stopped_at = -1;
+    }
+    /* How late the node's loop ran between the last cmd_vel and the rest:
+     * the node publishes odometry each cycle the state is new, stamped when
+     * that cycle ran, so a cycle the scheduler held back shows as a gap
+     * longer than the usual one (the median), and the stop it was to send
+     * went out that much later. The sum of those excesses is the time the
+     * machine, not the node, added; a gap of one cycle skipped is the
+     * node's and the robot's rates beating, not the machine, and left out
+     * (the 0.15 s allowed covers it). */
+    double late_by() const
+    {
+        if (last_cmd < 0 || stopped_at < 0 || stamps.size() < 3)
+            return 0;
+        std::vector<double> gaps;
+        for (size_t i = 1; i < stamps.size(); i++)
+            gaps.push_back(stamps[i] - stamps[i - 1]);
+        std::vector<double> sorted = gaps;
+        std::sort(sorted.begin(), sorted.end());
+        double usual = sorted[sorted.size() / 2], late = 0;
+        for (size_t i = 1; i < stamps.size(); i++)
+            if (stamps[i] > last_cmd && stamps[i - 1] < stopped_at && gaps[i - 1] > 2.5 * usual)
+                late += gaps[i - 1] - usual;
+        return late;
     }
     void statics(const tf2_msgs::TFMessage::ConstPtr &m)
     {
@@ -184,6 +211,7 @@ int watch(double seconds, double wall_x, double start_x, bool ranges, bool to_re
     std::printf("odom %.4f %.4f\n", w.x, w.v);
     std::printf("slowing_after %.3f\n", w.slowing_at > 0 ? w.slowing_at - w.last_cmd : -1.0);
     std::printf("stopped_after %.3f\n", w.stopped_at > 0 ? w.stopped_at - w.last_cmd : -1.0);
+    std::printf("late_by %.3f\n", w.late_by());
     std::printf("online %d\n", w.online ? 1 : 0);
     if (ranges) {
         for (const auto &r : w.ranges) {

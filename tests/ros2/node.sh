@@ -3,9 +3,10 @@
 # seen by a ROS 2 peer (ros2_peer: the Cyclone DDS C API, its own IDL of the
 # ROS 2 types) on a loopback-only DDS domain of this test's own: odometry
 # at the robot's rate in the namespace's frames, /tf, cmd_vel moving the
-# robot (the emulator's true pose), the node in ros_discovery_info; SIGINT
-# and SIGTERM stop the robot at once, SIGKILL leaves it to the robot's own
-# watchdog.
+# robot (the emulator's true pose), a teleop that falls silent (the node's
+# --cmd-vel-timeout), the node in ros_discovery_info; SIGINT and SIGTERM
+# stop the robot at once, SIGKILL leaves it to the robot's own watchdog;
+# the Humble layout read with Humble's types.
 # usage: node.sh BOTWIRE ROS2_PEER
 set -u
 bw=$1 peer=$2
@@ -62,7 +63,25 @@ grep -q '^node /robot1 botwire 1 9$' "$tmp/nodes" &&
     pass "ros_discovery_info: /robot1/botwire, 1 reader and 9 writers" ||
     fail "ros_discovery_info: $(cat "$tmp/nodes")"
 
-# 3. SIGINT ends the node; the emulator's truth agrees with the odometry.
+# 3. The teleop dies mid-drive (no zero twist): the node stops the robot
+# --cmd-vel-timeout (0.6 s) after the last cmd_vel; the Kobuki then brakes
+# at 1 m/s^2 (half speed 0.1 s later, at rest 0.2 s later). Allowed on top:
+# 0.15 s for node cycles and the odometry to show it, and the time the
+# machine held the node's cycles back (its odometry's stamps say how much).
+"$peer" watch 10 robot1 --drive robot1 0.2 1 --fall-silent >"$tmp/watch" 2>"$tmp/peer.err" ||
+    fail "peer: no odometry ($(cat "$tmp/watch" "$tmp/peer.err"))"
+set -- $(grep '^stop robot1 ' "$tmp/watch")
+slowing=${3:--1} after=${4:--1} late=${5:-0}
+x=$(sed -n 's/^odom robot1 [0-9]* [0-9.]* [^ ]* [^ ]* \([-0-9.]*\) .*/\1/p' "$tmp/watch")
+awk -v s="$slowing" -v l="$late" 'BEGIN { exit !(s > 0.6 && s <= 0.6 + 0.1 + 0.15 + l) }' &&
+    pass "cmd_vel fell silent: the robot brakes, at half speed $slowing s after the last one (timeout 0.6 s; the node's cycles $late s late)" ||
+    fail "cmd_vel fell silent: half speed after $slowing s ($(cat "$tmp/watch"))"
+awk -v a="$after" -v l="$late" 'BEGIN { exit !(a > 0.6 && a <= 0.6 + 0.2 + 0.15 + l) }' &&
+    pass "... and at rest (odometry v = 0) $after s after it" ||
+    fail "cmd_vel fell silent: at rest after $after s ($(cat "$tmp/watch"))"
+
+# 4. SIGINT ends the node; the emulator's truth agrees with the odometry:
+# the robot truly at rest where the odometry left it.
 kill -INT "$node"
 wait "$node"
 status=$?
@@ -73,7 +92,7 @@ odometry_vs_truth "$x" "$start" "$truth" 0.02 &&
     pass "odometry x = $x m, the robot truly from ($start) to ($truth)" ||
     fail "odometry x = $x m, truly from ($start) to ($truth)"
 
-# 4. A signal while the robot drives: SIGTERM stops it at once (the robot
+# 5. A signal while the robot drives: SIGTERM stops it at once (the robot
 # brakes from 0.2 m/s in 0.02 m); SIGKILL leaves it to the robot's own
 # watchdog (0.5 s without a command: 0.1 m more), never to drive on.
 for sig in TERM KILL; do
@@ -107,5 +126,30 @@ for sig in TERM KILL; do
             fail "SIGKILL: the robot went $over m past the last odometry (x $x, truth $truth)"
     fi
 done
+
+# 6. --humble: ROS 2 Humble's layouts of the two types that differ (a Gid
+# of 24 bytes in ros_discovery_info, Range without variance). A reader with
+# Humble's types finds the node and reads every sonar; a reader with
+# Jazzy's gets no Range from it (4 bytes short: rejected), so the layout on
+# the wire is truly Humble's, not Jazzy's under another flag.
+start_node sim:p2os --ns robot2 --humble
+case "$second" in
+*"ROS 2 Humble layout"*) pass "--humble: $second" ;;
+*) fail "--humble: $second" ;;
+esac
+"$peer" nodes 3 --humble --ranges robot2 >"$tmp/humble" 2>"$tmp/humble.err"
+grep -q '^node /robot2 botwire 1 ' "$tmp/humble" &&
+    pass "a Humble reader of ros_discovery_info: $(grep '^node /robot2' "$tmp/humble")" ||
+    fail "Humble ros_discovery_info: $(cat "$tmp/humble" "$tmp/humble.err")"
+n=$(grep -c '^range [0-9]* robot2/range_[0-9]* ' "$tmp/humble")
+[ "$n" = 16 ] && pass "a Humble reader gets Range from all 16 sonars, in frames robot2/range_N" ||
+    fail "Humble Range: $n of 16 ($(cat "$tmp/humble"))"
+"$peer" nodes 3 --ranges robot2 >"$tmp/jazzy" 2>"$tmp/jazzy.err"
+n=$(grep -c '^range ' "$tmp/jazzy")
+[ "$n" = 0 ] && pass "a Jazzy reader gets none of the Humble layout's Range" ||
+    fail "a Jazzy reader read $n Humble Range messages: $(cat "$tmp/jazzy")"
+kill -INT "$node"
+wait "$node"
+node=
 
 finish "ROS 2 node"

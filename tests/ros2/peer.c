@@ -21,13 +21,28 @@
  *       With --drive it says "moving X" (flushed) once NS's odometry is
  *       0.1 m along; with --end-when-silent S it ends early, once
  *       odometry came and then none for S seconds (the node is gone).
+ *       With --fall-silent the drive ends with no zero twist (a teleop
+ *       that died), and the watch goes on until NS's odometry is at rest;
+ *       it prints
+ *         stop NS SLOWING STOPPED LATE        from the last cmd_vel sent
+ *                                              to the first odometry at
+ *                                              half the speed, and at
+ *                                              rest (stamps; -1: never);
+ *                                              how much later than usual
+ *                                              the node's cycles ran in
+ *                                              that time (gaps between
+ *                                              its stamps over the median)
  *       Exits 0 if every NS sent odometry.
- *   ros2_peer nodes SECONDS
+ *   ros2_peer nodes SECONDS [--humble] [--ranges NS]
  *       reads ros_discovery_info: a line "node NAMESPACE NAME READERS
- *       WRITERS" per node any participant announced.
+ *       WRITERS" per node any participant announced; with --ranges, NS's
+ *       rt/NS/range/0..15 as well: "range I FRAME R", the last of each.
+ *       --humble reads both in ROS 2 Humble's layouts (a Gid of 24 bytes,
+ *       Range without variance).
  */
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +112,9 @@ typedef struct {
     dds_entity_t odom;
     unsigned count;
     double first_stamp, last_stamp;
+    double v, v_at_cmd, slowing_at, stopped_at; /* the driven robot's braking */
+    double stamps[4096];                        /* its stamps after the last cmd_vel */
+    unsigned nstamps;
     char frame[128], child[128];
     double x, y;
     bool tree;
@@ -109,8 +127,40 @@ static double stamp_of(const builtin_interfaces_msg_dds__Time_ *t)
     return (double)t->sec + (double)t->nanosec / 1e9;
 }
 
+static double realtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The time the machine held the node's cycles back between two stamps:
+ * the node publishes odometry each cycle its state is new, stamped when
+ * the cycle ran, so a cycle run late shows as a gap longer than the usual
+ * (the median) one. */
+static double late_by(const watched_t *w)
+{
+    if (w->nstamps < 3)
+        return 0;
+    double gaps[4096], sorted[4096], late = 0;
+    unsigned n = w->nstamps - 1;
+    for (unsigned i = 0; i < n; i++)
+        gaps[i] = sorted[i] = w->stamps[i + 1] - w->stamps[i];
+    qsort(sorted, n, sizeof *sorted, by_value);
+    for (unsigned i = 0; i < n; i++)
+        if (gaps[i] > 2.5 * sorted[n / 2]) /* one cycle skipped: the rates beating */
+            late += gaps[i] - sorted[n / 2];
+    return late;
+}
+
 static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, double v, double d,
-                 double silent)
+                 double silent, bool fall_silent)
 {
     dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
     if (pp < 0) {
@@ -139,7 +189,7 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                 driven = &w[i];
     }
     int mixed = 0;
-    double t0 = mono(), end = t0 + seconds, drive_from = -1, next_cmd = 0;
+    double t0 = mono(), end = t0 + seconds, drive_from = -1, next_cmd = 0, last_cmd = -1;
     bool drove = false, said_moving = false;
     double last_odom = -1;
     void *s[64];
@@ -161,7 +211,17 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                     snprintf(w[i].child, sizeof w[i].child, "%s", o->child_frame_id);
                     w[i].x = o->pose.pose.position.x;
                     w[i].y = o->pose.pose.position.y;
+                    w[i].v = o->twist.twist.linear.x;
                     last_odom = mono();
+                    if (&w[i] == driven && drove && st > last_cmd) {
+                        if (w[i].nstamps < sizeof w[i].stamps / sizeof w[i].stamps[0] &&
+                            w[i].stopped_at < 0)
+                            w[i].stamps[w[i].nstamps++] = st;
+                        if (w[i].slowing_at < 0 && fabs(w[i].v) < fabs(w[i].v_at_cmd) / 2)
+                            w[i].slowing_at = st;
+                        if (w[i].stopped_at < 0 && fabs(w[i].v) < 1e-6)
+                            w[i].stopped_at = st;
+                    }
                 }
                 dds_return_loan(w[i].odom, s, got);
                 memset(s, 0, sizeof s);
@@ -226,6 +286,8 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
         double now = mono();
         if (silent > 0 && last_odom > 0 && now - last_odom > silent)
             break;
+        if (fall_silent && drove && driven->stopped_at > 0)
+            break;
         if (driven && !said_moving && fabs(driven->x) >= 0.1) {
             printf("moving %.4f\n", driven->x);
             fflush(stdout);
@@ -238,10 +300,17 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
             memset(&t, 0, sizeof t);
             if (now < drive_from + d) {
                 t.linear.x = v;
+                dds_write(cmd, &t);
+                last_cmd = realtime();
+                driven->v_at_cmd = driven->v;
             } else {
-                drove = true; /* a clean end, as a teleop does: zero */
+                drove = true;
+                if (!fall_silent)
+                    dds_write(cmd, &t); /* a clean end, as a teleop does: zero */
+                driven->slowing_at = driven->stopped_at = -1;
+                driven->stamps[0] = driven->last_stamp; /* the cycle the last one fell in */
+                driven->nstamps = 1;
             }
-            dds_write(cmd, &t);
             next_cmd = now + 0.05;
         }
         dds_sleepfor(DDS_MSECS(5));
@@ -258,11 +327,57 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
         missing += w[i].count == 0;
     }
     printf("tf %d %d\n", trees, mixed);
+    if (fall_silent && driven)
+        printf("stop %s %.3f %.3f %.3f\n", *driven->ns ? driven->ns : "/",
+               driven->slowing_at > 0 ? driven->slowing_at - last_cmd : -1.0,
+               driven->stopped_at > 0 ? driven->stopped_at - last_cmd : -1.0, late_by(driven));
     dds_delete(pp);
     return missing ? 1 : 0;
 }
 
-static int nodes(double seconds)
+/* A descriptor of ours under the ROS 2 type name (a Humble layout's,
+ * generated in the module `humble`). */
+static const dds_topic_descriptor_t *as_ros2(const dds_topic_descriptor_t *d, const char *name)
+{
+    static dds_topic_descriptor_t copies[4];
+    static size_t used;
+    if (used == sizeof copies / sizeof copies[0])
+        exit(2);
+    dds_topic_descriptor_t *c = &copies[used++];
+    memcpy(c, d, sizeof *c);
+    memcpy((char *)c + offsetof(dds_topic_descriptor_t, m_typename), &name, sizeof name);
+    return c;
+}
+
+/* The latest snapshot of each participant's nodes, in either layout. */
+static char node_lines[MAX_NS][600];
+static uint8_t node_who[MAX_NS][24];
+static size_t node_first[MAX_NS], node_count[MAX_NS], nlines, nwho;
+
+#define TAKE_NODES(T, gidlen)                                                                   \
+    do {                                                                                       \
+        const T##ParticipantEntitiesInfo_ *m = sample;                                         \
+        size_t p = 0;                                                                          \
+        while (p < nwho && memcmp(node_who[p], m->gid.data, gidlen) != 0)                      \
+            p++;                                                                               \
+        if (p == nwho && nwho < MAX_NS)                                                        \
+            memcpy(node_who[nwho++], m->gid.data, gidlen);                                     \
+        if (p == nwho)                                                                         \
+            break;                                                                             \
+        node_first[p] = nlines;                                                                \
+        node_count[p] = 0;                                                                     \
+        for (uint32_t j = 0; j < m->node_entities_info_seq._length && nlines < MAX_NS; j++) {  \
+            const T##NodeEntitiesInfo_ *e = &m->node_entities_info_seq._buffer[j];             \
+            snprintf(node_lines[nlines++], sizeof node_lines[0], "node %s %s %u %u",           \
+                     e->node_namespace, e->node_name, e->reader_gid_seq._length,               \
+                     e->writer_gid_seq._length);                                               \
+            node_count[p]++;                                                                   \
+        }                                                                                      \
+    } while (0)
+
+/* nodes SECONDS [--humble]; with `ranges_ns`, also that namespace's
+ * rt/NS/range/0..15 (best effort, as sensor data), a line each. */
+static int nodes(double seconds, bool humble, const char *ranges_ns)
 {
     dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
     if (pp < 0) {
@@ -271,14 +386,27 @@ static int nodes(double seconds)
     }
     dds_qos_t *q = qos(true, true, 1);
     dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
-    dds_entity_t r = endpoint(pp, false, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
-                              "ros_discovery_info", q);
+    const dds_topic_descriptor_t *info_desc =
+        humble ? as_ros2(&humble_rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
+                         "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_")
+               : &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc;
+    dds_entity_t r = endpoint(pp, false, info_desc, "ros_discovery_info", q);
+    dds_entity_t ranges[16];
+    size_t nranges = 0;
+    static float range_of[16];
+    static char frame_of[16][128];
+    if (ranges_ns) {
+        const dds_topic_descriptor_t *rd =
+            humble ? as_ros2(&humble_sensor_msgs_msg_dds__Range__desc, "sensor_msgs::msg::dds_::Range_")
+                   : &sensor_msgs_msg_dds__Range__desc;
+        for (; nranges < 16; nranges++) {
+            char name[256];
+            snprintf(name, sizeof name, "rt/%s/range/%zu", ranges_ns, nranges);
+            ranges[nranges] = endpoint(pp, false, rd, name, qos(false, false, 5));
+            frame_of[nranges][0] = 0;
+        }
+    }
     double end = mono() + seconds;
-    /* the latest snapshot of each participant */
-    static char lines[MAX_NS][600];
-    static uint8_t who[MAX_NS][16];
-    static size_t first[MAX_NS], count[MAX_NS];
-    size_t nl = 0, np = 0;
     void *s[16];
     dds_sample_info_t info[16];
     while (mono() < end) {
@@ -286,49 +414,66 @@ static int nodes(double seconds)
         memset(s, 0, sizeof s);
         while ((got = dds_take(r, s, info, 16, 16)) > 0) {
             for (int k = 0; k < got; k++) {
+                const void *sample = s[k];
                 if (!info[k].valid_data)
                     continue;
-                const rmw_dds_common_msg_dds__ParticipantEntitiesInfo_ *m = s[k];
-                size_t p = 0;
-                while (p < np && memcmp(who[p], m->gid.data, 16) != 0)
-                    p++;
-                if (p == np && np < MAX_NS)
-                    memcpy(who[np++], m->gid.data, 16);
-                if (p == np)
-                    continue;
-                first[p] = nl;
-                count[p] = 0;
-                for (uint32_t j = 0; j < m->node_entities_info_seq._length && nl < MAX_NS; j++) {
-                    const rmw_dds_common_msg_dds__NodeEntitiesInfo_ *e =
-                        &m->node_entities_info_seq._buffer[j];
-                    snprintf(lines[nl++], sizeof lines[0], "node %s %s %u %u", e->node_namespace,
-                             e->node_name, e->reader_gid_seq._length, e->writer_gid_seq._length);
-                    count[p]++;
-                }
+                if (humble)
+                    TAKE_NODES(humble_rmw_dds_common_msg_dds__, 24);
+                else
+                    TAKE_NODES(rmw_dds_common_msg_dds__, 16);
             }
             dds_return_loan(r, s, got);
             memset(s, 0, sizeof s);
         }
+        for (size_t i = 0; i < nranges; i++) {
+            while ((got = dds_take(ranges[i], s, info, 16, 16)) > 0) {
+                for (int k = 0; k < got; k++) {
+                    if (!info[k].valid_data)
+                        continue;
+                    /* the header and the range: where both layouts agree */
+                    const sensor_msgs_msg_dds__Range_ *m = s[k];
+                    snprintf(frame_of[i], sizeof frame_of[i], "%s", m->header.frame_id);
+                    range_of[i] = m->range;
+                }
+                dds_return_loan(ranges[i], s, got);
+                memset(s, 0, sizeof s);
+            }
+        }
         dds_sleepfor(DDS_MSECS(10));
     }
-    for (size_t p = 0; p < np; p++)
-        for (size_t j = 0; j < count[p]; j++)
-            printf("%s\n", lines[first[p] + j]);
+    for (size_t p = 0; p < nwho; p++)
+        for (size_t j = 0; j < node_count[p]; j++)
+            printf("%s\n", node_lines[node_first[p] + j]);
+    for (size_t i = 0; i < nranges; i++)
+        if (frame_of[i][0])
+            printf("range %zu %s %.4f\n", i, frame_of[i], range_of[i]);
     dds_delete(pp);
-    return np ? 0 : 1;
+    return nwho ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && !strcmp(argv[1], "nodes"))
-        return nodes(atof(argv[2]));
+    if (argc >= 3 && !strcmp(argv[1], "nodes")) {
+        bool humble = false;
+        const char *ranges = NULL;
+        for (int i = 3; i < argc; i++) {
+            if (!strcmp(argv[i], "--humble"))
+                humble = true;
+            else if (!strcmp(argv[i], "--ranges") && i + 1 < argc)
+                ranges = argv[++i];
+        }
+        return nodes(atof(argv[2]), humble, ranges);
+    }
     if (argc >= 4 && !strcmp(argv[1], "watch")) {
         static watched_t w[MAX_NS];
         size_t n = 0;
         const char *drive = NULL;
         double v = 0, d = 0, silent = 0;
+        bool fall_silent = false;
         for (int i = 3; i < argc; i++) {
-            if (!strcmp(argv[i], "--end-when-silent") && i + 1 < argc) {
+            if (!strcmp(argv[i], "--fall-silent")) {
+                fall_silent = true;
+            } else if (!strcmp(argv[i], "--end-when-silent") && i + 1 < argc) {
                 silent = atof(argv[++i]);
             } else if (!strcmp(argv[i], "--drive") && i + 3 < argc) {
                 drive = argv[i + 1];
@@ -341,9 +486,10 @@ int main(int argc, char **argv)
         }
         if (drive && !strcmp(drive, "/"))
             drive = "";
-        return watch(atof(argv[2]), w, n, drive, v, d, silent);
+        return watch(atof(argv[2]), w, n, drive, v, d, silent, fall_silent && drive);
     }
-    fprintf(stderr, "usage: ros2_peer watch SECONDS NS... [--drive NS V D] [--end-when-silent S] | "
-                    "nodes SECONDS\n");
+    fprintf(stderr, "usage: ros2_peer watch SECONDS NS... [--drive NS V D [--fall-silent]] "
+                    "[--end-when-silent S] | "
+                    "nodes SECONDS [--humble] [--ranges NS]\n");
     return 2;
 }
