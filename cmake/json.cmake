@@ -5,7 +5,8 @@
 # core stays dependency-free; this one needs jansson. Only bw_json_* is
 # exported: the layers' helpers stay inside (hidden visibility).
 add_library(botwire_json SHARED $<TARGET_OBJECTS:botwire_text> $<TARGET_OBJECTS:botwire_record>)
-target_link_libraries(botwire_json PRIVATE botwire_shared PkgConfig::JANSSON)
+target_link_libraries(botwire_json PRIVATE botwire_shared PkgConfig::JANSSON PkgConfig::ZSTD PkgConfig::LZ4
+                      PkgConfig::ZLIB)
 if(NOT BW_SANITIZE AND NOT BW_FUZZ)
   # A symbol the layers take from elsewhere fails here, not when a program
   # loads the library.

@@ -8,14 +8,9 @@
 #include <stdlib.h>
 
 #include "botwire/botwire.h"
+#include "check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)     \
-    do {             \
-        if (!(c))    \
-            abort(); \
-    } while (0)
 
 /* What the robot said, checked as it comes. */
 typedef struct {

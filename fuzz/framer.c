@@ -15,12 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(c)     \
-    do {             \
-        if (!(c))    \
-            abort(); \
-    } while (0)
-
 /* The small framer, built here under other names beside the fast one the
  * library has. */
 #undef BW_SMALL
@@ -35,6 +29,7 @@ int small_framer_parse(bw_framer_t *p, const uint8_t **data, size_t *len, const 
                        size_t *size);
 int small_framer_finish(bw_framer_t *p, const uint8_t **frame, size_t *size);
 #include "../src/core/framer.c"
+#include "check.h"
 #undef bw_framer_init
 #undef bw_framer_parse
 #undef bw_framer_finish

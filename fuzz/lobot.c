@@ -16,14 +16,9 @@
 #include <string.h>
 
 #include "botwire/lobot.h"
+#include "check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)     \
-    do {             \
-        if (!(c))    \
-            abort(); \
-    } while (0)
 
 static uint64_t digest(uint64_t h, const uint8_t *p, size_t n)
 {

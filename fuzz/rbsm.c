@@ -22,12 +22,7 @@
 #include <string.h>
 
 #include "botwire/botwire.h"
-
-#define CHECK(c)     \
-    do {             \
-        if (!(c))    \
-            abort(); \
-    } while (0)
+#include "check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,12 +14,7 @@
 #include <string.h>
 
 #include "botwire/wire.h"
-
-#define CHECK(c)     \
-    do {             \
-        if (!(c))    \
-            abort(); \
-    } while (0)
+#include "check.h"
 
 typedef void (*fuzz_frame_fn)(const uint8_t *frame, size_t size, void *ctx);
 

@@ -4,14 +4,9 @@
 #include <string.h>
 
 #include "botwire/port.h"
+#include "check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)     \
-    do {             \
-        if (!(c))    \
-            abort(); \
-    } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,14 +6,9 @@
 #include <string.h>
 
 #include "botwire/sim.h"
+#include "check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)     \
-    do {             \
-        if (!(c))    \
-            abort(); \
-    } while (0)
 
 static bool finite2(bw_vec2_t v) { return isfinite(v.x) && isfinite(v.y); }
 

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Installs the Debian packages the build and the tests need, if missing: the
 # core's always, and those of each optional part (scripts/parts.sh) unless
-# SKIP names it (make check SKIP=ros); for the view's tests, the npm packages
-# of tests/view/package-lock.json into build/npm (npm ci, when the lock
-# changed or they are not there). Quiet: a line per step; apt's own
+# SKIP names it (make check SKIP=ros); for the tests against Foxglove's own
+# code (the view's WebSocket client, the MCAP readers), the npm packages of
+# tests/npm/package-lock.json into build/npm (npm ci, when the lock changed
+# or they are not there). Quiet: a line per step; apt's own
 # output goes to build/deps.log. Runs apt-get only when something is
 # missing, as root or with sudo; waits for another apt (one that started with
 # the machine, say) instead of failing on its lock.
@@ -27,26 +28,26 @@ for p in $pkgs; do
         missing="$missing $p"
 done
 
-# The view test's Foxglove client, from the npm registry, exactly as locked.
+# Foxglove's WebSocket client and MCAP readers for the tests, from the npm
+# registry, exactly as locked.
 npm_packages() {
-    part_skipped view "$skip" && return 0
     dir=build/npm
-    if [ -d "$dir/node_modules/@foxglove/ws-protocol" ] &&
-        cmp -s tests/view/package-lock.json "$dir/package-lock.json"; then
+    if [ -d "$dir/node_modules/@foxglove/ws-protocol" ] && [ -d "$dir/node_modules/@mcap/core" ] &&
+        cmp -s tests/npm/package-lock.json "$dir/package-lock.json"; then
         return 0
     fi
     command -v npm >/dev/null 2>&1 || return 0 # part_missing names it
     mkdir -p "$dir"
-    cp tests/view/package.json tests/view/package-lock.json "$dir/"
-    printf 'deps: npm ci (the view test'"'"'s Foxglove client, into %s) ... ' "$dir"
+    cp tests/npm/package.json tests/npm/package-lock.json "$dir/"
+    printf 'deps: npm ci (Foxglove'"'"'s WebSocket client and MCAP readers for the tests, into %s) ... ' "$dir"
     if (cd "$dir" && npm ci --no-audit --no-fund --fetch-retries=1) >>build/deps.log 2>&1; then
         echo ok
     else
-        # Only a test needs it: the build goes on, and make check says the
-        # test was left out, and why.
+        # Only tests need them: the build goes on, and make check says the
+        # tests were left out, and why.
         rm -rf "$dir/node_modules"
         why=$(grep -E '^npm (ERR!|error) code ' build/deps.log | tail -n 1 | sed -E 's/^npm (ERR!|error) //')
-        echo "failed (${why:-see build/deps.log}); the view's Foxglove client test will be left out"
+        echo "failed (${why:-see build/deps.log}); the tests against Foxglove's code will be left out"
     fi
 }
 if [ -z "$missing" ]; then

@@ -63,7 +63,7 @@ layer_of_header() {
     sim.h | device.h) echo sim ;;
     base.h | sniff.h) echo base ;;
     behave.h | botwire.h) echo behave ;;
-    record.h) echo record ;;
+    record.h | mcap.h) echo record ;;
     json.h) echo text ;;
     svg.h) echo picture ;;
     runner.h) echo runner ;;

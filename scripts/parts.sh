@@ -13,7 +13,7 @@
 #             reading the names on the wire (make check SKIP=ros2)
 #   view      the live view (libwebsockets on libuv) and its tests: a real
 #             Foxglove client (npm's @foxglove/ws-protocol under node, pinned
-#             by tests/view/package-lock.json, installed into build/npm when the
+#             by tests/npm/package-lock.json, installed into build/npm when the
 #             registry can be reached; else that one test is left out) and
 #             the page in headless Chromium (make check SKIP=view leaves them
 #             out, and builds the tool without the view)
@@ -23,8 +23,12 @@
 
 parts_optional="firmware ros ros2 view fuzz python"
 
+# nodejs and npm are Debian's on a bare Debian 12 (the tests' outside tools:
+# Foxglove's MCAP readers, its WebSocket client); a node that came with its
+# own npm (NodeSource's, which conflicts with Debian's npm) is used as it is.
 pkgs_core="cmake make gcc clang libclang-rt-14-dev llvm pkg-config binutils libcmocka-dev
-           libjansson-dev help2man librsvg2-bin"
+           libjansson-dev libzstd-dev liblz4-dev zlib1g-dev help2man librsvg2-bin
+           $(command -v npm >/dev/null 2>&1 || echo nodejs npm)"
 pkgs_firmware="gcc-avr avr-libc binutils-avr gcc-arm-none-eabi libnewlib-arm-none-eabi
                libsimavr-dev"
 pkgs_ros="g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
@@ -32,10 +36,7 @@ pkgs_ros="g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
           python3-std-msgs python3-geometry-msgs python3-nav-msgs python3-sensor-msgs
           python3-diagnostic-msgs python3-tf2-msgs"
 pkgs_ros2="cyclonedds-dev cyclonedds-tools tshark"
-# nodejs and npm are Debian's on a bare Debian 12; a node that came with its
-# own npm (NodeSource's, which conflicts with Debian's npm) is used as it is.
-pkgs_view="libwebsockets-dev libuv1-dev chromium chromium-driver python3-selenium
-           $(command -v npm >/dev/null 2>&1 || echo nodejs npm)"
+pkgs_view="libwebsockets-dev libuv1-dev chromium chromium-driver python3-selenium"
 pkgs_fuzz=""
 pkgs_python="python3 python3-cffi python3-pytest"
 
@@ -44,7 +45,9 @@ pkgs_python="python3 python3-cffi python3-pytest"
 needs_core="cmd:cmake:cmake cmd:make:make cmd:gcc:gcc cmd:clang:clang cmd:clang++:clang
             cmd:llvm-symbolizer:llvm cmd:pkg-config:pkg-config cmd:help2man:help2man
             cmd:bash:bash cmd:rsvg-convert:librsvg2-bin file:/usr/include/cmocka.h:libcmocka-dev
-            file:/usr/include/jansson.h:libjansson-dev"
+            file:/usr/include/jansson.h:libjansson-dev file:/usr/include/zstd.h:libzstd-dev
+            file:/usr/include/lz4frame.h:liblz4-dev file:/usr/include/zlib.h:zlib1g-dev
+            cmd:node:nodejs cmd:npm:npm"
 needs_firmware="cmd:avr-gcc:gcc-avr cmd:avr-objcopy:binutils-avr cmd:avr-size:binutils-avr
                 cmd:arm-none-eabi-gcc:gcc-arm-none-eabi
                 file:/usr/lib/avr/include/avr/io.h:avr-libc
@@ -61,7 +64,7 @@ needs_ros="cmd:g++:g++ cmd:roscore:python3-roslaunch cmd:roslaunch:python3-rosla
            py:sensor_msgs.msg:python3-sensor-msgs py:diagnostic_msgs.msg:python3-diagnostic-msgs"
 needs_ros2="file:/usr/include/dds/dds.h:cyclonedds-dev cmd:idlc:cyclonedds-tools cmd:tshark:tshark"
 needs_view="file:/usr/include/libwebsockets.h:libwebsockets-dev file:/usr/include/uv.h:libuv1-dev
-            cmd:node:nodejs cmd:npm:npm cmd:chromium:chromium cmd:chromedriver:chromium-driver
+            cmd:chromium:chromium cmd:chromedriver:chromium-driver
             py:selenium:python3-selenium"
 needs_fuzz=""
 needs_python="file:/usr/bin/python3:python3 py:cffi:python3-cffi py:pytest:python3-pytest"

@@ -20,8 +20,9 @@ static void decode_usage(FILE *f)
             "one object per message with \"type\" and its fields in wire units, then a final\n"
             "{\"type\":\"stats\",...} line counting frames, checksum_errors, length_errors,\n"
             "skipped_bytes and unknown messages. Bad bytes are counted, never fatal.\n"
-            "The input is raw bytes, or a file made by `botwire record` (recognised by its\n"
-            "first line), whose messages also get \"t\" (s) and \"from\" (robot or host).\n"
+            "The input is raw bytes, or a file made by `botwire record` (JSON Lines or MCAP,\n"
+            "recognised by its first bytes), whose messages also get \"t\" (s) and \"from\"\n"
+            "(robot or host); of an MCAP file, the bytes on /wire/robot and /wire/host.\n"
             "\n"
             "  --proto P        protocol: %s\n"
             "  --model M        the robot model's dialect (rbsm: seed, the default, or\n"
@@ -32,8 +33,9 @@ static void decode_usage(FILE *f)
             "  --hex            the input is hex text (\"aa 55 ...\"; '#' comments)\n"
             "  --frames         one JSON array per frame instead of one object per message\n"
             "  --strict         exit with status 1 if anything was rejected or unknown, or\n"
-            "                   at a record's first damaged line (without it, each damaged\n"
-            "                   line is reported, passed over and counted: damaged_lines)\n"
+            "                   at a record's first damaged line or MCAP chunk (without\n"
+            "                   it, each is reported with its line or offset, passed over\n"
+            "                   and counted: damaged_lines)\n"
             "  -h, --help       this help\n",
             bw_json_protocols());
 }
@@ -51,7 +53,8 @@ static void said(const char *text, void *ctx)
     if (c->strict)
         cli_error("decode", "%s: %s", c->path, text);
     else
-        fprintf(stderr, "botwire decode: %s: %s (line passed over)\n", c->path, text);
+        fprintf(stderr, "botwire decode: %s: %s (%spassed over)\n", c->path, text,
+                strncmp(text, "offset ", 7) == 0 ? "" : "line ");
 }
 
 int cmd_decode(int argc, char **argv)

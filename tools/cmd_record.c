@@ -16,21 +16,29 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: botwire record URL -o FILE [--for SECONDS] [--v M/S] [--w RAD/S]\n"
+            "usage: botwire record URL -o FILE [--format jsonl|mcap] [--compression C]\n"
+            "                      [--for SECONDS] [--v M/S] [--w RAD/S]\n"
             "\n"
             "Connects to a robot and saves every byte of the link, both ways, with its time,\n"
             "until --for runs out or Ctrl-C (the robot is stopped either way). The file is\n"
             "JSON Lines (docs/record-format.md): a header, then\n"
-            "{\"t\":SECONDS,\"from\":\"robot\"|\"host\",\"data\":\"HEX\"} per chunk.\n"
-            "`botwire decode --proto P FILE` decodes it.\n"
+            "{\"t\":SECONDS,\"from\":\"robot\"|\"host\",\"data\":\"HEX\"} per chunk; or,\n"
+            "for a FILE named *.mcap or with --format mcap, MCAP (Foxglove's and ROS 2's\n"
+            "log format): the bytes as messages on /wire/robot and /wire/host, in chunks,\n"
+            "with the summary and indexes indexed readers seek by.\n"
+            "`botwire decode --proto P FILE` decodes either.\n"
             "\n"
             "%s"
             "\n"
             "  -o, --output F   where to write (required): a file, written in place\n"
             "                   (created, or emptied first; a symlink is followed), a\n"
             "                   FIFO, a terminal or a device streamed into, or - for\n"
-            "                   standard output. Flushed every 0.25 s: a recorder killed\n"
-            "                   leaves what it had, and what it left decodes.\n"
+            "                   standard output. Flushed every 0.25 s (MCAP: a chunk\n"
+            "                   closed): a recorder killed leaves what it had, and what\n"
+            "                   it left decodes.\n"
+            "  --format F       jsonl or mcap (default: mcap for a FILE named *.mcap,\n"
+            "                   else jsonl)\n"
+            "  --compression C  MCAP's chunks: zstd (default), lz4 or none\n"
             "  --for SECONDS    how long to record (default: until Ctrl-C)\n"
             "  --v M/S, --w RAD/S   drive meanwhile (default: stand still)\n"
             "  -h, --help       this help\n",
@@ -61,9 +69,12 @@ int cmd_record(int argc, char **argv)
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' }, { "for", required_argument, NULL, 'f' },
         { "v", required_argument, NULL, 'v' },      { "w", required_argument, NULL, 'w' },
+        { "format", required_argument, NULL, 'F' }, { "compression", required_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
     };
-    const char *output = NULL;
+    const char *output = NULL, *format = NULL;
+    bw_mcap_compression_t compression = BW_MCAP_ZSTD;
+    bool compression_given = false;
     double duration = INFINITY, v = 0, w = 0;
     int c;
     optind = 0;
@@ -82,12 +93,32 @@ int cmd_record(int argc, char **argv)
             if (cli_number("record", "--w", optarg, -20, 20, &w) < 0)
                 return 2;
             break;
+        case 'F':
+            if (strcmp(optarg, "jsonl") != 0 && strcmp(optarg, "mcap") != 0) {
+                cli_error("record", "--format %s: jsonl or mcap", optarg);
+                return 2;
+            }
+            format = optarg;
+            break;
+        case 'C':
+            if (bw_mcap_compression_parse(optarg, &compression) < 0) {
+                cli_error("record", "--compression %s: zstd, lz4 or none", optarg);
+                return 2;
+            }
+            compression_given = true;
+            break;
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
     }
     if (optind != argc - 1 || !output) {
         cli_error("record", !output ? "-o FILE is required" : "one robot URL is required");
+        return 2;
+    }
+    bw_record_format_t fmt = format ? (strcmp(format, "mcap") == 0 ? BW_RECORD_MCAP : BW_RECORD_JSONL)
+                                    : bw_record_format_of(output);
+    if (compression_given && fmt != BW_RECORD_MCAP) {
+        cli_error("record", "--compression is MCAP's (a FILE named *.mcap, or --format mcap)");
         return 2;
     }
     const char *url = argv[optind];
@@ -106,7 +137,8 @@ int cmd_record(int argc, char **argv)
     char family[sizeof u.family];
     for (size_t i = 0; i < sizeof family; i++)
         family[i] = (char)tolower((unsigned char)u.family[i]);
-    bw_record_options_t ro = { .url = url, .family = family, .start = time(NULL),
+    bw_record_options_t ro = { .format = fmt, .compression = compression,
+                               .url = url, .family = family, .start = time(NULL),
                                .waiting_for_reader = waiting };
     if (bw_record_writer_open(&r.w, output, &ro, err, sizeof err) < 0) {
         cli_error("record", "%s", err);

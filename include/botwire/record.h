@@ -1,10 +1,14 @@
 /*
  * botwire records: the bytes of a robot link, both ways, with their times
- * (docs/record-format.md). Today's format is JSON Lines: a header line,
- * then one line per chunk as it crossed the link,
+ * (docs/record-format.md), in one of two formats. JSON Lines: a header
+ * line, then one line per chunk as it crossed the link,
  *
  *     {"botwire_record":1,"url":"kobuki:/dev/ttyUSB0","family":"kobuki","start":"..."}
  *     {"t":0.012345,"from":"robot","data":"aa5504..."}
+ *
+ * or MCAP (botwire/mcap.h): the header as the Metadata record "botwire",
+ * and each chunk a message on /wire/robot or /wire/host (schemaless,
+ * message encoding botwire/<family>, log time the start plus t).
  *
  * The writer is what `botwire record -o FILE` writes with; the reader is
  * what `botwire decode`, bw_json_decoder (botwire/json.h) and the tests
@@ -23,6 +27,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "botwire/mcap.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,7 +37,14 @@ extern "C" {
 
 typedef struct bw_record_writer bw_record_writer_t;
 
+typedef enum { BW_RECORD_JSONL = 0, BW_RECORD_MCAP } bw_record_format_t;
+
+/* The format a path's name asks for: MCAP for *.mcap, else JSON Lines. */
+bw_record_format_t bw_record_format_of(const char *path);
+
 typedef struct {
+    bw_record_format_t format;
+    bw_mcap_compression_t compression; /* MCAP's chunks (zstd, the default) */
     const char *url;    /* the robot's URL, as given (the header's "url") */
     const char *family; /* its family, lower case */
     time_t start;       /* wall-clock start (the header's "start", UTC) */
@@ -64,14 +77,17 @@ void bw_record_writer_abandon(bw_record_writer_t *w);
 void bw_record_writer_chunk(bw_record_writer_t *w, double t, bool from_robot,
                             const uint8_t *data, size_t n);
 /* Pushes what is written to the file (and, for a file, to the disk): what a
- * killed recorder leaves. 0, or the errno of the first failure. */
+ * killed recorder leaves (MCAP: the open chunk is closed and written whole,
+ * so every streaming reader reads it). 0, or the errno of the first
+ * failure. */
 int bw_record_writer_flush(bw_record_writer_t *w);
 /* The errno of the first failed write, 0 while none failed. */
 int bw_record_writer_error(const bw_record_writer_t *w);
 /* Bytes written from the robot (from_robot) or the host. */
 uint64_t bw_record_writer_bytes(const bw_record_writer_t *w, bool from_robot);
 /* Flushes and closes (standard output is flushed, not closed) and frees
- * the writer. 0, or the errno of the first failure. */
+ * the writer; an MCAP file gets its summary and footer. 0, or the errno of
+ * the first failure. */
 int bw_record_writer_close(bw_record_writer_t *w);
 
 /* ---- reading ----------------------------------------------------------------- */

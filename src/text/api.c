@@ -24,13 +24,16 @@ struct bw_json_decoder {
     bool model_given;
     bool finished;
     bool strict;     /* a damaged record line ends it */
-    enum { UNDECIDED, RAW, RECORD } mode;
+    enum { UNDECIDED, RAW, RECORD, MCAP } mode;
     jw_t w;
     FILE *f;        /* the writer's output: into out */
     jw_buf_t out;   /* text not yet taken */
     bool taken;     /* out was handed out: cleared before the next write */
     jw_buf_t pending; /* input not yet decoded (a record's partial line) */
     bw_record_reader_t rec;
+    bw_mcap_reader_t *mcap; /* an MCAP record's reader */
+    bool mcap_head;         /* its "botwire" metadata taken */
+    uint64_t start_ns;      /* its log times' origin */
     long damaged;
     bw_parse_stats_t stats; /* at the finish */
     void (*on_warning)(const char *text, void *ctx);
@@ -75,6 +78,7 @@ BW_JSON_API void bw_json_decoder_free(bw_json_decoder_t *d)
     jw_buf_free(&d->out);
     jw_buf_free(&d->pending);
     bw_record_reader_free(&d->rec);
+    bw_mcap_reader_free(d->mcap);
     free(d);
 }
 
@@ -139,8 +143,8 @@ static void warn(bw_json_decoder_t *d, const char *text)
         d->nwarn--;
         d->warnings_dropped++;
     }
-    snprintf(d->warnings[(d->warn_first + d->nwarn) % WARNINGS_MAX], sizeof d->warnings[0], "%s",
-             text);
+    snprintf(d->warnings[(d->warn_first + d->nwarn) % WARNINGS_MAX], sizeof d->warnings[0], "%.*s",
+             (int)sizeof d->warnings[0] - 1, text);
     d->nwarn++;
 }
 
@@ -183,6 +187,63 @@ static int record_line(bw_json_decoder_t *d, const char *line, size_t n, char *e
         d->w.t = c.t;
     d->w.from = dir ? "robot" : "host";
     return d->dec->push(d->state[dir], c.data, c.len, &d->w) < 0 ? -2 : 0;
+}
+
+/* Whether pending starts as an MCAP file does: 1, 0, -1 too short to tell. */
+static int mcap_sniff(const jw_buf_t *b)
+{
+    size_t n = b->len < 8 ? b->len : 8;
+    if (memcmp(b->p, BW_MCAP_MAGIC, n) != 0)
+        return 0;
+    return n == 8 ? 1 : -1;
+}
+
+/* The messages of an MCAP record that pending completes (all of them, at
+ * the end): the bytes on /wire/robot and /wire/host, t from the
+ * "botwire" metadata's start_ns. Returns as record_feed. */
+static int mcap_feed(bw_json_decoder_t *d, bool at_end)
+{
+    if (!d->mcap && !(d->mcap = bw_mcap_reader_new()))
+        return -2;
+    if (bw_mcap_reader_push(d->mcap, d->pending.p, d->pending.len) < 0)
+        return -2;
+    d->pending.len = 0;
+    if (at_end)
+        bw_mcap_reader_end(d->mcap);
+    for (;;) {
+        bw_mcap_message_t m;
+        char err[JW_ERRLEN];
+        int k = bw_mcap_next(d->mcap, &m, err, sizeof err);
+        if (k == 0)
+            return 0;
+        if (k < 0) {
+            /* a damaged chunk, a cut-off end: said once, counted, the rest
+             * still read */
+            warn(d, err);
+            if (d->strict)
+                return -1;
+            d->damaged++;
+            continue;
+        }
+        if (!d->mcap_head) {
+            d->mcap_head = true;
+            const char *ns = bw_mcap_meta(d->mcap, "botwire", "start_ns");
+            d->start_ns = ns ? strtoull(ns, NULL, 10) : 0;
+            if (record_model(d, bw_mcap_meta(d->mcap, "botwire", "url"), err, sizeof err) < 0) {
+                warn(d, err);
+                return -1;
+            }
+        }
+        int dir = !strcmp(m.topic, "/wire/robot") ? 1 : !strcmp(m.topic, "/wire/host") ? 0 : -1;
+        if (dir < 0 || !d->use[dir])
+            continue;
+        /* exact to the microsecond the record keeps, as the JSON Lines
+         * record's t: the same bytes decode to the same lines */
+        d->w.t = (double)(int64_t)(m.log_time - d->start_ns) / 1e9;
+        d->w.from = dir ? "robot" : "host";
+        if (d->dec->push(d->state[dir], m.data, m.len, &d->w) < 0)
+            return -2;
+    }
 }
 
 /* The complete lines of pending (and at the end, the last one). Returns 0;
@@ -242,13 +303,18 @@ BW_JSON_API int bw_json_decoder_push(bw_json_decoder_t *d, const uint8_t *data, 
         return BW_ENOMEM;
     if (d->mode == UNDECIDED) {
         int is = bw_record_sniff(d->pending.p, d->pending.len);
-        if (is < 0)
+        int mc = mcap_sniff(&d->pending);
+        if (is < 0 || mc < 0)
             return 0;
-        d->mode = is ? RECORD : RAW;
+        d->mode = is ? RECORD : mc ? MCAP : RAW;
     }
     if (d->mode == RECORD) {
         d->w.annotate = true;
         return decoded(d, record_feed(d, false));
+    }
+    if (d->mode == MCAP) {
+        d->w.annotate = true;
+        return decoded(d, mcap_feed(d, false));
     }
     int rc = d->dec->push(d->state[d->from_robot], d->pending.p, d->pending.len, &d->w);
     d->pending.len = 0;
@@ -267,12 +333,15 @@ BW_JSON_API int bw_json_decoder_finish(bw_json_decoder_t *d)
         d->pending.len = 0;
     } else if (d->mode == RECORD) {
         rc = record_feed(d, true);
+    } else if (d->mode == MCAP) {
+        rc = mcap_feed(d, true);
     }
     d->finished = true;
     if (rc < 0)
         return decoded(d, rc);
     for (int dir = 0; dir < 2; dir++) {
-        if (!d->use[dir] || (d->mode != RECORD && dir != d->from_robot))
+        bool both = d->mode == RECORD || d->mode == MCAP;
+        if (!d->use[dir] || (!both && dir != d->from_robot))
             continue;
         bw_parse_stats_t s;
         d->w.from = dir ? "robot" : "host";
@@ -281,7 +350,7 @@ BW_JSON_API int bw_json_decoder_finish(bw_json_decoder_t *d)
     }
     d->w.annotate = false;
     if (!d->w.failed)
-        jw_stats_line(&d->w, &d->stats, d->mode == RECORD ? d->damaged : -1);
+        jw_stats_line(&d->w, &d->stats, d->mode == RECORD || d->mode == MCAP ? d->damaged : -1);
     return decoded(d, 0);
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The live view against a real Foxglove client: the @foxglove/ws-protocol
-# package (npm, pinned by tests/view/package-lock.json, installed into the
+# package (npm, pinned by tests/npm/package-lock.json, installed into the
 # build by scripts/deps.sh) under node. An emulated Kobuki serves its true
 # pose (botwire sim --view), a driver serves and takes commands (botwire
 # view URL); the client subscribes to the true pose (at least 10 messages a

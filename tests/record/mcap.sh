@@ -1,0 +1,148 @@
+#!/bin/sh
+# MCAP records read by Foxglove's own readers (npm's @mcap/core with
+# @mcap/support's decompressors and @mcap/nodejs, pinned by
+# tests/npm/package-lock.json, under node): a 3 s record of an emulated
+# Kobuki driving, through its summary and indexes (header, statistics,
+# channels, metadata, every message by the chunk indexes) and once more
+# streamed with CRC checks; the wire bytes Foxglove's reader hands out are
+# the bytes botwire recorded (counts from the recorder's closing line), and
+# `botwire decode` turns them into the same lines as the MCAP file itself.
+# Then one record of every family, each compression; a recorder killed
+# with SIGKILL (its complete chunks read by both readers); a damaged chunk
+# and a cut-off file (a one-line error naming the offset, the good chunks
+# still decoded); the command line's refusals.
+# usage: mcap.sh BOTWIRE NODE_MODULES
+set -u
+bw=$1
+export NODE_PATH=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../testlib.sh"
+rec=
+cleanup() { [ -n "$rec" ] && kill -9 "$rec" 2>/dev/null; }
+[ -d "$NODE_PATH/@mcap/core" ] || {
+    fail "no @mcap/core in $NODE_PATH (make deps installs it)"
+    finish "MCAP records"
+}
+read_mcap() { node "$here/mcap_read.js" "$@"; }
+
+# 1. A Kobuki driving for 3 s.
+"$bw" record sim:kobuki -o "$tmp/run.mcap" --for 3 --v 0.2 2>"$tmp/rec.err"
+status=$?
+said=$(grep ' bytes from the robot' "$tmp/rec.err")
+robot=$(echo "$said" | sed -n 's/.*, \([0-9]*\) bytes from the robot.*/\1/p')
+host=$(echo "$said" | sed -n 's/.*, \([0-9]*\) from the host.*/\1/p')
+[ "$status" = 0 ] && [ -n "$robot" ] && pass "record -o run.mcap: $said" ||
+    fail "record: exit $status, $(cat "$tmp/rec.err")"
+read_mcap "$tmp/run.mcap" "$tmp/run.jsonl" >"$tmp/read" 2>&1 &&
+    pass "Foxglove's indexed reader reads it through its summary" ||
+    fail "Foxglove's reader: $(tail -n 3 "$tmp/read")"
+grep -q '^header ros2 "botwire ' "$tmp/read" && pass "$(grep '^header' "$tmp/read")" ||
+    fail "header: $(grep '^header' "$tmp/read")"
+set -- $(grep '^statistics ' "$tmp/read")
+[ "${5:-0}" -ge 2 ] && [ "${5:-0}" = "${9:-x}" ] &&
+    pass "statistics: ${3:-?} messages in ${5:-?} chunks, a chunk index each" ||
+    fail "statistics: $(grep '^statistics' "$tmp/read")"
+grep -q '^channel /wire/robot botwire/kobuki schema 0$' "$tmp/read" &&
+    grep -q '^channel /wire/host botwire/kobuki schema 0$' "$tmp/read" &&
+    pass "channels /wire/robot and /wire/host, schemaless, botwire/kobuki" ||
+    fail "channels: $(grep '^channel' "$tmp/read")"
+grep -q '^metadata botwire .*"url":"sim:kobuki","family":"kobuki"' "$tmp/read" &&
+    pass "the header's fields as metadata: $(grep '^metadata' "$tmp/read" | cut -c1-120)" ||
+    fail "metadata: $(grep '^metadata' "$tmp/read")"
+got_robot=$(sed -n 's|^topic /wire/robot [0-9]* ||p' "$tmp/read")
+got_host=$(sed -n 's|^topic /wire/host [0-9]* ||p' "$tmp/read")
+[ "$got_robot" = "$robot" ] && [ "$got_host" = "$host" ] &&
+    pass "every byte: $got_robot from the robot, $got_host from the host, as the recorder counted" ||
+    fail "bytes read $got_robot/$got_host, recorded $robot/$host"
+grep -q '^stream complete ' "$tmp/read" && pass "its streaming reader with CRC checks: complete" ||
+    fail "streaming: $(grep '^stream' "$tmp/read")"
+"$bw" decode --proto kobuki "$tmp/run.mcap" >"$tmp/dec.mcap" 2>"$tmp/dec.err"
+"$bw" decode --proto kobuki "$tmp/run.jsonl" >"$tmp/dec.jsonl" 2>&1
+frames=$(field frames "$(tail -n 1 "$tmp/dec.mcap")")
+if [ "${frames:-0}" -gt 100 ] && cmp -s "$tmp/dec.mcap" "$tmp/dec.jsonl" && [ ! -s "$tmp/dec.err" ]; then
+    pass "decode run.mcap = decode of the bytes Foxglove's reader gave: $frames frames, every line alike"
+else
+    fail "decode: $frames frames, $(diff "$tmp/dec.mcap" "$tmp/dec.jsonl" | head -n 4) $(cat "$tmp/dec.err")"
+fi
+
+# 2. Every family, each compression.
+n=0
+for family in kobuki p2os lobot create rbsm rflex; do
+    c=$(echo "zstd lz4 none" | cut -d' ' -f$((n % 3 + 1)))
+    n=$((n + 1))
+    "$bw" record "sim:$family" -o "$tmp/$family.rec" --format mcap --compression "$c" --for 1 \
+        2>"$tmp/rec.err" || { fail "record $family: $(cat "$tmp/rec.err")"; continue; }
+    if ! read_mcap "$tmp/$family.rec" "$tmp/$family.jsonl" >"$tmp/read" 2>&1; then
+        fail "$family ($c): $(tail -n 3 "$tmp/read")"
+        continue
+    fi
+    "$bw" decode --proto "$family" "$tmp/$family.rec" >"$tmp/dec.mcap" 2>&1
+    "$bw" decode --proto "$family" "$tmp/$family.jsonl" >"$tmp/dec.jsonl" 2>&1
+    frames=$(field frames "$(tail -n 1 "$tmp/dec.mcap")")
+    grep -q "^chunk [0-9]* [0-9]* $c\$" "$tmp/read" && [ "${frames:-0}" -gt 0 ] &&
+        cmp -s "$tmp/dec.mcap" "$tmp/dec.jsonl" &&
+        pass "$family, $c: read by Foxglove's reader, $frames frames decoded alike" ||
+        fail "$family, $c: frames $frames, $(grep '^chunk' "$tmp/read" | head -n 1)"
+done
+
+# 3. A recorder killed with SIGKILL mid-run: its complete chunks read.
+"$bw" record sim:kobuki -o "$tmp/killed.mcap" --for 60 --v 0.1 2>"$tmp/rec.err" &
+rec=$!
+wait_line "$tmp/rec.err" "online" 20 || fail "the recorder never came online: $(cat "$tmp/rec.err")"
+# a flush every 0.25 s closes a chunk: wait until several are on the disk
+deadline=$(($(date +%s) + 20))
+while [ "$(stat -c %s "$tmp/killed.mcap")" -lt 4000 ] && [ "$(date +%s)" -lt "$deadline" ]; do
+    sleep 0.05
+done
+kill -9 "$rec"
+wait "$rec" 2>/dev/null
+rec=
+read_mcap --stream "$tmp/killed.mcap" "$tmp/killed.jsonl" >"$tmp/read" 2>&1
+msgs=$(sed -n 's/.*"Message":\([0-9]*\).*/\1/p' "$tmp/read")
+[ "${msgs:-0}" -gt 20 ] && pass "SIGKILLed: Foxglove's streaming reader reads $msgs messages ($(cut -c1-20 "$tmp/read"))" ||
+    fail "SIGKILLed: $(cat "$tmp/read")"
+"$bw" decode --proto kobuki "$tmp/killed.mcap" 2>"$tmp/dec.err" | grep -v '"stats"' >"$tmp/dec.mcap"
+"$bw" decode --proto kobuki "$tmp/killed.jsonl" 2>&1 | grep -v '"stats"' >"$tmp/dec.jsonl"
+[ -s "$tmp/dec.mcap" ] && cmp -s "$tmp/dec.mcap" "$tmp/dec.jsonl" &&
+    pass "... and botwire decode the same $(wc -l <"$tmp/dec.mcap") lines$( [ -s "$tmp/dec.err" ] && echo ", and says: $(cat "$tmp/dec.err")")" ||
+    fail "SIGKILLed: decode differs: $(diff "$tmp/dec.mcap" "$tmp/dec.jsonl" | head -n 3) $(cat "$tmp/dec.err")"
+
+# 4. A flipped byte in the first chunk's compressed records (its CRC, or
+# zstd itself, finds it), and a file cut in half.
+read_mcap "$tmp/run.mcap" "$tmp/run.jsonl" >"$tmp/read" 2>&1
+set -- $(grep '^chunk ' "$tmp/read" | head -n 1)
+first=${2:-0} len=${3:-0}
+cp "$tmp/run.mcap" "$tmp/flipped.mcap"
+at=$((first + len - 3)) # in the compressed records, the chunk's last field
+byte=$(od -An -tu1 -j "$at" -N1 "$tmp/flipped.mcap" | tr -d ' ')
+printf "$(printf '\\%03o' $((byte ^ 255)))" | dd of="$tmp/flipped.mcap" bs=1 seek="$at" conv=notrunc 2>/dev/null
+"$bw" decode --proto kobuki "$tmp/flipped.mcap" >"$tmp/dec" 2>"$tmp/dec.err"
+status=$?
+frames=$(field frames "$(tail -n 1 "$tmp/dec")")
+[ "$status" = 0 ] && [ "$(grep -c . "$tmp/dec.err")" = 1 ] && grep -q "offset $first: a chunk" "$tmp/dec.err" &&
+    [ "${frames:-0}" -gt 100 ] && grep -q '"damaged_lines":1' "$tmp/dec" &&
+    pass "a flipped byte at $at: $(cat "$tmp/dec.err"); $frames frames of the other chunks decoded" ||
+    fail "flipped byte at $at (chunk at $first): exit $status, $(cat "$tmp/dec.err"), $(tail -n 1 "$tmp/dec")"
+"$bw" decode --proto kobuki --strict "$tmp/flipped.mcap" >/dev/null 2>"$tmp/dec.err"
+status=$?
+[ "$status" = 1 ] && grep -q "offset $first: a chunk" "$tmp/dec.err" &&
+    pass "--strict: exit 1 at the damaged chunk" || fail "--strict: exit $status, $(cat "$tmp/dec.err")"
+size=$(stat -c %s "$tmp/run.mcap")
+head -c $((size / 2)) "$tmp/run.mcap" >"$tmp/half.mcap"
+"$bw" decode --proto kobuki "$tmp/half.mcap" >"$tmp/dec" 2>"$tmp/dec.err"
+status=$?
+frames=$(field frames "$(tail -n 1 "$tmp/dec")")
+cutat=$(sed -n 's/.*offset \([0-9]*\): the file ends inside.*/\1/p' "$tmp/dec.err")
+[ "$status" = 0 ] && [ -n "$cutat" ] && grep -q "^chunk $cutat " "$tmp/read" && [ "${frames:-0}" -gt 20 ] &&
+    pass "cut in half: $(cat "$tmp/dec.err"); $frames frames before it decoded" ||
+    fail "cut in half: exit $status, $(cat "$tmp/dec.err"), $(tail -n 1 "$tmp/dec")"
+
+# 5. The command line's refusals: one line, exit 2.
+expect_error "--compression without MCAP" 2 "compression is MCAP's" \
+    "$bw" record sim:kobuki -o "$tmp/x.jsonl" --compression zstd --for 0.1
+expect_error "--compression bogus" 2 "zstd, lz4 or none" \
+    "$bw" record sim:kobuki -o "$tmp/x.mcap" --compression bogus --for 0.1
+expect_error "--format bogus" 2 "jsonl or mcap" \
+    "$bw" record sim:kobuki -o "$tmp/x.mcap" --format csv --for 0.1
+
+finish "MCAP records"

@@ -1,0 +1,103 @@
+// Reads a botwire MCAP record with Foxglove's own MCAP readers (npm's
+// @mcap/core, @mcap/support for the compressions, @mcap/nodejs for the
+// file), through its summary and indexes as Foxglove does: the header,
+// the statistics, the channels, the metadata, then every message by the
+// chunk indexes. Prints a line each ("header ...", "channel ...",
+// "metadata ...", "topic TOPIC COUNT BYTES", "statistics ..."), and writes
+// the /wire/* messages as a JSON Lines record (the format's other form) to
+// OUT, so that `botwire decode` can read the same bytes both ways.
+// A streaming pass with CRC checks reads the file once more, record by
+// record. Exit 1 on any error.
+// With --stream, only the streaming reader, as a file a recorder killed
+// mid-run (no summary) is read: the messages of its complete chunks go to
+// OUT, and "stream complete|incomplete COUNTS".
+// usage: node mcap_read.js [--stream] FILE.mcap OUT.jsonl
+// (CommonJS, so that NODE_PATH finds the packages.)
+"use strict";
+const { McapIndexedReader, McapStreamReader } = require("@mcap/core");
+const { FileHandleReadable } = require("@mcap/nodejs");
+const { loadDecompressHandlers } = require("@mcap/support");
+const { open, readFile, writeFile } = require("node:fs/promises");
+
+const args = process.argv.slice(2);
+const streamOnly = args[0] === "--stream";
+const [file, out] = streamOnly ? args.slice(1) : args;
+
+/* a /wire/* message as a JSON Lines record's line, t to the microsecond */
+function line(topic, logTime, start, data) {
+  const us = (logTime - start) / 1000n;
+  const t = `${us / 1000000n}.${String(us % 1000000n).padStart(6, "0")}`;
+  return `{"t":${t},"from":"${topic.slice(6)}","data":"${Buffer.from(data).toString("hex")}"}`;
+}
+function headLine(head) {
+  return JSON.stringify({ botwire_record: 1, url: head.url, family: head.family, start: head.start });
+}
+
+async function main() {
+const decompressHandlers = await loadDecompressHandlers();
+if (streamOnly) {
+  const stream = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+  stream.append(await readFile(file));
+  const kinds = {}, channels = new Map(), lines = [];
+  let start = null;
+  for (let r; (r = stream.nextRecord()); ) {
+    kinds[r.type] = (kinds[r.type] ?? 0) + 1;
+    if (r.type === "Channel") channels.set(r.id, r);
+    if (r.type === "Metadata" && r.name === "botwire") {
+      const head = Object.fromEntries(r.metadata);
+      start = BigInt(head.start_ns);
+      lines.push(headLine(head));
+    }
+    if (r.type === "Message") {
+      const topic = channels.get(r.channelId).topic;
+      if (topic.startsWith("/wire/")) lines.push(line(topic, r.logTime, start, r.data));
+    }
+  }
+  await writeFile(out, lines.join("\n") + "\n");
+  console.log(`stream ${stream.done() ? "complete" : "incomplete"} ${JSON.stringify(kinds)}`);
+  return;
+}
+const fh = await open(file, "r");
+const reader = await McapIndexedReader.Initialize({
+  readable: new FileHandleReadable(fh),
+  decompressHandlers,
+});
+console.log(`header ${reader.header.profile} ${JSON.stringify(reader.header.library)}`);
+const st = reader.statistics;
+if (!st) throw new Error("no statistics in the summary");
+console.log(`statistics messages ${st.messageCount} chunks ${st.chunkCount} channels ${st.channelCount} chunk_indexes ${reader.chunkIndexes.length}`);
+for (const ch of reader.channelsById.values())
+  console.log(`channel ${ch.topic} ${ch.messageEncoding} schema ${ch.schemaId}`);
+let head = null;
+for await (const m of reader.readMetadata({ name: "botwire" })) {
+  head = Object.fromEntries(m.metadata);
+  console.log(`metadata ${m.name} ${JSON.stringify(head)}`);
+}
+if (!head) throw new Error("no botwire metadata");
+const start = BigInt(head.start_ns);
+const counts = new Map();
+const lines = [headLine(head)];
+for (const c of reader.chunkIndexes)
+  console.log(`chunk ${c.chunkStartOffset} ${c.chunkLength} ${c.compression || "none"}`);
+for await (const msg of reader.readMessages()) {
+  const ch = reader.channelsById.get(msg.channelId);
+  const c = counts.get(ch.topic) ?? { n: 0, bytes: 0 };
+  c.n++;
+  c.bytes += msg.data.length;
+  counts.set(ch.topic, c);
+  if (ch.topic.startsWith("/wire/")) lines.push(line(ch.topic, msg.logTime, start, msg.data));
+}
+for (const [topic, c] of counts) console.log(`topic ${topic} ${c.n} ${c.bytes}`);
+await writeFile(out, lines.join("\n") + "\n");
+await fh.close();
+
+const stream = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+stream.append(await readFile(file));
+const kinds = {};
+for (let r; (r = stream.nextRecord()); ) kinds[r.type] = (kinds[r.type] ?? 0) + 1;
+console.log(`stream ${stream.done() ? "complete" : "incomplete"} ${JSON.stringify(kinds)}`);
+}
+main().catch((e) => {
+  console.error(`mcap_read: ${e.message}`);
+  process.exit(1);
+});
