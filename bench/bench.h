@@ -110,4 +110,20 @@ long bench_alloc_count(void);
 /* Monotonic seconds. */
 double bench_now(void);
 
+/* `botwire bench --record` (record.c): a stream written as a record in one
+ * format, pass after pass for `seconds`; the fastest pass's MB/s of wire
+ * bytes and the file's size. */
+typedef struct {
+    const char *name;    /* "jsonl", "mcap-zstd", ... */
+    bool mcap;
+    int compression;     /* bw_mcap_compression_t, for MCAP */
+} bench_record_format_t;
+typedef struct {
+    double mb_s;                   /* wire bytes recorded per second */
+    unsigned long long file_bytes; /* the file */
+    double ratio;                  /* the file's size over the wire bytes' */
+} bench_record_result_t;
+int bench_record(const uint8_t *stream, size_t len, const bench_record_format_t *f, double seconds,
+                 bench_record_result_t *r);
+
 #endif

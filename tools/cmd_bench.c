@@ -6,6 +6,7 @@
 
 #include "../bench/bench.h"
 #include "../bench/fleet.h"
+#include "botwire/mcap.h"
 #include "cli.h"
 #include "commands.h"
 #include "botwire/runner.h"
@@ -25,6 +26,7 @@ static void usage(FILE *f)
                "       botwire bench --fleet[=N,N,...] [--seconds S] [--threads N]\n"
                "       botwire bench --fleet-tcp N [--seconds S] [--port P]\n"
                "       botwire bench --ros2[=N] [--ros1 NODE] [--seconds S]\n"
+               "       botwire bench --record [--proto P] [--seconds S]\n"
                "\n"
                "Measures parser throughput on the frame shapes each protocol's clients make its\n"
                "robot send, recorded from its emulated robot driving squares (and, where a shape\n"
@@ -86,6 +88,13 @@ static void usage(FILE *f)
                "botwire_ros of the build or install this botwire is in; without one the ROS 1\n"
                "line says why it was not measured.\n"
                "  --ros1 NODE      the botwire_ros executable for the ROS 1 side\n"
+               "\n"
+               "--record: how fast `botwire record` keeps a link's bytes, and the file's size,\n"
+               "in each format: each protocol's stream (as above) in 64-byte reads every 2 ms\n"
+               "of link time, flushed every 0.25 s, written as JSON Lines and as MCAP with\n"
+               "zstd, lz4 and no compression to a file in /tmp, pass after pass for S seconds\n"
+               "(default 1). A line each: proto, format, mb_s (wire bytes recorded per second,\n"
+               "the fastest pass), wire_bytes, file_bytes and ratio (file over wire).\n"
                "  -h, --help       this help\n",
             "300, 60, 20 and 10");
 }
@@ -276,6 +285,44 @@ static int ros2_bench(size_t n, double seconds, const char *ros1)
     return cli_flush_out("bench");
 }
 
+static int record_bench(const char *proto, double seconds)
+{
+    static const bench_record_format_t formats[] = {
+        { "jsonl", false, 0 },
+        { "mcap-zstd", true, BW_MCAP_ZSTD },
+        { "mcap-lz4", true, BW_MCAP_LZ4 },
+        { "mcap-none", true, BW_MCAP_NONE },
+    };
+    for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
+        const bench_proto_t *b = benches[i];
+        if (proto && strcmp(proto, b->name) != 0)
+            continue;
+        fprintf(stderr, "botwire bench: %s: recording a stream from its emulated robot, then "
+                        "writing it as a record in each format (%g s each) ...\n", b->name,
+                seconds);
+        bench_buf_t st;
+        if (bench_stream(b, &b->shapes[0], &st) < 0) {
+            cli_error("bench", "%s: could not record a stream from its emulated robot", b->name);
+            return 1;
+        }
+        for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++) {
+            bench_record_result_t r;
+            if (bench_record(st.p, st.len, &formats[k], seconds, &r) < 0) {
+                free(st.p);
+                cli_error("bench", "%s: could not write a %s record in /tmp", b->name,
+                          formats[k].name);
+                return 1;
+            }
+            printf("{\"proto\":\"%s\",\"format\":\"%s\",\"mb_s\":%.1f,\"wire_bytes\":%zu,"
+                   "\"file_bytes\":%llu,\"ratio\":%.3f}\n",
+                   b->name, formats[k].name, r.mb_s, st.len, r.file_bytes, r.ratio);
+            fflush(stdout);
+        }
+        free(st.p);
+    }
+    return cli_flush_out("bench");
+}
+
 static int fleet_bench(size_t n, double seconds, int port)
 {
     if (port + (int)n - 1 > 65535) {
@@ -306,12 +353,14 @@ int cmd_bench(int argc, char **argv)
         { "fleet-tcp", required_argument, NULL, 'f' },
         { "ros2", optional_argument, NULL, 'R' },
         { "ros1", required_argument, NULL, '1' },
+        { "record", no_argument, NULL, 'r' },
         { "threads", required_argument, NULL, 'T' },
         { "port", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *proto = NULL, *shape = NULL, *ros1 = NULL;
+    bool record = false;
     double seconds = 0, fleet = 0, port = 20101, threads = 0, ros2 = 0;
     bool fast = false;
     const char *sizes = NULL;
@@ -344,6 +393,7 @@ int cmd_bench(int argc, char **argv)
                 return 2;
             break;
         case '1': ros1 = optarg; break;
+        case 'r': record = true; break;
         case 'T':
             if (cli_number("bench", "--threads", optarg, 1, 256, &threads) < 0)
                 return 2;
@@ -369,6 +419,10 @@ int cmd_bench(int argc, char **argv)
     }
     if (ros1 && !(ros2 > 0)) {
         cli_error("bench", "--ros1 goes with --ros2 (the comparison it is the other side of)");
+        return 2;
+    }
+    if (record && (fast || fleet > 0 || ros2 > 0 || shape)) {
+        cli_error("bench", "--record goes with --proto and --seconds alone");
         return 2;
     }
     if (ros2 > 0)
@@ -414,6 +468,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (fleet > 0)
         return fleet_bench((size_t)fleet, seconds > 0 ? seconds : 10, (int)port);
+    if (record)
+        return record_bench(proto, seconds > 0 ? seconds : 1.0);
     if (seconds == 0)
         seconds = 1.0;
     bool any = false;

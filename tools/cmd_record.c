@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "botwire/record.h"
+#include "botwire/ros2.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -24,8 +25,10 @@ static void usage(FILE *f)
             "JSON Lines (docs/record-format.md): a header, then\n"
             "{\"t\":SECONDS,\"from\":\"robot\"|\"host\",\"data\":\"HEX\"} per chunk; or,\n"
             "for a FILE named *.mcap or with --format mcap, MCAP (Foxglove's and ROS 2's\n"
-            "log format): the bytes as messages on /wire/robot and /wire/host, in chunks,\n"
-            "with the summary and indexes indexed readers seek by.\n"
+            "log format): the bytes as messages on /wire/robot and /wire/host, and the\n"
+            "robot as the ROS 2 node publishes it (/odom, /tf, /tf_static, /range/N,\n"
+            "/battery, /diagnostics, /events, ... as CDR with their ros2msg schemas), in\n"
+            "chunks, with the summary and indexes indexed readers seek by.\n"
             "`botwire decode --proto P FILE` decodes either.\n"
             "\n"
             "%s"
@@ -51,6 +54,16 @@ typedef struct {
     bw_record_writer_t *w;
     double t0;
 } recorder_t;
+
+/* A message of the robot as ROS 2 sees it, into an MCAP record. */
+static void ros2_message(void *ctx, const bw_ros2_cdr_msg_t *m)
+{
+    recorder_t *r = ctx;
+    char qos[512];
+    if (bw_ros2_qos_yaml(m->qos, m->depth, qos, sizeof qos) < 0)
+        qos[0] = 0;
+    bw_record_writer_cdr(r->w, m->topic, m->type, m->schema, qos, m->stamp_ns, m->data, m->len);
+}
 
 static void tap(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now)
 {
@@ -137,14 +150,20 @@ int cmd_record(int argc, char **argv)
     char family[sizeof u.family];
     for (size_t i = 0; i < sizeof family; i++)
         family[i] = (char)tolower((unsigned char)u.family[i]);
+    /* t = 0: the monotonic clock's t0 and the wall clock's start, read
+     * together (MCAP's log times are the wall clock's, as ROS 2's stamps) */
+    struct timespec wall;
+    r.t0 = cli_now();
+    clock_gettime(CLOCK_REALTIME, &wall);
     bw_record_options_t ro = { .format = fmt, .compression = compression,
-                               .url = url, .family = family, .start = time(NULL),
+                               .url = url, .family = family, .start = wall.tv_sec,
+                               .start_ns = (uint64_t)wall.tv_sec * 1000000000u +
+                                           (uint64_t)wall.tv_nsec,
                                .waiting_for_reader = waiting };
     if (bw_record_writer_open(&r.w, output, &ro, err, sizeof err) < 0) {
         cli_error("record", "%s", err);
         return 1;
     }
-    r.t0 = cli_now();
     bw_base_options_t o = { .tap = tap, .tap_ctx = &r };
     bw_base_t *b;
     if (bw_base_open(&b, url, &o, r.t0, err, sizeof err) < 0) {
@@ -160,6 +179,13 @@ int cmd_record(int argc, char **argv)
     }
     cli_check_limits("record", b, v, w);
     cli_catch_signals();
+    /* An MCAP record holds the robot as ROS 2 sees it too: the ROS 2 node's
+     * messages, serialized by its code. */
+    bw_ros2_cdr_t *ros2 = NULL;
+    if (fmt == BW_RECORD_MCAP &&
+        bw_ros2_cdr_open(&ros2, b, NULL, url, NULL, ros2_message, &r, err, sizeof err) < 0)
+        fprintf(stderr, "botwire record: %s: the record holds the wire alone, no ROS 2 topics\n",
+                err);
 
     double now = r.t0, end = r.t0 + duration, next_flush = r.t0 + FLUSH_PERIOD;
     while (!cli_interrupted && now < end && !bw_record_writer_error(r.w)) {
@@ -167,14 +193,19 @@ int cmd_record(int argc, char **argv)
         cli_wait(bw_base_fd(b), fmin(fmin(bw_base_next_deadline(b), end), next_flush));
         now = cli_now();
         bw_base_poll(b, now);
+        if (ros2)
+            bw_ros2_cdr_step(ros2, now);
         if (now >= next_flush) {
             bw_record_writer_flush(r.w);
             next_flush = now + FLUSH_PERIOD;
         }
         bw_event_t ev;
-        while (bw_base_next_event(b, &ev))
+        while (bw_base_next_event(b, &ev)) {
             fprintf(stderr, "botwire record: %.2f s: %s%s\n", ev.t - r.t0, bw_event_name(ev.type),
                     ev.on || ev.type == BW_EV_OFFLINE ? "" : " cleared");
+            if (ros2)
+                bw_ros2_cdr_event(ros2, &ev);
+        }
         bw_base_heard_t h;
         bw_base_heard(b, &h);
         if (h.wrong && h.sure)
@@ -196,6 +227,9 @@ int cmd_record(int argc, char **argv)
         cli_error("record", "could not send the stop: the link to %s is down", url);
         status = status ? status : 1;
     }
+    if (ros2)
+        bw_ros2_cdr_step(ros2, now); /* the stop's last state */
+    bw_ros2_cdr_close(ros2);
     bw_base_close(b, now);
     uint64_t from_robot = bw_record_writer_bytes(r.w, true),
              from_host = bw_record_writer_bytes(r.w, false);

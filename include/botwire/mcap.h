@@ -69,6 +69,8 @@ bw_mcap_writer_t *bw_mcap_writer_new(const bw_mcap_options_t *opt, bw_mcap_sink_
 /* A schema (name, encoding as "ros2msg", its text): its id (1...), or -1. */
 int bw_mcap_schema(bw_mcap_writer_t *w, const char *name, const char *encoding,
                    const void *data, size_t len);
+/* The id of the schema of that name written so far; 0 if none. */
+int bw_mcap_schema_id(const bw_mcap_writer_t *w, const char *name);
 /* A channel on a topic: schema 0 is none (schemaless); its id (0...), or -1.
  * meta: n key/value pairs (NULL for none). */
 int bw_mcap_channel(bw_mcap_writer_t *w, int schema, const char *topic,

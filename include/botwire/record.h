@@ -46,6 +46,7 @@ typedef struct {
     bw_record_format_t format;
     bw_mcap_compression_t compression; /* MCAP's chunks (zstd, the default) */
     const char *url;    /* the robot's URL, as given (the header's "url") */
+    uint64_t start_ns;  /* MCAP: the start in ns since 1970, precise (0: start's second) */
     const char *family; /* its family, lower case */
     time_t start;       /* wall-clock start (the header's "start", UTC) */
     /* Called once, before the writer blocks, when path is a FIFO nobody
@@ -76,6 +77,13 @@ void bw_record_writer_abandon(bw_record_writer_t *w);
  * write is kept (bw_record_writer_error) and the rest dropped. */
 void bw_record_writer_chunk(bw_record_writer_t *w, double t, bool from_robot,
                             const uint8_t *data, size_t n);
+/* MCAP only: one message of the robot as ROS 2 sees it, on its topic
+ * (a channel made at its first message: message encoding cdr, its schema
+ * as ros2msg, its offered_qos_profiles), at log_time (ns since 1970). 0,
+ * or -1 (not an MCAP record; the error kept). */
+int bw_record_writer_cdr(bw_record_writer_t *w, const char *topic, const char *type,
+                         const char *schema, const char *offered_qos, uint64_t log_time,
+                         const uint8_t *data, size_t n);
 /* Pushes what is written to the file (and, for a file, to the disk): what a
  * killed recorder leaves (MCAP: the open chunk is closed and written whole,
  * so every streaming reader reads it). 0, or the errno of the first

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "botwire/base.h"
 
@@ -74,6 +75,59 @@ void bw_ros2_stats(const bw_ros2_t *node, bw_ros2_stats_t *stats);
 
 /* Stops every robot (bw_base_stop) and leaves the DDS domain. */
 void bw_ros2_close(bw_ros2_t *node, double now);
+
+/* ---- the same messages as CDR, for a record ------------------------------------ */
+
+/*
+ * What the node publishes for a base, without DDS: each message serialized
+ * as rmw_cyclonedds serializes it (the encapsulation header 00 01 00 00,
+ * then plain little-endian CDR), by the same code and types as the node's,
+ * and handed to a function with its topic (/odom, /tf, /range/3, ...:
+ * absolute, in the namespace given), its ROS 2 type and that type's
+ * ros2msg schema. For `botwire record -o run.mcap`; nothing is driven
+ * (cmd_vel is the node's).
+ */
+/* How the node offers a topic: ROS 2's default profile (reliable,
+ * volatile), sensor data (best effort), or latched (reliable, transient
+ * local). */
+typedef enum { BW_ROS2_QOS_DEFAULT = 0, BW_ROS2_QOS_SENSOR, BW_ROS2_QOS_LATCHED } bw_ros2_qos_t;
+
+typedef struct {
+    const char *topic;   /* "/odom", "/robot1/odom", "/tf", ... */
+    const char *type;    /* "nav_msgs/msg/Odometry" */
+    const char *schema;  /* its ros2msg text, dependencies included */
+    const uint8_t *data; /* the CDR bytes, valid during the call */
+    size_t len;
+    uint64_t stamp_ns;   /* the message's header stamp (ROS time: the wall clock) */
+    bw_ros2_qos_t qos;   /* as the node offers the topic */
+    int depth;           /* ... keeping the last depth */
+} bw_ros2_cdr_msg_t;
+typedef void (*bw_ros2_cdr_fn)(void *ctx, const bw_ros2_cdr_msg_t *m);
+
+typedef struct bw_ros2_cdr bw_ros2_cdr_t;
+/* A CDR view of base in namespace ns (NULL or "" for none; frames prefixed
+ * with it, as the node's); opt: distro, no_tf, diagnostic_period (NULL: the
+ * defaults). 0, or BW_EINVAL / BW_ENOMEM / BW_ENOTSUP (built without Cyclone
+ * DDS) with err. */
+int bw_ros2_cdr_open(bw_ros2_cdr_t **view, bw_base_t *base, const char *ns, const char *url,
+                     const bw_ros2_options_t *opt, bw_ros2_cdr_fn fn, void *ctx, char *err,
+                     size_t errlen);
+/* After bw_base_poll: what changed goes to the function. */
+void bw_ros2_cdr_step(bw_ros2_cdr_t *view, double now);
+/* The base's events are the caller's to take (bw_base_next_event): each
+ * one given here goes out on events, as the node sends it. */
+void bw_ros2_cdr_event(bw_ros2_cdr_t *view, const bw_event_t *ev);
+void bw_ros2_cdr_close(bw_ros2_cdr_t *view);
+
+/* The QoS a topic is offered with, as rosbag2 writes it into a record
+ * (the channel's offered_qos_profiles: a YAML list of one profile) into
+ * buf; its length, or -1 if it does not fit. */
+int bw_ros2_qos_yaml(bw_ros2_qos_t qos, int depth, char *buf, size_t cap);
+
+/* The ros2msg text of a type the node publishes ("nav_msgs/msg/Odometry"),
+ * its dependencies after it as rosbag2 writes them (a line of 80 '=' and
+ * "MSG: pkg/Type" before each); NULL for another type. */
+const char *bw_ros2_schema(const char *type, bw_ros2_distro_t distro);
 
 #ifdef __cplusplus
 }

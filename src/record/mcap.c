@@ -144,6 +144,7 @@ struct bw_mcap_writer {
     uint32_t crc;   /* of the data section so far */
     buf_t schemas, channels_out, chunk_indexes, metadata_indexes; /* for the summary */
     int nschemas;
+    char **schema_names; /* by id - 1 */
     channel_t *channels;
     int nchannels;
     buf_t chunk;    /* the open chunk's records, uncompressed */
@@ -213,6 +214,12 @@ int bw_mcap_schema(bw_mcap_writer_t *w, const char *name, const char *encoding, 
 {
     if (w->nschemas >= 65535)
         return -1;
+    char **names = realloc(w->schema_names, (size_t)(w->nschemas + 1) * sizeof *names);
+    if (!names)
+        return -1;
+    w->schema_names = names;
+    if (!(names[w->nschemas] = strdup(name ? name : "")))
+        return -1;
     int id = ++w->nschemas;
     buf_t f = { 0 };
     put_u16(&f, (uint16_t)id);
@@ -225,6 +232,14 @@ int bw_mcap_schema(bw_mcap_writer_t *w, const char *name, const char *encoding, 
     bool oom = f.oom;
     free(f.p);
     return oom || w->error ? -1 : id;
+}
+
+int bw_mcap_schema_id(const bw_mcap_writer_t *w, const char *name)
+{
+    for (int i = 0; i < w->nschemas; i++)
+        if (!strcmp(w->schema_names[i], name))
+            return i + 1;
+    return 0;
 }
 
 int bw_mcap_channel(bw_mcap_writer_t *w, int schema, const char *topic,
@@ -492,6 +507,9 @@ void bw_mcap_writer_free(bw_mcap_writer_t *w)
     for (int i = 0; i < w->nchannels; i++)
         free(w->channels[i].index.p);
     free(w->channels);
+    for (int i = 0; i < w->nschemas; i++)
+        free(w->schema_names[i]);
+    free(w->schema_names);
     free(w->schemas.p);
     free(w->channels_out.p);
     free(w->chunk_indexes.p);

@@ -30,6 +30,8 @@ struct bw_record_writer {
     bw_mcap_writer_t *mcap; /* an MCAP record's, NULL for JSON Lines */
     int wire[2];    /* its channels: /wire/host, /wire/robot */
     uint64_t start_ns; /* its log times' origin */
+    struct { char *topic; int channel; } *cdr; /* its CDR channels, by topic */
+    size_t ncdr;
 };
 
 bw_record_format_t bw_record_format_of(const char *path)
@@ -55,6 +57,9 @@ int bw_record_writer_flush(bw_record_writer_t *w)
 
 static void free_writer(bw_record_writer_t *w)
 {
+    for (size_t i = 0; i < w->ncdr; i++)
+        free(w->cdr[i].topic);
+    free(w->cdr);
     bw_mcap_writer_free(w->mcap);
     free(w->path);
     free(w);
@@ -78,7 +83,7 @@ static int mcap_header(bw_record_writer_t *w, const bw_record_options_t *opt, co
     if (!(w->mcap = bw_mcap_writer_new(&mo, mcap_sink, w)))
         return BW_ENOMEM;
     char start_ns[32], encoding[64];
-    w->start_ns = (uint64_t)opt->start * 1000000000u;
+    w->start_ns = opt->start_ns ? opt->start_ns : (uint64_t)opt->start * 1000000000u;
     snprintf(start_ns, sizeof start_ns, "%llu", (unsigned long long)w->start_ns);
     const char *keys[] = { "botwire_record", "url", "family", "start", "start_ns" };
     const char *values[] = { "1", opt->url ? opt->url : "", opt->family ? opt->family : "", when,
@@ -237,6 +242,47 @@ void bw_record_writer_chunk(bw_record_writer_t *w, double t, bool from_robot,
     if (ferror(w->f))
         failed(w, errno);
     w->bytes[from_robot] += n;
+}
+
+int bw_record_writer_cdr(bw_record_writer_t *w, const char *topic, const char *type,
+                         const char *schema, const char *offered_qos, uint64_t log_time,
+                         const uint8_t *data, size_t n)
+{
+    if (!w->mcap || w->error || !w->f)
+        return -1;
+    size_t i = 0;
+    while (i < w->ncdr && strcmp(w->cdr[i].topic, topic) != 0)
+        i++;
+    if (i == w->ncdr) { /* its first message: the schema (once a type) and the channel */
+        void *grown = realloc(w->cdr, (w->ncdr + 1) * sizeof *w->cdr);
+        char *name = strdup(topic);
+        if (!grown || !name) {
+            free(name);
+            if (grown)
+                w->cdr = grown;
+            failed(w, ENOMEM);
+            return -1;
+        }
+        w->cdr = grown;
+        int schema_id = bw_mcap_schema_id(w->mcap, type);
+        if (schema_id <= 0)
+            schema_id = bw_mcap_schema(w->mcap, type, "ros2msg", schema, schema ? strlen(schema) : 0);
+        const char *k[] = { "offered_qos_profiles" }, *v[] = { offered_qos ? offered_qos : "" };
+        int ch = schema_id > 0 ? bw_mcap_channel(w->mcap, schema_id, topic, "cdr", k, v, 1) : -1;
+        if (ch < 0) {
+            free(name);
+            failed(w, bw_mcap_error(w->mcap) ? bw_mcap_error(w->mcap) : ENOMEM);
+            return -1;
+        }
+        w->cdr[i].topic = name;
+        w->cdr[i].channel = ch;
+        w->ncdr++;
+    }
+    if (bw_mcap_message(w->mcap, w->cdr[i].channel, log_time, data, n) < 0) {
+        failed(w, bw_mcap_error(w->mcap) ? bw_mcap_error(w->mcap) : ENOMEM);
+        return -1;
+    }
+    return 0;
 }
 
 int bw_record_writer_error(const bw_record_writer_t *w) { return w->error; }

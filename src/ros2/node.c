@@ -15,6 +15,11 @@
 #include <unistd.h>
 
 #include <dds/dds.h>
+/* Cyclone's serializer, the one its writers use, for the CDR view; its
+ * headers spell GNU C's asm the short way, which ISO C does not know. */
+#define asm __asm__
+#include <dds/ddsi/ddsi_cdrstream.h>
+#undef asm
 
 #include "botwire/ros2.h"
 
@@ -45,12 +50,29 @@
 #define HASH_DIAGNOSTICS "RIHS01_5a8a36efb05fb25070fa0fb3810290c0e6cd4862b54a8fb975a1ee8dc55a333e"
 #define HASH_PARTICIPANT "RIHS01_91a0593bacdcc50ea9bdcf849a938b128412cc1ea821245c663bcd26f83c295e"
 
-/* How a topic is kept: ROS 2's profiles as rmw_cyclonedds maps them. */
-typedef enum {
-    QOS_DEFAULT,   /* reliable, volatile, keep last depth */
-    QOS_SENSOR,    /* best effort, volatile, keep last depth */
-    QOS_LATCHED,   /* reliable, transient local, keep last depth */
-} qos_kind_t;
+/* The topics a robot publishes: their names, ROS 2 types (whose ros2msg
+ * schemas are in schemas.c), how they are kept (ROS 2's profiles as
+ * rmw_cyclonedds maps them: bw_ros2_qos_t) and Jazzy's type hashes. */
+enum { T_ODOM, T_TF, T_TF_STATIC, T_BUMPER, T_CLIFF, T_DROP, T_EVENTS, T_BATTERY, T_DIAG, T_RANGE };
+static const struct {
+    const char *name; /* relative to the namespace unless it starts with '/' */
+    const char *type;
+    bw_ros2_qos_t qos; /* as the node offers it */
+    int depth;         /* keep last */
+    const char *hash;
+} topics[] = {
+    [T_ODOM] = { "odom", "nav_msgs/msg/Odometry", BW_ROS2_QOS_DEFAULT, 10, HASH_ODOMETRY },
+    [T_TF] = { "/tf", "tf2_msgs/msg/TFMessage", BW_ROS2_QOS_DEFAULT, 100, HASH_TFMESSAGE },
+    [T_TF_STATIC] = { "/tf_static", "tf2_msgs/msg/TFMessage", BW_ROS2_QOS_LATCHED, 1, HASH_TFMESSAGE },
+    [T_BUMPER] = { "bumper", "std_msgs/msg/UInt32", BW_ROS2_QOS_LATCHED, 1, HASH_UINT32 },
+    [T_CLIFF] = { "cliff", "std_msgs/msg/UInt32", BW_ROS2_QOS_LATCHED, 1, HASH_UINT32 },
+    [T_DROP] = { "wheel_drop", "std_msgs/msg/UInt32", BW_ROS2_QOS_LATCHED, 1, HASH_UINT32 },
+    [T_EVENTS] = { "events", "std_msgs/msg/String", BW_ROS2_QOS_DEFAULT, 50, HASH_STRING },
+    [T_BATTERY] = { "battery", "sensor_msgs/msg/BatteryState", BW_ROS2_QOS_DEFAULT, 1, HASH_BATTERY },
+    [T_DIAG] = { "/diagnostics", "diagnostic_msgs/msg/DiagnosticArray", BW_ROS2_QOS_DEFAULT, 10,
+      HASH_DIAGNOSTICS },
+    [T_RANGE] = { "range/", "sensor_msgs/msg/Range", BW_ROS2_QOS_SENSOR, 5, HASH_RANGE },
+};
 
 struct bw_ros2;
 
@@ -60,7 +82,7 @@ typedef struct {
     char ns[NAME_MAX_LEN];     /* "/robot1", or "/" */
     char url[256];
     char odom_frame[NAME_MAX_LEN + 16], base_frame[NAME_MAX_LEN + 16], range_prefix[NAME_MAX_LEN + 16];
-    dds_entity_t odom, tf, tf_static, bumper, cliff, drop, events, battery, diag, cmd;
+    dds_entity_t writer[T_RANGE], cmd; /* a node's: a writer a topic, cmd_vel's reader */
     dds_entity_t range[BW_BASE_MAX_RANGES];
     unsigned nranges;
     double range_t[BW_BASE_MAX_RANGES];
@@ -71,6 +93,15 @@ typedef struct {
     bool have_cmd, driving;
     uint32_t last_mask[3];
     bool sent_mask[3];
+    /* what the node's options say, per robot: a CDR view has no node */
+    bool no_tf;
+    bw_ros2_distro_t distro;
+    double diagnostic_period;
+    /* a CDR view's: where its messages go, serialized (node NULL) */
+    bw_ros2_cdr_fn cdr_fn;
+    void *cdr_ctx;
+    uint8_t *cdr_buf;
+    size_t cdr_cap;
 } robot_t;
 
 struct bw_ros2 {
@@ -82,11 +113,71 @@ struct bw_ros2 {
     bw_ros2_stats_t stats;
 };
 
-/* A message out, counted. */
-static void put(struct bw_ros2 *n, dds_entity_t writer, const void *sample)
+static const dds_topic_descriptor_t *descriptor_of(const robot_t *r, int topic)
 {
-    if (dds_write(writer, sample) == DDS_RETCODE_OK)
-        n->stats.published++;
+    switch (topic) {
+    case T_ODOM: return &nav_msgs_msg_dds__Odometry__desc;
+    case T_TF:
+    case T_TF_STATIC: return &tf2_msgs_msg_dds__TFMessage__desc;
+    case T_BUMPER:
+    case T_CLIFF:
+    case T_DROP: return &std_msgs_msg_dds__UInt32__desc;
+    case T_EVENTS: return &std_msgs_msg_dds__String__desc;
+    case T_BATTERY: return &sensor_msgs_msg_dds__BatteryState__desc;
+    case T_DIAG: return &diagnostic_msgs_msg_dds__DiagnosticArray__desc;
+    default:
+        return r->distro == BW_ROS2_HUMBLE ? &humble_sensor_msgs_msg_dds__Range__desc
+                                           : &sensor_msgs_msg_dds__Range__desc;
+    }
+}
+
+static dds_entity_t writer_of(const robot_t *r, int topic, unsigned i)
+{
+    return topic == T_RANGE ? r->range[i] : r->writer[topic];
+}
+
+/* A message out, counted: written to DDS (the node), or serialized as
+ * rmw_cyclonedds serializes it (plain CDR, little endian, after its
+ * encapsulation header) and handed on (a CDR view). One serialization for
+ * both: the types idlc compiled. */
+static void out(robot_t *r, int topic, unsigned i, const void *sample,
+                builtin_interfaces_msg_dds__Time_ stamp)
+{
+    if (r->node) {
+        if (dds_write(writer_of(r, topic, i), sample) == DDS_RETCODE_OK)
+            r->node->stats.published++;
+        return;
+    }
+    dds_ostreamLE_t os;
+    dds_ostreamLE_init(&os, 256, 1); /* XCDR1: the encoding ROS 2 uses */
+    dds_stream_writeLE(&os, sample, descriptor_of(r, topic)->m_ops);
+    size_t len = 4 + os.x.m_index;
+    if (len > r->cdr_cap) {
+        uint8_t *p = realloc(r->cdr_buf, len * 2);
+        if (!p) {
+            dds_ostreamLE_fini(&os);
+            return;
+        }
+        r->cdr_buf = p;
+        r->cdr_cap = len * 2;
+    }
+    static const uint8_t cdr_le[4] = { 0x00, 0x01, 0x00, 0x00 };
+    memcpy(r->cdr_buf, cdr_le, 4);
+    memcpy(r->cdr_buf + 4, os.x.m_buffer, os.x.m_index);
+    dds_ostreamLE_fini(&os);
+    char name[NAME_MAX_LEN * 2];
+    const char *t = topics[topic].name;
+    if (t[0] == '/')
+        snprintf(name, sizeof name, "%s", t);
+    else if (topic == T_RANGE)
+        snprintf(name, sizeof name, "%s%srange/%u", r->ns, strcmp(r->ns, "/") ? "/" : "", i);
+    else
+        snprintf(name, sizeof name, "%s%s%s", r->ns, strcmp(r->ns, "/") ? "/" : "", t);
+    bw_ros2_cdr_msg_t m = { name, topics[topic].type, bw_ros2_schema(topics[topic].type, r->distro),
+                            r->cdr_buf, len,
+                            (uint64_t)stamp.sec * 1000000000u + stamp.nanosec,
+                            topics[topic].qos, topics[topic].depth };
+    r->cdr_fn(r->cdr_ctx, &m);
 }
 
 static void say(char *err, size_t cap, const char *fmt, ...)
@@ -108,15 +199,15 @@ static builtin_interfaces_msg_dds__Time_ ros_now(void)
     return t;
 }
 
-static dds_qos_t *make_qos(const bw_ros2_t *n, qos_kind_t kind, int32_t depth, const char *hash)
+static dds_qos_t *make_qos(const bw_ros2_t *n, bw_ros2_qos_t kind, int32_t depth, const char *hash)
 {
     dds_qos_t *q = dds_create_qos();
     dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
-    if (kind == QOS_SENSOR)
+    if (kind == BW_ROS2_QOS_SENSOR)
         dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);
     else
         dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
-    if (kind == QOS_LATCHED) {
+    if (kind == BW_ROS2_QOS_LATCHED) {
         dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
         dds_qset_durability_service(q, 0, DDS_HISTORY_KEEP_LAST, depth, DDS_LENGTH_UNLIMITED,
                                     DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
@@ -145,7 +236,7 @@ static void dds_topic_name(char *out, size_t cap, const char *ns, const char *na
 }
 
 static dds_entity_t endpoint(robot_t *r, bool writer, const dds_topic_descriptor_t *desc,
-                             const char *name, qos_kind_t kind, int32_t depth, const char *hash)
+                             const char *name, bw_ros2_qos_t kind, int32_t depth, const char *hash)
 {
     bw_ros2_t *n = r->node;
     char full[2 * NAME_MAX_LEN + 8];
@@ -407,7 +498,7 @@ int bw_ros2_open(bw_ros2_t **node, const bw_ros2_options_t *opt, char *err, size
      * snapshot; the reader, keep all, never hears its own participant. */
     dds_entity_t topic = dds_create_topic(n->participant, n->info_desc, "ros_discovery_info",
                                           NULL, NULL);
-    q = make_qos(n, QOS_LATCHED, 1, HASH_PARTICIPANT);
+    q = make_qos(n, BW_ROS2_QOS_LATCHED, 1, HASH_PARTICIPANT);
     n->info_writer = topic < 0 ? topic : dds_create_writer(n->participant, topic, q, NULL);
     dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
     dds_qset_ignorelocal(q, DDS_IGNORELOCAL_PARTICIPANT);
@@ -439,21 +530,15 @@ static bool name_ok(const char *s)
     return !strstr(s, "//");
 }
 
-int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame_prefix,
-                const char *url, char *err, size_t errlen)
+/* A robot's names and frames, from its namespace (and a frame prefix, or
+ * the namespace's): 0, or BW_EINVAL with err. */
+static int name_robot(robot_t *r, bw_base_t *base, const char *ns, const char *frame_prefix,
+                      const char *url, const bw_ros2_options_t *opt, char *err, size_t errlen)
 {
-    robot_t *r = calloc(1, sizeof *r);
-    robot_t **grown = realloc(n->robots, (n->nrobots + 1) * sizeof *grown);
-    if (!r || !grown) {
-        free(r);
-        if (grown)
-            n->robots = grown;
-        say(err, errlen, "out of memory");
-        return BW_ENOMEM;
-    }
-    n->robots = grown;
-    r->node = n;
     r->base = base;
+    r->no_tf = opt->no_tf;
+    r->distro = opt->distro;
+    r->diagnostic_period = opt->diagnostic_period > 0 ? opt->diagnostic_period : 1.0;
     /* the namespace: "/" or "/a/b", no trailing '/' */
     const char *s = ns ? ns : "";
     while (*s == '/')
@@ -463,7 +548,6 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
         len--;
     if (len + 2 > sizeof r->ns || !name_ok(s)) {
         say(err, errlen, "namespace \"%s\": a ROS 2 name is letters, digits, '_' and '/'", ns);
-        free(r);
         return BW_EINVAL;
     }
     snprintf(r->ns, sizeof r->ns, "/%.*s", (int)len, s);
@@ -478,32 +562,37 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
     snprintf(r->url, sizeof r->url, "%s", url ? url : "");
     r->last_state_t = -1;
     r->last_diag = -1e9;
+    return 0;
+}
 
-    r->odom = endpoint(r, true, &nav_msgs_msg_dds__Odometry__desc, "odom", QOS_DEFAULT, 10,
-                       HASH_ODOMETRY);
-    r->tf = endpoint(r, true, &tf2_msgs_msg_dds__TFMessage__desc, "/tf", QOS_DEFAULT, 100,
-                     HASH_TFMESSAGE);
-    r->tf_static = endpoint(r, true, &tf2_msgs_msg_dds__TFMessage__desc, "/tf_static",
-                            QOS_LATCHED, 1, HASH_TFMESSAGE);
-    r->bumper = endpoint(r, true, &std_msgs_msg_dds__UInt32__desc, "bumper", QOS_LATCHED, 1,
-                         HASH_UINT32);
-    r->cliff = endpoint(r, true, &std_msgs_msg_dds__UInt32__desc, "cliff", QOS_LATCHED, 1,
-                        HASH_UINT32);
-    r->drop = endpoint(r, true, &std_msgs_msg_dds__UInt32__desc, "wheel_drop", QOS_LATCHED, 1,
-                       HASH_UINT32);
-    r->events = endpoint(r, true, &std_msgs_msg_dds__String__desc, "events", QOS_DEFAULT, 50,
-                         HASH_STRING);
-    r->battery = endpoint(r, true, &sensor_msgs_msg_dds__BatteryState__desc, "battery",
-                          QOS_DEFAULT, 1, HASH_BATTERY);
-    r->diag = endpoint(r, true, &diagnostic_msgs_msg_dds__DiagnosticArray__desc, "/diagnostics",
-                       QOS_DEFAULT, 10, HASH_DIAGNOSTICS);
-    r->cmd = endpoint(r, false, &geometry_msgs_msg_dds__Twist__desc, "cmd_vel", QOS_DEFAULT, 10,
-                      HASH_TWIST);
-    dds_entity_t all[] = { r->odom, r->tf,     r->tf_static, r->bumper, r->cliff,
-                           r->drop, r->events, r->battery,   r->diag,   r->cmd };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (all[i] < 0) {
-            say(err, errlen, "%s: a DDS reader or writer: %s", r->ns, dds_strretcode(all[i]));
+int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame_prefix,
+                const char *url, char *err, size_t errlen)
+{
+    robot_t *r = calloc(1, sizeof *r);
+    robot_t **grown = realloc(n->robots, (n->nrobots + 1) * sizeof *grown);
+    if (!r || !grown) {
+        free(r);
+        if (grown)
+            n->robots = grown;
+        say(err, errlen, "out of memory");
+        return BW_ENOMEM;
+    }
+    n->robots = grown;
+    r->node = n;
+    if (name_robot(r, base, ns, frame_prefix, url, &n->opt, err, errlen) < 0) {
+        free(r);
+        return BW_EINVAL;
+    }
+
+    for (int t = 0; t < T_RANGE; t++)
+        r->writer[t] = endpoint(r, true, descriptor_of(r, t), topics[t].name, topics[t].qos,
+                                topics[t].depth, topics[t].hash);
+    r->cmd = endpoint(r, false, &geometry_msgs_msg_dds__Twist__desc, "cmd_vel",
+                      BW_ROS2_QOS_DEFAULT, 10, HASH_TWIST);
+    for (int t = 0; t <= T_RANGE; t++) {
+        dds_entity_t e = t < T_RANGE ? r->writer[t] : r->cmd;
+        if (e < 0) {
+            say(err, errlen, "%s: a DDS reader or writer: %s", r->ns, dds_strretcode(e));
             free(r);
             return BW_EIO;
         }
@@ -539,8 +628,8 @@ static void publish_odom(robot_t *r, const bw_base_state_t *st, builtin_interfac
         o.pose.covariance[i * 7] = planar ? 1e-3 : 1e6;
         o.twist.covariance[i * 7] = planar ? 1e-3 : 1e6;
     }
-    put(r->node, r->odom, &o);
-    if (r->node->opt.no_tf)
+    out(r, T_ODOM, 0, &o, stamp);
+    if (r->no_tf)
         return;
     geometry_msgs_msg_dds__TransformStamped_ t;
     memset(&t, 0, sizeof t);
@@ -550,7 +639,7 @@ static void publish_odom(robot_t *r, const bw_base_state_t *st, builtin_interfac
     t.transform.translation.y = st->pose.y;
     t.transform.rotation = o.pose.pose.orientation;
     tf2_msgs_msg_dds__TFMessage_ m = { { 1, 1, &t, false } };
-    put(r->node, r->tf, &m);
+    out(r, T_TF, 0, &m, stamp);
 }
 
 /* Jazzy's Range and Humble's differ only in the variance at the end. */
@@ -572,12 +661,12 @@ static void write_range(robot_t *r, unsigned i, const bw_range_t *rg,
     /* REP 117: nothing seen within max_range is +Inf */
     m.range = rg->range >= rg->max_range ? INFINITY : (float)rg->range;
     m.variance = 0.0f; /* unknown */
-    if (r->node->opt.distro == BW_ROS2_HUMBLE) {
+    if (r->distro == BW_ROS2_HUMBLE) {
         humble_sensor_msgs_msg_dds__Range_ h = { m.header, m.radiation_type, m.field_of_view,
                                                  m.min_range, m.max_range, m.range };
-        put(r->node, r->range[i], &h);
+        out(r, T_RANGE, i, &h, stamp);
     } else {
-        put(r->node, r->range[i], &m);
+        out(r, T_RANGE, i, &m, stamp);
     }
 }
 
@@ -588,10 +677,11 @@ static void publish_ranges(robot_t *r, const bw_base_state_t *st,
         geometry_msgs_msg_dds__TransformStamped_ mounts[BW_BASE_MAX_RANGES];
         char frames[BW_BASE_MAX_RANGES][NAME_MAX_LEN + 32];
         memset(mounts, 0, sizeof mounts);
-        for (unsigned i = r->nranges; i < st->nranges && i < BW_BASE_MAX_RANGES; i++) {
+        for (unsigned i = r->nranges; r->node && i < st->nranges && i < BW_BASE_MAX_RANGES; i++) {
             char name[32];
             snprintf(name, sizeof name, "range/%u", i);
-            r->range[i] = endpoint(r, true, r->node->range_desc, name, QOS_SENSOR, 5, HASH_RANGE);
+            r->range[i] = endpoint(r, true, r->node->range_desc, name, topics[T_RANGE].qos,
+                                   topics[T_RANGE].depth, topics[T_RANGE].hash);
         }
         for (unsigned i = 0; i < st->nranges && i < BW_BASE_MAX_RANGES; i++) {
             snprintf(frames[i], sizeof frames[i], "%s%u", r->range_prefix, i);
@@ -604,8 +694,9 @@ static void publish_ranges(robot_t *r, const bw_base_state_t *st,
         }
         r->nranges = st->nranges;
         tf2_msgs_msg_dds__TFMessage_ m = { { r->nranges, r->nranges, mounts, false } };
-        put(r->node, r->tf_static, &m);
-        announce(r->node);
+        out(r, T_TF_STATIC, 0, &m, stamp);
+        if (r->node)
+            announce(r->node);
     }
     for (unsigned i = 0; i < r->nranges; i++) {
         const bw_range_t *rg = &st->ranges[i];
@@ -616,36 +707,43 @@ static void publish_ranges(robot_t *r, const bw_base_state_t *st,
     }
 }
 
-static void publish_mask(robot_t *r, int which, dds_entity_t w, uint32_t mask)
+static void publish_mask(robot_t *r, int which, int topic, uint32_t mask,
+                         builtin_interfaces_msg_dds__Time_ stamp)
 {
     if (r->sent_mask[which] && mask == r->last_mask[which])
         return;
     std_msgs_msg_dds__UInt32_ m = { mask };
-    put(r->node, w, &m);
+    out(r, topic, 0, &m, stamp);
     r->last_mask[which] = mask;
     r->sent_mask[which] = true;
 }
 
-static void publish_events(robot_t *r, const bw_base_state_t *st)
+/* An event of the base as a line on events. */
+static void publish_event(robot_t *r, const bw_event_t *ev, builtin_interfaces_msg_dds__Time_ stamp)
+{
+    char line[160];
+    if (ev->type == BW_EV_ONLINE || ev->type == BW_EV_OFFLINE) /* the link's: its name */
+        snprintf(line, sizeof line, "%s", bw_event_name(ev->type));
+    else
+        snprintf(line, sizeof line, "%s %s mask 0x%x", bw_event_name(ev->type),
+                 ev->on ? "on" : "off", ev->mask);
+    std_msgs_msg_dds__String_ m = { line };
+    out(r, T_EVENTS, 0, &m, stamp);
+}
+
+static void publish_events(robot_t *r, const bw_base_state_t *st,
+                           builtin_interfaces_msg_dds__Time_ stamp)
 {
     uint32_t caps = bw_base_caps(r->base);
     if (caps & BW_CAP_BUMPERS)
-        publish_mask(r, 0, r->bumper, st->bumpers);
+        publish_mask(r, 0, T_BUMPER, st->bumpers, stamp);
     if (caps & BW_CAP_CLIFFS)
-        publish_mask(r, 1, r->cliff, st->cliffs);
+        publish_mask(r, 1, T_CLIFF, st->cliffs, stamp);
     if (caps & BW_CAP_WHEEL_DROPS)
-        publish_mask(r, 2, r->drop, st->wheel_drops);
+        publish_mask(r, 2, T_DROP, st->wheel_drops, stamp);
     bw_event_t ev;
-    while (bw_base_next_event(r->base, &ev) > 0) {
-        char line[160];
-        if (ev.type == BW_EV_ONLINE || ev.type == BW_EV_OFFLINE) /* the link's: its name */
-            snprintf(line, sizeof line, "%s", bw_event_name(ev.type));
-        else
-            snprintf(line, sizeof line, "%s %s mask 0x%x", bw_event_name(ev.type),
-                     ev.on ? "on" : "off", ev.mask);
-        std_msgs_msg_dds__String_ m = { line };
-        put(r->node, r->events, &m);
-    }
+    while (r->node && bw_base_next_event(r->base, &ev) > 0) /* a CDR view is given them */
+        publish_event(r, &ev, stamp);
 }
 
 static void publish_battery(robot_t *r, const bw_base_state_t *st,
@@ -673,7 +771,7 @@ static void publish_battery(robot_t *r, const bw_base_state_t *st,
     b.present = st->battery > 0;
     b.location = "";
     b.serial_number = "";
-    put(r->node, r->battery, &b);
+    out(r, T_BATTERY, 0, &b, stamp);
 }
 
 static void publish_diagnostics(robot_t *r, const bw_base_state_t *st,
@@ -719,7 +817,7 @@ static void publish_diagnostics(robot_t *r, const bw_base_state_t *st,
     a.header.frame_id = "";
     a.status._length = a.status._maximum = 1;
     a.status._buffer = &s;
-    put(r->node, r->diag, &a);
+    out(r, T_DIAG, 0, &a, stamp);
 }
 
 /* ---- the loop's step ---------------------------------------------------------------- */
@@ -750,6 +848,25 @@ static void take_cmd_vel(robot_t *r, double now)
     }
 }
 
+/* What the robot's state says now, on every topic it changed on (the
+ * battery and diagnostics every diagnostic_period). */
+static void publish_state(robot_t *r, double now)
+{
+    const bw_base_state_t *st = bw_base_state(r->base);
+    builtin_interfaces_msg_dds__Time_ stamp = ros_now();
+    if (st->t != r->last_state_t) {
+        r->last_state_t = st->t;
+        publish_odom(r, st, stamp);
+    }
+    publish_ranges(r, st, stamp);
+    publish_events(r, st, stamp);
+    if (now - r->last_diag >= r->diagnostic_period) {
+        r->last_diag = now;
+        publish_battery(r, st, stamp);
+        publish_diagnostics(r, st, stamp);
+    }
+}
+
 static void step_robot(robot_t *r, double now)
 {
     bw_ros2_t *n = r->node;
@@ -762,19 +879,7 @@ static void step_robot(robot_t *r, double now)
         r->driving = false;
     }
     bw_base_poll(r->base, now);
-    const bw_base_state_t *st = bw_base_state(r->base);
-    builtin_interfaces_msg_dds__Time_ stamp = ros_now();
-    if (st->t != r->last_state_t) {
-        r->last_state_t = st->t;
-        publish_odom(r, st, stamp);
-    }
-    publish_ranges(r, st, stamp);
-    publish_events(r, st);
-    if (now - r->last_diag >= n->opt.diagnostic_period) {
-        r->last_diag = now;
-        publish_battery(r, st, stamp);
-        publish_diagnostics(r, st, stamp);
-    }
+    publish_state(r, now);
 }
 
 void bw_ros2_step(bw_ros2_t *n, double now)
@@ -809,4 +914,43 @@ void bw_ros2_close(bw_ros2_t *n, double now)
     if (n->domain > 0)
         dds_delete(n->domain);
     free(n);
+}
+
+/* ---- a robot as CDR, for a record --------------------------------------------------- */
+
+struct bw_ros2_cdr {
+    robot_t r;
+};
+
+int bw_ros2_cdr_open(bw_ros2_cdr_t **out_view, bw_base_t *base, const char *ns,
+                     const char *url, const bw_ros2_options_t *opt, bw_ros2_cdr_fn fn, void *ctx,
+                     char *err, size_t errlen)
+{
+    *out_view = NULL;
+    bw_ros2_cdr_t *c = calloc(1, sizeof *c);
+    if (!c) {
+        say(err, errlen, "out of memory");
+        return BW_ENOMEM;
+    }
+    static const bw_ros2_options_t defaults = { 0 };
+    if (name_robot(&c->r, base, ns, NULL, url, opt ? opt : &defaults, err, errlen) < 0) {
+        free(c);
+        return BW_EINVAL;
+    }
+    c->r.cdr_fn = fn;
+    c->r.cdr_ctx = ctx;
+    *out_view = c;
+    return 0;
+}
+
+void bw_ros2_cdr_step(bw_ros2_cdr_t *c, double now) { publish_state(&c->r, now); }
+
+void bw_ros2_cdr_event(bw_ros2_cdr_t *c, const bw_event_t *ev) { publish_event(&c->r, ev, ros_now()); }
+
+void bw_ros2_cdr_close(bw_ros2_cdr_t *c)
+{
+    if (!c)
+        return;
+    free(c->r.cdr_buf);
+    free(c);
 }

@@ -33,3 +33,15 @@ int bw_ros2_domain(const bw_ros2_t *node)
     (void)node;
     return 0;
 }
+int bw_ros2_cdr_open(bw_ros2_cdr_t **view, bw_base_t *base, const char *ns, const char *url,
+                     const bw_ros2_options_t *opt, bw_ros2_cdr_fn fn, void *ctx, char *err,
+                     size_t errlen)
+{
+    (void)base, (void)ns, (void)url, (void)opt, (void)fn, (void)ctx;
+    *view = NULL;
+    snprintf(err, errlen, "this botwire was built without ROS 2");
+    return BW_ENOTSUP;
+}
+void bw_ros2_cdr_step(bw_ros2_cdr_t *view, double now) { (void)view, (void)now; }
+void bw_ros2_cdr_event(bw_ros2_cdr_t *view, const bw_event_t *ev) { (void)view, (void)ev; }
+void bw_ros2_cdr_close(bw_ros2_cdr_t *view) { (void)view; }

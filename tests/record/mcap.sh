@@ -1,12 +1,15 @@
 #!/bin/sh
 # MCAP records read by Foxglove's own readers (npm's @mcap/core with
-# @mcap/support's decompressors and @mcap/nodejs, pinned by
-# tests/npm/package-lock.json, under node): a 3 s record of an emulated
-# Kobuki driving, through its summary and indexes (header, statistics,
-# channels, metadata, every message by the chunk indexes) and once more
-# streamed with CRC checks; the wire bytes Foxglove's reader hands out are
-# the bytes botwire recorded (counts from the recorder's closing line), and
-# `botwire decode` turns them into the same lines as the MCAP file itself.
+# @mcap/support's decompressors and @mcap/nodejs, @foxglove/rosmsg and
+# @foxglove/rosmsg2-serialization for the ROS 2 messages, pinned by
+# tests/npm/package-lock.json, under node): a 3 s record of a Kobuki
+# emulator on a pty driving, through its summary and indexes (header,
+# statistics, channels, metadata, every message by the chunk indexes) and
+# once more streamed with CRC checks; /odom's last pose is where the
+# emulator says the robot truly went, /tf and /diagnostics as the ROS 2
+# node's; the wire bytes Foxglove's reader hands out are the bytes botwire
+# recorded (counts from the recorder's closing line), and `botwire decode`
+# turns them into the same lines as the MCAP file itself.
 # Then one record of every family, each compression; a recorder killed
 # with SIGKILL (its complete chunks read by both readers); a damaged chunk
 # and a cut-off file (a one-line error naming the offset, the good chunks
@@ -25,9 +28,12 @@ cleanup() { [ -n "$rec" ] && kill -9 "$rec" 2>/dev/null; }
 }
 read_mcap() { node "$here/mcap_read.js" "$@"; }
 
-# 1. A Kobuki driving for 3 s.
-"$bw" record sim:kobuki -o "$tmp/run.mcap" --for 3 --v 0.2 2>"$tmp/rec.err"
+# 1. A Kobuki emulator on a pty in another process, recorded driving for 3 s.
+start=$(start_of kobuki)
+start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 300
+"$bw" record "kobuki:$tmp/kobuki" -o "$tmp/run.mcap" --for 3 --v 0.2 2>"$tmp/rec.err"
 status=$?
+stop_emulator
 said=$(grep ' bytes from the robot' "$tmp/rec.err")
 robot=$(echo "$said" | sed -n 's/.*, \([0-9]*\) bytes from the robot.*/\1/p')
 host=$(echo "$said" | sed -n 's/.*, \([0-9]*\) from the host.*/\1/p')
@@ -42,11 +48,26 @@ set -- $(grep '^statistics ' "$tmp/read")
 [ "${5:-0}" -ge 2 ] && [ "${5:-0}" = "${9:-x}" ] &&
     pass "statistics: ${3:-?} messages in ${5:-?} chunks, a chunk index each" ||
     fail "statistics: $(grep '^statistics' "$tmp/read")"
+# The robot as ROS 2 sees it, read by Foxglove's ROS 2 readers from each
+# channel's own schema.
+set -- $(grep '^odom ' "$tmp/read")
+count=${2:-0} x=${3:-} frames="${5:-} ${6:-}"
+[ "$count" -ge 100 ] && [ "$frames" = "odom base_footprint" ] &&
+    pass "/odom: $count nav_msgs/msg/Odometry messages, frames $frames" ||
+    fail "/odom: $(grep '^odom ' "$tmp/read")"
+odometry_vs_truth "$x" "$start" "$truth" 0.02 &&
+    pass "the last /odom pose x = $x m, the emulator truly from ($start) to ($truth)" ||
+    fail "the last /odom pose x = $x m, truly from ($start) to ($truth)"
+grep -q '^tf odom base_footprint$' "$tmp/read" && [ "$(grep -c '^tf ' "$tmp/read")" = 1 ] &&
+    pass "/tf: odom -> base_footprint" || fail "/tf: $(grep '^tf ' "$tmp/read")"
+grep -q '^diagnostics [0-9]* true$' "$tmp/read" && grep -q '^battery [0-9]* 1[0-9]\.' "$tmp/read" &&
+    pass "$(grep '^diagnostics' "$tmp/read") (online); $(grep '^battery' "$tmp/read") V" ||
+    fail "diagnostics, battery: $(grep -E '^(diagnostics|battery)' "$tmp/read")"
 grep -q '^channel /wire/robot botwire/kobuki schema 0$' "$tmp/read" &&
     grep -q '^channel /wire/host botwire/kobuki schema 0$' "$tmp/read" &&
     pass "channels /wire/robot and /wire/host, schemaless, botwire/kobuki" ||
     fail "channels: $(grep '^channel' "$tmp/read")"
-grep -q '^metadata botwire .*"url":"sim:kobuki","family":"kobuki"' "$tmp/read" &&
+grep -q '^metadata botwire .*"url":"kobuki:[^"]*","family":"kobuki"' "$tmp/read" &&
     pass "the header's fields as metadata: $(grep '^metadata' "$tmp/read" | cut -c1-120)" ||
     fail "metadata: $(grep '^metadata' "$tmp/read")"
 got_robot=$(sed -n 's|^topic /wire/robot [0-9]* ||p' "$tmp/read")
@@ -70,7 +91,7 @@ n=0
 for family in kobuki p2os lobot create rbsm rflex; do
     c=$(echo "zstd lz4 none" | cut -d' ' -f$((n % 3 + 1)))
     n=$((n + 1))
-    "$bw" record "sim:$family" -o "$tmp/$family.rec" --format mcap --compression "$c" --for 1 \
+    "$bw" record "sim:$family" -o "$tmp/$family.rec" --format mcap --compression "$c" --for 1.5 \
         2>"$tmp/rec.err" || { fail "record $family: $(cat "$tmp/rec.err")"; continue; }
     if ! read_mcap "$tmp/$family.rec" "$tmp/$family.jsonl" >"$tmp/read" 2>&1; then
         fail "$family ($c): $(tail -n 3 "$tmp/read")"
@@ -79,19 +100,23 @@ for family in kobuki p2os lobot create rbsm rflex; do
     "$bw" decode --proto "$family" "$tmp/$family.rec" >"$tmp/dec.mcap" 2>&1
     "$bw" decode --proto "$family" "$tmp/$family.jsonl" >"$tmp/dec.jsonl" 2>&1
     frames=$(field frames "$(tail -n 1 "$tmp/dec.mcap")")
+    topics=$(grep -c '^channel .* cdr ' "$tmp/read")
+    ranges=$(grep -c '^range ' "$tmp/read")
     grep -q "^chunk [0-9]* [0-9]* $c\$" "$tmp/read" && [ "${frames:-0}" -gt 0 ] &&
-        cmp -s "$tmp/dec.mcap" "$tmp/dec.jsonl" &&
-        pass "$family, $c: read by Foxglove's reader, $frames frames decoded alike" ||
-        fail "$family, $c: frames $frames, $(grep '^chunk' "$tmp/read" | head -n 1)"
+        cmp -s "$tmp/dec.mcap" "$tmp/dec.jsonl" && grep -q '^odom [0-9]* .* odom base_footprint$' "$tmp/read" &&
+        grep -q '^diagnostics [0-9]* true$' "$tmp/read" &&
+        pass "$family, $c: read by Foxglove's readers, $frames frames decoded alike, $topics ROS 2 topics decoded ($ranges range)" ||
+        fail "$family, $c: frames $frames, $(grep -E '^(chunk|odom|diagnostics)' "$tmp/read" | head -n 3)"
 done
 
 # 3. A recorder killed with SIGKILL mid-run: its complete chunks read.
 "$bw" record sim:kobuki -o "$tmp/killed.mcap" --for 60 --v 0.1 2>"$tmp/rec.err" &
 rec=$!
 wait_line "$tmp/rec.err" "online" 20 || fail "the recorder never came online: $(cat "$tmp/rec.err")"
-# a flush every 0.25 s closes a chunk: wait until several are on the disk
+# a flush every 0.25 s closes a chunk (about 1.3 kB of a Kobuki's, after
+# 5 kB of schemas and channels): wait until several are on the disk
 deadline=$(($(date +%s) + 20))
-while [ "$(stat -c %s "$tmp/killed.mcap")" -lt 4000 ] && [ "$(date +%s)" -lt "$deadline" ]; do
+while [ "$(stat -c %s "$tmp/killed.mcap")" -lt 12000 ] && [ "$(date +%s)" -lt "$deadline" ]; do
     sleep 0.05
 done
 kill -9 "$rec"

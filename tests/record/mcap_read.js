@@ -5,7 +5,12 @@
 // chunk indexes. Prints a line each ("header ...", "channel ...",
 // "metadata ...", "topic TOPIC COUNT BYTES", "statistics ..."), and writes
 // the /wire/* messages as a JSON Lines record (the format's other form) to
-// OUT, so that `botwire decode` can read the same bytes both ways.
+// OUT, so that `botwire decode` can read the same bytes both ways. The
+// CDR topics are decoded by Foxglove's ROS 2 readers (@foxglove/rosmsg
+// parses each channel's ros2msg schema, @foxglove/rosmsg2-serialization
+// reads the CDR): "odom COUNT X Y FRAME CHILD" (the last), "tf PARENT CHILD"
+// (each pair seen), "static PARENT CHILD" (of /tf_static), "range TOPIC
+// COUNT FRAME R" (the last), "diagnostics COUNT ONLINE", "battery COUNT V".
 // A streaming pass with CRC checks reads the file once more, record by
 // record. Exit 1 on any error.
 // With --stream, only the streaming reader, as a file a recorder killed
@@ -18,6 +23,8 @@ const { McapIndexedReader, McapStreamReader } = require("@mcap/core");
 const { FileHandleReadable } = require("@mcap/nodejs");
 const { loadDecompressHandlers } = require("@mcap/support");
 const { open, readFile, writeFile } = require("node:fs/promises");
+const { parse: parseMsg } = require("@foxglove/rosmsg");
+const { MessageReader } = require("@foxglove/rosmsg2-serialization");
 
 const args = process.argv.slice(2);
 const streamOnly = args[0] === "--stream";
@@ -79,8 +86,44 @@ const counts = new Map();
 const lines = [headLine(head)];
 for (const c of reader.chunkIndexes)
   console.log(`chunk ${c.chunkStartOffset} ${c.chunkLength} ${c.compression || "none"}`);
+const readers = new Map();
+for (const ch of reader.channelsById.values()) {
+  if (ch.messageEncoding !== "cdr") continue;
+  const schema = reader.schemasById.get(ch.schemaId);
+  if (!schema || schema.encoding !== "ros2msg") throw new Error(`${ch.topic}: no ros2msg schema`);
+  const defs = parseMsg(new TextDecoder().decode(schema.data), { ros2: true });
+  readers.set(ch.id, new MessageReader(defs));
+}
+let odom = null, odoms = 0, diags = 0, online = "-", batteries = 0, volts = 0;
+const pairs = new Set(), statics = new Set(), ranges = new Map();
 for await (const msg of reader.readMessages()) {
   const ch = reader.channelsById.get(msg.channelId);
+  const cdr = readers.get(ch.id);
+  if (cdr) {
+    const m = cdr.readMessage(msg.data);
+    const name = ch.topic.replace(/^\/[^/]+(?=\/(odom|range|battery|events|bumper|cliff|wheel_drop)\b)/, "");
+    if (name === "/odom" || name.endsWith("/odom")) {
+      odoms++;
+      odom = m;
+    } else if (ch.topic === "/tf") {
+      for (const t of m.transforms) pairs.add(`${t.header.frame_id} ${t.child_frame_id}`);
+    } else if (ch.topic === "/tf_static") {
+      for (const t of m.transforms) statics.add(`${t.header.frame_id} ${t.child_frame_id}`);
+    } else if (ch.topic.includes("/range/")) {
+      const r = ranges.get(ch.topic) ?? { n: 0 };
+      r.n++;
+      r.frame = m.header.frame_id;
+      r.range = m.range;
+      ranges.set(ch.topic, r);
+    } else if (ch.topic === "/diagnostics") {
+      diags++;
+      for (const st of m.status)
+        for (const kv of st.values) if (kv.key === "online") online = kv.value;
+    } else if (name.endsWith("/battery")) {
+      batteries++;
+      volts = m.voltage;
+    }
+  }
   const c = counts.get(ch.topic) ?? { n: 0, bytes: 0 };
   c.n++;
   c.bytes += msg.data.length;
@@ -88,6 +131,15 @@ for await (const msg of reader.readMessages()) {
   if (ch.topic.startsWith("/wire/")) lines.push(line(ch.topic, msg.logTime, start, msg.data));
 }
 for (const [topic, c] of counts) console.log(`topic ${topic} ${c.n} ${c.bytes}`);
+if (odom) {
+  const p = odom.pose.pose.position;
+  console.log(`odom ${odoms} ${p.x.toFixed(4)} ${p.y.toFixed(4)} ${odom.header.frame_id} ${odom.child_frame_id}`);
+}
+for (const pair of pairs) console.log(`tf ${pair}`);
+for (const pair of statics) console.log(`static ${pair}`);
+for (const [topic, r] of ranges) console.log(`range ${topic} ${r.n} ${r.frame} ${r.range}`);
+if (diags) console.log(`diagnostics ${diags} ${online}`);
+if (batteries) console.log(`battery ${batteries} ${volts.toFixed(2)}`);
 await writeFile(out, lines.join("\n") + "\n");
 await fh.close();
 
