@@ -49,6 +49,7 @@ static void usage(FILE *f)
 }
 
 #define FLUSH_PERIOD 0.25 /* s of link time between flushes: what a kill can lose */
+#define REST_WAIT 0.5     /* s after the stop for the odometry to say the robot is at rest */
 
 typedef struct {
     bw_record_writer_t *w;
@@ -217,6 +218,20 @@ int cmd_record(int argc, char **argv)
     bw_base_heard(b, &heard);
     bool stop_sent = bw_base_stop(b, now) == 0;
     bw_base_poll(b, now);
+    /* The robot brakes after the stop: the record goes on until its
+     * odometry is at rest (half a second at most), so that its last pose is
+     * where the robot stayed. */
+    double rest_by = now + REST_WAIT, stopped_at = now;
+    while (stop_sent && !heard.wrong && now < rest_by && !bw_record_writer_error(r.w)) {
+        const bw_base_state_t *st = bw_base_state(b);
+        if (st->t > stopped_at && st->v == 0 && st->w == 0)
+            break;
+        cli_wait(bw_base_fd(b), fmin(bw_base_next_deadline(b), rest_by));
+        now = cli_now();
+        bw_base_poll(b, now);
+        if (ros2)
+            bw_ros2_cdr_step(ros2, now);
+    }
     int status = signalled ? 128 + signalled : 0;
     if (heard.wrong) {
         /* Recorded all the same (decode it with the family it speaks);
@@ -227,8 +242,6 @@ int cmd_record(int argc, char **argv)
         cli_error("record", "could not send the stop: the link to %s is down", url);
         status = status ? status : 1;
     }
-    if (ros2)
-        bw_ros2_cdr_step(ros2, now); /* the stop's last state */
     bw_ros2_cdr_close(ros2);
     bw_base_close(b, now);
     uint64_t from_robot = bw_record_writer_bytes(r.w, true),
