@@ -21,6 +21,7 @@ static const struct {
     { "record", cmd_record, "save a robot link's bytes, both ways" },
     { "decode", cmd_decode, "protocol bytes to JSON Lines" },
     { "encode", cmd_encode, "JSON Lines to protocol bytes" },
+    { "convert", cmd_convert, "a record from JSON Lines to MCAP, or back" },
     { "bench", cmd_bench, "measure codec throughput" },
     { "ros-launch", cmd_roslaunch, "a roslaunch file for a fleet's botwire_ros nodes" },
     { "ros2", cmd_ros2, "robots as ROS 2 nodes over Cyclone DDS (no ROS 2 needed)" },

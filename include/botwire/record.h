@@ -120,6 +120,7 @@ typedef struct {
 typedef struct {
     size_t line_no;      /* lines read so far */
     char *url;           /* the header's url (NULL before it, or none) */
+    char *family, *start; /* ... its family and start, as written */
     uint8_t *bytes;      /* a chunk's data */
     size_t cap;
 } bw_record_reader_t;

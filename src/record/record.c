@@ -320,6 +320,8 @@ void bw_record_reader_init(bw_record_reader_t *r) { memset(r, 0, sizeof *r); }
 void bw_record_reader_free(bw_record_reader_t *r)
 {
     free(r->url);
+    free(r->family);
+    free(r->start);
     free(r->bytes);
     memset(r, 0, sizeof *r);
 }
@@ -484,9 +486,15 @@ int bw_record_reader_line(bw_record_reader_t *r, const char *line, size_t n,
             goto out;
         }
         const char *url = json_string_value(json_object_get(o, "url"));
+        const char *family = json_string_value(json_object_get(o, "family"));
+        const char *start = json_string_value(json_object_get(o, "start"));
         free(r->url);
+        free(r->family);
+        free(r->start);
         r->url = url ? strdup(url) : NULL;
-        rc = url && !r->url ? BW_ENOMEM : 0;
+        r->family = family ? strdup(family) : NULL;
+        r->start = start ? strdup(start) : NULL;
+        rc = (url && !r->url) || (family && !r->family) || (start && !r->start) ? BW_ENOMEM : 0;
         goto out;
     }
     if (!json_is_number(jt) || !json_is_string(from) || !json_is_string(data) ||

@@ -13,7 +13,8 @@
 # Then one record of every family, each compression; a recorder killed
 # with SIGKILL (its complete chunks read by both readers); a damaged chunk
 # and a cut-off file (a one-line error naming the offset, the good chunks
-# still decoded); the command line's refusals.
+# still decoded); convert both ways, byte for byte; the command line's
+# refusals.
 # usage: mcap.sh BOTWIRE NODE_MODULES
 set -u
 bw=$1
@@ -174,7 +175,30 @@ cut_named=$?
     pass "cut in half: $(cat "$tmp/dec.err"); $frames frames before it decoded" ||
     fail "cut in half: exit $status, $(cat "$tmp/dec.err"), $(tail -n 1 "$tmp/dec")"
 
-# 5. The command line's refusals: one line, exit 2.
+# 5. convert: JSON Lines -> MCAP -> JSON Lines gives the same file; the MCAP
+# between is Foxglove's to read; an MCAP record with ROS 2 topics gives the
+# JSON Lines record of its wire, which decodes as the MCAP file does.
+"$bw" record sim:create -o "$tmp/c.jsonl" --for 1 --v 0.1 2>/dev/null
+"$bw" convert "$tmp/c.jsonl" "$tmp/c.mcap" --compression lz4 2>"$tmp/conv.err" &&
+    "$bw" convert "$tmp/c.mcap" "$tmp/c2.jsonl" 2>>"$tmp/conv.err" && cmp -s "$tmp/c.jsonl" "$tmp/c2.jsonl" &&
+    read_mcap "$tmp/c.mcap" "$tmp/c3.jsonl" >"$tmp/read" 2>&1 && cmp -s "$tmp/c.jsonl" "$tmp/c3.jsonl" &&
+    pass "convert: jsonl -> mcap -> jsonl byte for byte ($(wc -l <"$tmp/c.jsonl") lines), and Foxglove's reader gives the same lines" ||
+    fail "convert round trip: $(cat "$tmp/conv.err") $(cmp "$tmp/c.jsonl" "$tmp/c2.jsonl" 2>&1) $(tail -n 2 "$tmp/read")"
+"$bw" convert "$tmp/run.mcap" "$tmp/run2.jsonl" 2>"$tmp/conv.err"
+"$bw" decode --proto kobuki "$tmp/run2.jsonl" >"$tmp/dec.jsonl" 2>&1
+"$bw" decode --proto kobuki "$tmp/run.mcap" >"$tmp/dec.mcap" 2>&1
+grep -q 'ROS 2 messages left out' "$tmp/conv.err" && cmp -s "$tmp/dec.mcap" "$tmp/dec.jsonl" &&
+    pass "convert run.mcap run.jsonl: $(cut -c1-160 "$tmp/conv.err")" ||
+    fail "convert mcap -> jsonl: $(cat "$tmp/conv.err") $(diff "$tmp/dec.mcap" "$tmp/dec.jsonl" | head -n 2)"
+expect_error "convert to the same format" 2 "is JSON Lines already" \
+    "$bw" convert "$tmp/c.jsonl" "$tmp/x.jsonl"
+expect_error "convert onto itself" 2 "are the same file" \
+    "$bw" convert "$tmp/c.mcap" "$tmp/c.mcap" --format jsonl
+echo "not a record" >"$tmp/junk"
+expect_error "convert of a file that is no record" 1 "not a botwire record" \
+    "$bw" convert "$tmp/junk" "$tmp/x.mcap"
+
+# 6. The command line's refusals: one line, exit 2.
 expect_error "--compression without MCAP" 2 "compression is MCAP's" \
     "$bw" record sim:kobuki -o "$tmp/x.jsonl" --compression zstd --for 0.1
 expect_error "--compression bogus" 2 "zstd, lz4 or none" \
