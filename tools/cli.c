@@ -382,3 +382,33 @@ int cli_host_port(const char *text, char *host, size_t cap, int *port)
     *port = (int)p;
     return 0;
 }
+
+int cli_record_format_opt(const char *cmd, int opt, const char *arg, cli_record_format_t *f)
+{
+    if (opt == 'F') {
+        if (strcmp(arg, "jsonl") != 0 && strcmp(arg, "mcap") != 0) {
+            cli_error(cmd, "--format %s: jsonl or mcap", arg);
+            return -1;
+        }
+        f->format = arg;
+        return 0;
+    }
+    if (bw_mcap_compression_parse(arg, &f->compression) < 0) {
+        cli_error(cmd, "--compression %s: zstd, lz4 or none", arg);
+        return -1;
+    }
+    f->compression_given = true;
+    return 0;
+}
+
+int cli_record_format(const char *cmd, const cli_record_format_t *f, const char *path,
+                      bw_record_format_t *format)
+{
+    *format = f->format ? (strcmp(f->format, "mcap") == 0 ? BW_RECORD_MCAP : BW_RECORD_JSONL)
+                        : bw_record_format_of(path);
+    if (f->compression_given && *format != BW_RECORD_MCAP) {
+        cli_error(cmd, "--compression is MCAP's (a file named *.mcap, or --format mcap)");
+        return -1;
+    }
+    return 0;
+}

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "botwire/botwire.h"
+#include "botwire/record.h"
 
 #include <getopt.h>
 
@@ -76,6 +77,20 @@ void cli_base_unheard(const char *cmd, const bw_base_t *b, const char *url, doub
 int cli_host_port(const char *text, char *host, size_t cap, int *port);
 
 /* Monotonic wall-clock seconds. */
+/* The record format options of the commands that write records (record,
+ * convert): --format jsonl|mcap ('F') and --compression zstd|lz4|none
+ * ('C'), as getopt gives them. 0, or -1 after saying why. */
+typedef struct {
+    const char *format;
+    bw_mcap_compression_t compression;
+    bool compression_given;
+} cli_record_format_t;
+int cli_record_format_opt(const char *cmd, int opt, const char *arg, cli_record_format_t *f);
+/* The format to write path in: --format, else by its name. 0, or -1 after
+ * saying why (--compression for JSON Lines). */
+int cli_record_format(const char *cmd, const cli_record_format_t *f, const char *path,
+                      bw_record_format_t *format);
+
 double cli_now(void);
 /* Waits until fd (if >= 0) is readable or the monotonic time `until`,
  * whichever comes first; returns early when a signal arrives. */

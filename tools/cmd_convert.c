@@ -222,26 +222,15 @@ int cmd_convert(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *format = NULL;
-    bw_mcap_compression_t compression = BW_MCAP_ZSTD;
-    bool compression_given = false;
-    int o;
+    cli_record_format_t rf = { .compression = BW_MCAP_ZSTD };
+    int c;
     optind = 0;
-    while ((o = cli_getopt("convert", argc, argv, "h", opts)) != -1) {
-        switch (o) {
+    while ((c = cli_getopt("convert", argc, argv, "h", opts)) != -1) {
+        switch (c) {
         case 'F':
-            if (strcmp(optarg, "jsonl") != 0 && strcmp(optarg, "mcap") != 0) {
-                cli_error("convert", "--format %s: jsonl or mcap", optarg);
-                return 2;
-            }
-            format = optarg;
-            break;
         case 'C':
-            if (bw_mcap_compression_parse(optarg, &compression) < 0) {
-                cli_error("convert", "--compression %s: zstd, lz4 or none", optarg);
+            if (cli_record_format_opt("convert", c, optarg, &rf) < 0)
                 return 2;
-            }
-            compression_given = true;
             break;
         case 'h': usage(stdout); return 0;
         default: return 2;
@@ -251,25 +240,21 @@ int cmd_convert(int argc, char **argv)
         cli_error("convert", "IN and OUT are required (botwire convert run.jsonl run.mcap)");
         return 2;
     }
-    convert_t c = { .in_path = argv[optind], .out_path = argv[optind + 1] };
-    c.ro.format = format ? (strcmp(format, "mcap") == 0 ? BW_RECORD_MCAP : BW_RECORD_JSONL)
-                         : bw_record_format_of(c.out_path);
-    c.ro.compression = compression;
-    c.next_flush = FLUSH_PERIOD;
-    if (compression_given && c.ro.format != BW_RECORD_MCAP) {
-        cli_error("convert", "--compression is MCAP's (an OUT named *.mcap, or --format mcap)");
+    convert_t cv = { .in_path = argv[optind], .out_path = argv[optind + 1] };
+    if (cli_record_format("convert", &rf, cv.out_path, &cv.ro.format) < 0)
         return 2;
-    }
+    cv.ro.compression = rf.compression;
+    cv.next_flush = FLUSH_PERIOD;
     struct stat a, b;
-    if (stat(c.in_path, &a) == 0 && stat(c.out_path, &b) == 0 && a.st_dev == b.st_dev &&
+    if (stat(cv.in_path, &a) == 0 && stat(cv.out_path, &b) == 0 && a.st_dev == b.st_dev &&
         a.st_ino == b.st_ino) {
         cli_error("convert", "%s and %s are the same file: OUT is written while IN is read",
-                  c.in_path, c.out_path);
+                  cv.in_path, cv.out_path);
         return 2;
     }
-    FILE *in = strcmp(c.in_path, "-") == 0 ? stdin : fopen(c.in_path, "rb");
+    FILE *in = strcmp(cv.in_path, "-") == 0 ? stdin : fopen(cv.in_path, "rb");
     if (!in) {
-        cli_error("convert", "cannot open %s: %s", c.in_path, strerror(errno));
+        cli_error("convert", "cannot open %s: %s", cv.in_path, strerror(errno));
         return 1;
     }
     uint8_t head[8];
@@ -277,14 +262,14 @@ int cmd_convert(int argc, char **argv)
     bool mcap = got == 8 && memcmp(head, BW_MCAP_MAGIC, 8) == 0;
     bool jsonl = got > 0 && bw_record_sniff(head, got) != 0;
     if (!mcap && !jsonl) {
-        cli_error("convert", "%s: not a botwire record (JSON Lines or MCAP)", c.in_path);
+        cli_error("convert", "%s: not a botwire record (JSON Lines or MCAP)", cv.in_path);
         if (in != stdin)
             fclose(in);
         return 1;
     }
-    if ((mcap ? BW_RECORD_MCAP : BW_RECORD_JSONL) == c.ro.format) {
+    if ((mcap ? BW_RECORD_MCAP : BW_RECORD_JSONL) == cv.ro.format) {
         cli_error("convert", "%s is %s already; OUT in the other format: a name ending .%s, or "
-                  "--format", c.in_path, mcap ? "MCAP" : "JSON Lines", mcap ? "jsonl" : "mcap");
+                  "--format", cv.in_path, mcap ? "MCAP" : "JSON Lines", mcap ? "jsonl" : "mcap");
         if (in != stdin)
             fclose(in);
         return 2;
@@ -305,22 +290,22 @@ int cmd_convert(int argc, char **argv)
         }
         all = mem && !ferror(in) ? fmemopen(kept, kept_len, "rb") : NULL;
         if (!all) {
-            cli_error("convert", "cannot read %s: %s", c.in_path,
+            cli_error("convert", "cannot read %s: %s", cv.in_path,
                       ferror(in) ? strerror(errno) : "out of memory");
             free(kept);
             return 1;
         }
     }
-    int rc = mcap ? from_mcap(&c, all) : from_jsonl(&c, all);
+    int rc = mcap ? from_mcap(&cv, all) : from_jsonl(&cv, all);
     if (all != stdin)
         fclose(all);
     if (all != in && in != stdin)
         fclose(in);
     free(kept);
-    if (c.w) {
-        int e = bw_record_writer_close(c.w);
+    if (cv.w) {
+        int e = bw_record_writer_close(cv.w);
         if (e && !rc) {
-            cli_error("convert", "cannot write %s: %s", c.out_path, strerror(e));
+            cli_error("convert", "cannot write %s: %s", cv.out_path, strerror(e));
             rc = 1;
         }
     }
@@ -329,13 +314,13 @@ int cmd_convert(int argc, char **argv)
     fprintf(stderr,
             "botwire convert: %llu chunks (%llu bytes from the robot, %llu from the host) from "
             "%s (%s) to %s (%s)",
-            c.chunks, c.bytes[1], c.bytes[0], c.in_path, mcap ? "mcap" : "jsonl", c.out_path,
+            cv.chunks, cv.bytes[1], cv.bytes[0], cv.in_path, mcap ? "mcap" : "jsonl", cv.out_path,
             mcap ? "jsonl" : "mcap");
-    if (c.left_out)
+    if (cv.left_out)
         fprintf(stderr, "; %llu ROS 2 messages left out (JSON Lines holds the wire alone)",
-                c.left_out);
-    if (c.damaged)
-        fprintf(stderr, "; %llu damaged parts passed over", c.damaged);
+                cv.left_out);
+    if (cv.damaged)
+        fprintf(stderr, "; %llu damaged parts passed over", cv.damaged);
     fputc('\n', stderr);
-    return c.damaged ? 1 : 0;
+    return cv.damaged ? 1 : 0;
 }

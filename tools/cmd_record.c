@@ -86,9 +86,8 @@ int cmd_record(int argc, char **argv)
         { "format", required_argument, NULL, 'F' }, { "compression", required_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
     };
-    const char *output = NULL, *format = NULL;
-    bw_mcap_compression_t compression = BW_MCAP_ZSTD;
-    bool compression_given = false;
+    const char *output = NULL;
+    cli_record_format_t rf = { .compression = BW_MCAP_ZSTD };
     double duration = INFINITY, v = 0, w = 0;
     int c;
     optind = 0;
@@ -108,18 +107,9 @@ int cmd_record(int argc, char **argv)
                 return 2;
             break;
         case 'F':
-            if (strcmp(optarg, "jsonl") != 0 && strcmp(optarg, "mcap") != 0) {
-                cli_error("record", "--format %s: jsonl or mcap", optarg);
-                return 2;
-            }
-            format = optarg;
-            break;
         case 'C':
-            if (bw_mcap_compression_parse(optarg, &compression) < 0) {
-                cli_error("record", "--compression %s: zstd, lz4 or none", optarg);
+            if (cli_record_format_opt("record", c, optarg, &rf) < 0)
                 return 2;
-            }
-            compression_given = true;
             break;
         case 'h': usage(stdout); return 0;
         default: return 2;
@@ -129,12 +119,9 @@ int cmd_record(int argc, char **argv)
         cli_error("record", !output ? "-o FILE is required" : "one robot URL is required");
         return 2;
     }
-    bw_record_format_t fmt = format ? (strcmp(format, "mcap") == 0 ? BW_RECORD_MCAP : BW_RECORD_JSONL)
-                                    : bw_record_format_of(output);
-    if (compression_given && fmt != BW_RECORD_MCAP) {
-        cli_error("record", "--compression is MCAP's (a FILE named *.mcap, or --format mcap)");
+    bw_record_format_t fmt;
+    if (cli_record_format("record", &rf, output, &fmt) < 0)
         return 2;
-    }
     const char *url = argv[optind];
     char err[256];
     bw_url_t u;
@@ -156,7 +143,7 @@ int cmd_record(int argc, char **argv)
     struct timespec wall;
     r.t0 = cli_now();
     clock_gettime(CLOCK_REALTIME, &wall);
-    bw_record_options_t ro = { .format = fmt, .compression = compression,
+    bw_record_options_t ro = { .format = fmt, .compression = rf.compression,
                                .url = url, .family = family, .start = wall.tv_sec,
                                .start_ns = (uint64_t)wall.tv_sec * 1000000000u +
                                            (uint64_t)wall.tv_nsec,
