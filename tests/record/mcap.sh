@@ -158,7 +158,7 @@ head -c $((size / 2)) "$tmp/run.mcap" >"$tmp/half.mcap"
 "$bw" decode --proto kobuki "$tmp/half.mcap" >"$tmp/dec" 2>"$tmp/dec.err"
 status=$?
 frames=$(field frames "$(tail -n 1 "$tmp/dec")")
-cutat=$(sed -n 's/.*offset \([0-9]*\): the file ends inside.*/\1/p' "$tmp/dec.err")
+cutat=$(sed -n 's/.*offset \([0-9]*\): the file ends inside a record of.*/\1/p' "$tmp/dec.err")
 there=$(sed -n 's/.*(\([0-9]*\) there: cut off).*/\1/p' "$tmp/dec.err")
 opening=$(sed -n 's/.*offset \([0-9]*\): the file ends inside a record.s opening.*/\1/p' "$tmp/dec.err")
 # the record named starts at the offset, and its bytes there end at the cut
