@@ -21,8 +21,9 @@
  *                           (START_X + odometry) and its mount
  *       and exits 0 once it has seen odometry at all, else 1. Past
  *       SECONDS it goes on (10 s at most) until the robot has come to rest
- *       after the last cmd_vel: a publisher that started late still drives
- *       its whole drive inside the watch.
+ *       after the last cmd_vel (and, with WALL_X, every range sensor has
+ *       read again since): a publisher that started late still drives its
+ *       whole drive inside the watch.
  *   ros_bridge_check glance SECONDS
  *       the same for SECONDS exactly, for a publisher that goes on.
  *   ros_bridge_check online TIMEOUT [WANT]
@@ -108,6 +109,7 @@ struct Watch {
     std::map<std::string, std::string> values;
     std::map<std::string, geometry_msgs::Transform> mounts;
     std::map<std::string, double> ranges;
+    std::map<std::string, double> range_at; /* each reading's stamp */
 
     /* The times are the node's and the transport's, not this loop's: the
      * odometry's own stamp (when the node read that state; ROS time is the
@@ -162,7 +164,23 @@ struct Watch {
         for (const auto &t : m->transforms)
             mounts[t.child_frame_id] = t.transform;
     }
-    void range(const sensor_msgs::Range::ConstPtr &m) { ranges[m->header.frame_id] = m->range; }
+    void range(const sensor_msgs::Range::ConstPtr &m)
+    {
+        ranges[m->header.frame_id] = m->range;
+        range_at[m->header.frame_id] = m->header.stamp.toSec();
+    }
+    /* Every range sensor heard so far has read again in a cycle after the
+     * one whose odometry showed the robot at rest: its reading is from
+     * where the robot stayed. */
+    bool ranges_after_rest() const
+    {
+        if (range_at.empty())
+            return false;
+        for (const auto &r : range_at)
+            if (r.second <= stopped_at)
+                return false;
+        return true;
+    }
     void diag(const diagnostic_msgs::DiagnosticArray::ConstPtr &m)
     {
         for (const auto &s : m->status) {
@@ -192,16 +210,18 @@ int watch(double seconds, double wall_x, double start_x, bool ranges, bool to_re
     /* A publisher that started late (a loaded machine) drives late: past
      * the window the watch goes on until the robot has come to rest after
      * the last cmd_vel, so the pose read is where the drive ended, not
-     * where the window cut it. Ranges are read a second after that, long
-     * enough for every transducer to fire there again (a Pioneer's 16 take
-     * 0.4 s). */
+     * where the window cut it; and, when ranges are watched, until every
+     * range sensor has read again from there (a node the machine held back
+     * publishes them late: the readings' stamps say when, not this clock). */
     ros::WallTime last = end + ros::WallDuration(10.0);
     auto at_rest = [&] {
         if (!to_rest)
             return true;
-        double settle = ranges ? 1.0 : 0.1;
-        return w.last_cmd > 0 && w.stopped_at > 0 &&
-               ros::WallTime::now().toSec() - w.stopped_at >= settle;
+        if (w.last_cmd < 0 || w.stopped_at < 0)
+            return false;
+        if (ranges)
+            return w.ranges_after_rest();
+        return ros::WallTime::now().toSec() - w.stopped_at >= 0.1;
     };
     ros::WallRate rate(200.0);
     while (ros::ok() && (ros::WallTime::now() < end || (!at_rest() && ros::WallTime::now() < last))) {
@@ -249,8 +269,6 @@ int online(double timeout, bool want)
     return done() ? 0 : 1;
 }
 
-/* The robot a frame or a diagnostics name belongs to: K of "robotK/..." or
- * "... /robotK: ...", 0 if none. */
 /* The robot a frame or a diagnostics name belongs to: K of "robotK/..." or
  * "... /robotK: ...", 0 if none. */
 size_t robot_of_frame(const std::string &frame)
