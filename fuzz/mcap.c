@@ -2,7 +2,9 @@
  * through the writer. The input is read as a file, pushed in two pieces
  * (where the first byte says): every message comes on a known channel with
  * its bytes inside the input's decompressed size, every error names an
- * offset, and the reader ends. Then the input's bytes are written as
+ * offset, and the reader ends. `record --recover` of the input gives a
+ * finished file of every message read, which reads without an error. Then
+ * the input's bytes are written as
  * messages (in pieces the input chooses, compressed as its last byte
  * chooses) and read back: the same messages, in order, and a finished
  * file. */
@@ -35,8 +37,10 @@ static int sink(void *ctx, const void *data, size_t n)
     return 0;
 }
 
-static void read_any(const uint8_t *data, size_t size)
+/* Reads the input as a file; the messages read. */
+static size_t read_any(const uint8_t *data, size_t size)
 {
+    size_t messages = 0;
     bw_mcap_reader_t *r = bw_mcap_reader_new();
     CHECK(r);
     size_t cut = size ? data[0] % (size + 1) : 0;
@@ -57,11 +61,49 @@ static void read_any(const uint8_t *data, size_t size)
         } else {
             CHECK(m.topic && m.message_encoding);
             CHECK(m.len == 0 || m.data);
+            messages++;
         }
         CHECK(++steps < 1000000);
     }
     CHECK(bw_mcap_next(r, &m, err, sizeof err) == 0);
     bw_mcap_reader_free(r);
+    return messages;
+}
+
+static void no_word(void *ctx, const char *why)
+{
+    (void)ctx;
+    CHECK(strncmp(why, "offset ", 7) == 0);
+}
+
+/* --recover of the input: a finished file of every message read, which
+ * reads again without an error. */
+static void recover(const uint8_t *data, size_t size, size_t messages)
+{
+    FILE *in = size ? fmemopen((void *)data, size, "rb") : NULL;
+    if (!in)
+        return;
+    out_t o = { 0 };
+    bw_mcap_recover_t rep;
+    char err[256];
+    int rc = bw_mcap_recover(in, NULL, sink, &o, no_word, &rep, err, sizeof err);
+    fclose(in);
+    if (rc == 0) {
+        CHECK(rep.messages == messages && rep.size == size && rep.read_to <= size);
+        bw_mcap_reader_t *r = bw_mcap_reader_new();
+        CHECK(r && bw_mcap_reader_push(r, o.p, o.len) == 0);
+        bw_mcap_reader_end(r);
+        bw_mcap_message_t m;
+        size_t n = 0;
+        int k;
+        while ((k = bw_mcap_next(r, &m, err, sizeof err)) == 1)
+            n++;
+        CHECK(k == 0 && n == messages && bw_mcap_finished(r));
+        bw_mcap_reader_free(r);
+    } else {
+        CHECK(messages == 0);
+    }
+    free(o.p);
 }
 
 static void round_trip(const uint8_t *data, size_t size)
@@ -116,7 +158,8 @@ static void round_trip(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    read_any(data, size);
+    size_t messages = read_any(data, size);
+    recover(data, size, messages);
     if (size <= 512) /* longer inputs make longer runs, not other paths */
         round_trip(data, size);
     return 0;

@@ -3,9 +3,11 @@
  * data section's and the summary's CRCs (zlib's CRC-32 over the spans the
  * spec names), the summary offsets pointing at their groups, a chunk's
  * message index offsets into its records; the reader on every cut of a
- * file, and in pieces of every size. Foxglove's own readers read what the
+ * file, and in pieces of every size; --recover of every cut. Foxglove's own readers read what the
  * writer writes in tests/record/mcap.sh. */
+#define _GNU_SOURCE
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -205,6 +207,53 @@ static void test_every_cut(void **state)
     assert_int_equal(last, 40); /* all messages before the summary */
 }
 
+/* --recover of every cut: a finished file of the messages the cut held
+ * (read_all's count), same Header, metadata, channels and compression. */
+static void test_recover_every_cut(void **state)
+{
+    (void)state;
+    static out_t o, r;
+    write_file(&o, BW_MCAP_LZ4);
+    for (size_t n = 0; n < o.len; n++) {
+        unsigned errors;
+        bool finished;
+        unsigned want = read_all(o.p, n, 4096, &errors, &finished);
+        FILE *in = fmemopen(o.p, n ? n : 1, "rb");
+        assert_non_null(in);
+        if (!n)
+            fgetc(in); /* an empty file */
+        r.len = 0;
+        bw_mcap_recover_t rep;
+        char err[256];
+        int rc = bw_mcap_recover(in, NULL, sink, &r, NULL, &rep, err, sizeof err);
+        fclose(in);
+        if (n < 8) { /* not even the magic */
+            assert_int_equal(rc, -1);
+            assert_string_equal(err, "offset 0: not an MCAP file (its first bytes are not MCAP's magic)");
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        assert_int_equal(rep.messages, want);
+        assert_int_equal(rep.size, n);
+        assert_false(rep.finished);
+        assert_int_equal(read_all(r.p, r.len, 4096, &errors, &finished), want);
+        assert_int_equal(errors, 0);
+        assert_true(finished);
+        /* what the writer had defined by the cut is there */
+        bw_mcap_reader_t *rd = bw_mcap_reader_new();
+        assert_int_equal(bw_mcap_reader_push(rd, r.p, r.len), 0);
+        bw_mcap_reader_end(rd);
+        bw_mcap_message_t m;
+        while (bw_mcap_next(rd, &m, err, sizeof err) != 0)
+            ;
+        const char *from = bw_mcap_meta(rd, "botwire", "from");
+        assert_true(want == 0 || (from && !strcmp(from, "robot")));
+        bw_mcap_reader_free(rd);
+        if (want > 0) /* the first chunk's compression kept */
+            assert_non_null(memmem(r.p, r.len, "\x03\0\0\0lz4", 7));
+    }
+}
+
 static void test_not_mcap(void **state)
 {
     (void)state;
@@ -241,7 +290,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),    cmocka_unit_test(test_read_back),
-        cmocka_unit_test(test_every_cut), cmocka_unit_test(test_not_mcap),
+        cmocka_unit_test(test_every_cut), cmocka_unit_test(test_recover_every_cut),
+        cmocka_unit_test(test_not_mcap),
         cmocka_unit_test(test_write_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -19,6 +20,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: botwire record URL -o FILE [--format jsonl|mcap] [--compression C]\n"
             "                      [--for SECONDS] [--v M/S] [--w RAD/S]\n"
+            "       botwire record --recover FILE.mcap [--compression C]\n"
             "\n"
             "Connects to a robot and saves every byte of the link, both ways, with its time,\n"
             "until --for runs out or Ctrl-C (the robot is stopped either way). The file is\n"
@@ -44,6 +46,12 @@ static void usage(FILE *f)
             "  --compression C  MCAP's chunks: zstd (default), lz4 or none\n"
             "  --for SECONDS    how long to record (default: until Ctrl-C)\n"
             "  --v M/S, --w RAD/S   drive meanwhile (default: stand still)\n"
+            "  --recover FILE   an MCAP record whose recorder was killed (no summary, its\n"
+            "                   last chunk cut off) or that is damaged: rewritten in place\n"
+            "                   with everything readable, its summary and indexes (the\n"
+            "                   new file is written beside it, then renamed over it; a\n"
+            "                   regular file only). Damaged parts are said and left out;\n"
+            "                   a complete file is left as it is.\n"
             "  -h, --help       this help\n",
             cli_url_help);
 }
@@ -78,15 +86,128 @@ static void waiting(const char *path, void *ctx)
     fprintf(stderr, "botwire record: waiting for a reader on the FIFO %s\n", path);
 }
 
+/* ---- --recover --------------------------------------------------------------- */
+
+typedef struct {
+    FILE *out;
+    const char *path;
+} recovering_t;
+
+static int recover_sink(void *ctx, const void *data, size_t n)
+{
+    recovering_t *v = ctx;
+    return fwrite(data, 1, n, v->out) == n ? 0 : errno ? errno : EIO;
+}
+
+static void recover_damaged(void *ctx, const char *why)
+{
+    recovering_t *v = ctx;
+    fprintf(stderr, "botwire record: %s: %s (left out)\n", v->path, why);
+}
+
+/* `record --recover PATH`: the file rewritten with its summary, beside it
+ * and renamed over it; what was there stays if anything fails. */
+static int recover(const char *path, const bw_mcap_compression_t *compression)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0) {
+        cli_error("record", "cannot open %s: %s", path, strerror(errno));
+        return 1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        cli_error("record", "%s is %s: --recover rewrites a regular file in place (name the file "
+                  "itself)", path, S_ISLNK(st.st_mode) ? "a symlink" : S_ISDIR(st.st_mode) ?
+                  "a directory" : "not a regular file");
+        return 2;
+    }
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        cli_error("record", "cannot open %s: %s", path, strerror(errno));
+        return 1;
+    }
+    uint8_t head[32];
+    size_t got = fread(head, 1, sizeof head, in);
+    if (got < 8 || memcmp(head, BW_MCAP_MAGIC, 8) != 0) {
+        cli_error("record", "%s is not MCAP%s", path, got && bw_record_sniff(head, got) == 1
+                  ? " but JSON Lines: a killed recorder's JSON Lines need no recovery (every "
+                    "complete line reads)" : " (its first bytes are not MCAP's magic)");
+        fclose(in);
+        return 1;
+    }
+    rewind(in);
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp) {
+        fclose(in);
+        cli_error("record", "out of memory");
+        return 1;
+    }
+    snprintf(tmp, n + 16, "%s.recov-XXXXXX", path);
+    int fd = mkstemp(tmp);
+    recovering_t v = { fd >= 0 ? fdopen(fd, "wb") : NULL, path };
+    if (!v.out) {
+        cli_error("record", "cannot write beside %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        fclose(in);
+        return 1;
+    }
+    fchmod(fd, st.st_mode & 07777);
+    bw_mcap_recover_t rep;
+    char err[300];
+    int rc = bw_mcap_recover(in, compression, recover_sink, &v, recover_damaged, &rep, err,
+                             sizeof err);
+    fclose(in);
+    int e = rc < 0 ? 0 : fflush(v.out) != 0 || fsync(fd) != 0 ? errno : 0;
+    if (fclose(v.out) != 0 && rc == 0 && !e)
+        e = errno;
+    if (rc < 0 || e) {
+        unlink(tmp);
+        free(tmp);
+        if (rc < 0)
+            cli_error("record", "%s: %s", path, err);
+        else
+            cli_error("record", "cannot write beside %s: %s", path, strerror(e));
+        return 1;
+    }
+    if (rep.finished && !rep.damaged) {
+        unlink(tmp);
+        free(tmp);
+        fprintf(stderr, "botwire record: %s is complete (its summary and footer are there): "
+                "left as it is\n", path);
+        return 0;
+    }
+    if (rename(tmp, path) < 0) {
+        cli_error("record", "cannot replace %s: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return 1;
+    }
+    free(tmp);
+    fprintf(stderr, "botwire record: %s recovered: %llu messages on %llu channels, indexed; read "
+            "to offset %llu of %llu bytes", path, (unsigned long long)rep.messages,
+            (unsigned long long)rep.channels, (unsigned long long)rep.read_to,
+            (unsigned long long)rep.size);
+    if (rep.damaged)
+        fprintf(stderr, ", %llu damaged or cut-off parts left out", (unsigned long long)rep.damaged);
+    fputc('\n', stderr);
+    return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' }, { "for", required_argument, NULL, 'f' },
         { "v", required_argument, NULL, 'v' },      { "w", required_argument, NULL, 'w' },
         { "format", required_argument, NULL, 'F' }, { "compression", required_argument, NULL, 'C' },
-        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+        { "recover", required_argument, NULL, 'R' }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
-    const char *output = NULL;
+    const char *output = NULL, *recovering = NULL;
+    bool live = false;
     cli_record_format_t rf = { .compression = BW_MCAP_ZSTD };
     double duration = INFINITY, v = 0, w = 0;
     int c;
@@ -94,17 +215,21 @@ int cmd_record(int argc, char **argv)
     while ((c = cli_getopt("record", argc, argv, "ho:", opts)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
+        case 'R': recovering = optarg; break;
         case 'f':
             if (cli_number("record", "--for", optarg, 0, 1e7, &duration) < 0)
                 return 2;
+            live = true;
             break;
         case 'v':
             if (cli_number("record", "--v", optarg, -5, 5, &v) < 0)
                 return 2;
+            live = true;
             break;
         case 'w':
             if (cli_number("record", "--w", optarg, -20, 20, &w) < 0)
                 return 2;
+            live = true;
             break;
         case 'F':
         case 'C':
@@ -114,6 +239,14 @@ int cmd_record(int argc, char **argv)
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
+    }
+    if (recovering) {
+        if (optind != argc || output || live || rf.format) {
+            cli_error("record", "--recover FILE takes no URL, -o, --format, --for, --v or --w "
+                      "(only --compression)");
+            return 2;
+        }
+        return recover(recovering, rf.compression_given ? &rf.compression : NULL);
     }
     if (optind != argc - 1 || !output) {
         cli_error("record", !output ? "-o FILE is required" : "one robot URL is required");

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -132,6 +133,31 @@ const char *bw_mcap_meta(const bw_mcap_reader_t *r, const char *name, const char
  * file, not a recorder killed mid-run). */
 bool bw_mcap_finished(const bw_mcap_reader_t *r);
 void bw_mcap_reader_free(bw_mcap_reader_t *r);
+
+/* ---- recovering --------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t size;      /* bytes of the old file */
+    uint64_t read_to;   /* the offset after its last sound record */
+    bool finished;      /* it had its footer (a recorder that closed it) */
+    uint64_t damaged;   /* damaged or cut-off parts passed over */
+    uint64_t messages, channels, schemas, metadata; /* written to the new file */
+} bw_mcap_recover_t;
+
+/*
+ * Reads the MCAP file `in` as a streaming reader does (a recorder killed
+ * mid-run leaves its complete chunks readable) and writes everything
+ * readable to sink as a finished file: the same Header, Metadata, schemas,
+ * channels (with their metadata) and messages with their log times, in
+ * chunks compressed as the old file's were (or as *compression says),
+ * then the summary, indexes and footer that indexed readers seek by. Each
+ * damaged part is told to damaged(ctx, why) (one line naming the offset)
+ * and passed over. 0 with *rep; -1 with a one-line reason in err: in
+ * cannot be read, is not MCAP, or the sink failed.
+ */
+int bw_mcap_recover(FILE *in, const bw_mcap_compression_t *compression, bw_mcap_sink_fn sink,
+                    void *ctx, void (*damaged)(void *ctx, const char *why),
+                    bw_mcap_recover_t *rep, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -246,7 +246,7 @@ int bw_mcap_channel(bw_mcap_writer_t *w, int schema, const char *topic,
                     const char *message_encoding, const char *const *keys,
                     const char *const *values, size_t n)
 {
-    if (w->nchannels >= 65535 || schema < 0 || schema > w->nschemas)
+    if (w->nchannels > 65535 || schema < 0 || schema > w->nschemas)
         return -1;
     channel_t *c = realloc(w->channels, (size_t)(w->nchannels + 1) * sizeof *c);
     if (!c)
@@ -523,12 +523,27 @@ void bw_mcap_writer_free(bw_mcap_writer_t *w)
 
 /* ---- reading ----------------------------------------------------------------- */
 
+/* A string map's entries, as read. */
+typedef struct {
+    char **keys, **values;
+    size_t n;
+} rmap_t;
+
 typedef struct {
     char *topic, *encoding;
+    uint16_t schema;
+    rmap_t meta;
 } rchannel_t;
 
 typedef struct {
-    char *name, *key, *value;
+    char *name, *encoding;
+    uint8_t *data;
+    size_t len;
+} rschema_t;
+
+typedef struct {
+    char *name;
+    rmap_t map;
 } rmeta_t;
 
 struct bw_mcap_reader {
@@ -541,8 +556,14 @@ struct bw_mcap_reader {
     uint64_t chunk_at;  /* the chunk's offset in the file */
     rchannel_t *channels;
     size_t nchannels;   /* ids 0..nchannels-1 have room */
-    rmeta_t *meta;
+    rschema_t *schemas;
+    size_t nschemas;    /* ids 1..nschemas have room (at [id - 1]) */
+    rmeta_t *meta;      /* the Metadata records, in file order */
     size_t nmeta;
+    char *profile, *library; /* the Header's */
+    char compression[8];     /* the first chunk's ("" for none) */
+    bool chunked;            /* a chunk was seen */
+    uint64_t good_to;        /* the offset after the last record read whole and sound */
     ZSTD_DCtx *zstd;    /* kept from chunk to chunk */
 };
 
@@ -619,15 +640,57 @@ static void say(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
+static void free_map(rmap_t *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->keys[i]);
+        free(m->values[i]);
+    }
+    free(m->keys);
+    free(m->values);
+    memset(m, 0, sizeof *m);
+}
+
+/* A string map (its u32 length in bytes, then key and value strings)
+ * into *out. 0, or -1 if damaged or out of memory. */
+static int get_map(cur_t *c, rmap_t *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t maplen = get_le(c, 4);
+    if (c->bad || c->len - c->at < maplen)
+        return -1;
+    cur_t m = { c->p + c->at, (size_t)maplen, 0, false };
+    c->at += (size_t)maplen;
+    while (m.at < m.len) {
+        char *k = get_str(&m), *v = get_str(&m);
+        char **ks = k && v ? realloc(out->keys, (out->n + 1) * sizeof *ks) : NULL;
+        if (ks)
+            out->keys = ks;
+        char **vs = ks ? realloc(out->values, (out->n + 1) * sizeof *vs) : NULL;
+        if (!vs) {
+            free(k);
+            free(v);
+            free_map(out);
+            return -1;
+        }
+        out->values = vs;
+        out->keys[out->n] = k;
+        out->values[out->n] = v;
+        out->n++;
+    }
+    return 0;
+}
+
 /* A Channel record's fields: kept by id (a later one of the same id, as
  * the summary repeats them, replaces it). 0, or -1 if damaged. */
 static int take_channel(bw_mcap_reader_t *r, const uint8_t *p, size_t len)
 {
     cur_t c = { p, len, 0, false };
     uint16_t id = (uint16_t)get_le(&c, 2);
-    (void)get_le(&c, 2); /* schema */
+    uint16_t schema = (uint16_t)get_le(&c, 2);
     char *topic = get_str(&c), *enc = get_str(&c);
-    if (c.bad || !topic || !enc) {
+    rmap_t meta;
+    if (c.bad || !topic || !enc || get_map(&c, &meta) < 0) {
         free(topic);
         free(enc);
         return -1;
@@ -637,16 +700,57 @@ static int take_channel(bw_mcap_reader_t *r, const uint8_t *p, size_t len)
         if (!n) {
             free(topic);
             free(enc);
+            free_map(&meta);
             return -1;
         }
         memset(n + r->nchannels, 0, ((size_t)id + 1 - r->nchannels) * sizeof *n);
         r->channels = n;
         r->nchannels = (size_t)id + 1;
     }
-    free(r->channels[id].topic);
-    free(r->channels[id].encoding);
-    r->channels[id].topic = topic;
-    r->channels[id].encoding = enc;
+    rchannel_t *ch = &r->channels[id];
+    free(ch->topic);
+    free(ch->encoding);
+    free_map(&ch->meta);
+    ch->topic = topic;
+    ch->encoding = enc;
+    ch->schema = schema;
+    ch->meta = meta;
+    return 0;
+}
+
+/* A Schema record's fields, kept by id as channels are. 0, or -1. */
+static int take_schema(bw_mcap_reader_t *r, const uint8_t *p, size_t len)
+{
+    cur_t c = { p, len, 0, false };
+    uint16_t id = (uint16_t)get_le(&c, 2);
+    char *name = get_str(&c), *enc = get_str(&c);
+    size_t n = 0;
+    const uint8_t *data = get_bytes(&c, &n, 4);
+    uint8_t *copy = !c.bad && id > 0 ? malloc(n ? n : 1) : NULL;
+    if (!copy || !name || !enc) {
+        free(name);
+        free(enc);
+        free(copy);
+        return -1;
+    }
+    memcpy(copy, data, n);
+    if (id > r->nschemas) {
+        rschema_t *s = realloc(r->schemas, (size_t)id * sizeof *s);
+        if (!s) {
+            free(name);
+            free(enc);
+            free(copy);
+            return -1;
+        }
+        memset(s + r->nschemas, 0, ((size_t)id - r->nschemas) * sizeof *s);
+        r->schemas = s;
+        r->nschemas = id;
+    }
+    rschema_t *s = &r->schemas[id - 1];
+    free(s->name);
+    free(s->encoding);
+    free(s->data);
+    *s = (rschema_t){ name, enc, copy, n };
     return 0;
 }
 
@@ -654,28 +758,30 @@ static int take_metadata(bw_mcap_reader_t *r, const uint8_t *p, size_t len)
 {
     cur_t c = { p, len, 0, false };
     char *name = get_str(&c);
-    uint64_t maplen = get_le(&c, 4);
-    if (c.bad || !name || c.len - c.at < maplen) {
+    rmap_t map = { 0 };
+    rmeta_t *n = NULL;
+    if (!name || get_map(&c, &map) < 0 || !(n = realloc(r->meta, (r->nmeta + 1) * sizeof *n))) {
+        free_map(&map);
         free(name);
         return -1;
     }
-    cur_t m = { c.p + c.at, (size_t)maplen, 0, false };
-    while (m.at < m.len && !m.bad) {
-        char *k = get_str(&m), *v = get_str(&m);
-        rmeta_t *n = k && v ? realloc(r->meta, (r->nmeta + 1) * sizeof *n) : NULL;
-        if (!n) {
-            free(k);
-            free(v);
-            break;
-        }
-        r->meta = n;
-        n[r->nmeta].name = strdup(name);
-        n[r->nmeta].key = k;
-        n[r->nmeta].value = v;
-        r->nmeta++;
+    r->meta = n;
+    n[r->nmeta++] = (rmeta_t){ name, map };
+    return 0;
+}
+
+/* The Header's profile and library. */
+static void take_header(bw_mcap_reader_t *r, const uint8_t *p, size_t len)
+{
+    cur_t c = { p, len, 0, false };
+    char *profile = get_str(&c), *library = get_str(&c);
+    if (r->profile || !profile || !library) {
+        free(profile);
+        free(library);
+        return;
     }
-    free(name);
-    return m.bad ? -1 : 0;
+    r->profile = profile;
+    r->library = library;
 }
 
 /* A Message record's fields into *m; 0, or -1 if damaged or on a channel
@@ -726,6 +832,11 @@ static int open_chunk(bw_mcap_reader_t *r, const uint8_t *p, size_t len, char *e
      * its size (one frame a chunk, as MCAP's writers make them); LZ4 packs
      * 255 bytes in one at the most. */
     bool zstd = nname == 4 && !memcmp(name, "zstd", 4), lz4 = nname == 3 && !memcmp(name, "lz4", 3);
+    if (!r->chunked && (zstd || lz4 || nname == 0)) {
+        r->chunked = true;
+        memcpy(r->compression, name, nname);
+        r->compression[nname] = 0;
+    }
     unsigned long long said = zstd ? ZSTD_getFrameContentSize(packed, npacked) : 0;
     if ((nname == 0 && npacked != size) || (lz4 && size > (uint64_t)npacked * 255 + 1024) ||
         (zstd && (said == ZSTD_CONTENTSIZE_ERROR ||
@@ -812,10 +923,13 @@ static int chunk_next(bw_mcap_reader_t *r, bw_mcap_message_t *m, char *err, size
             bad = 1;
         } else if (op == OP_CHANNEL) {
             bad = take_channel(r, p, (size_t)len);
+        } else if (op == OP_SCHEMA) {
+            bad = take_schema(r, p, (size_t)len);
         }
         if (bad) {
             say(err, errlen, "offset %llu: a damaged %s record at %zu inside the chunk",
-                (unsigned long long)r->chunk_at, op == OP_MESSAGE ? "message" : "channel", at);
+                (unsigned long long)r->chunk_at,
+                op == OP_MESSAGE ? "message" : op == OP_CHANNEL ? "channel" : "schema", at);
             return -1;
         }
     }
@@ -891,17 +1005,22 @@ int bw_mcap_next(bw_mcap_reader_t *r, bw_mcap_message_t *m, char *err, size_t er
             r->finished = r->in.len - r->at >= 8 && !memcmp(r->in.p + r->at, BW_MCAP_MAGIC, 8);
             r->done = true;
             return 0;
+        case OP_HEADER: take_header(r, p, (size_t)len); break;
+        case OP_SCHEMA: bad = take_schema(r, p, (size_t)len); break;
         case OP_CHANNEL: bad = take_channel(r, p, (size_t)len); break;
         case OP_METADATA: bad = take_metadata(r, p, (size_t)len); break;
         case OP_MESSAGE:
-            if (take_message(r, p, (size_t)len, m) == 0)
+            if (take_message(r, p, (size_t)len, m) == 0) {
+                r->good_to = r->pos;
                 return 1;
+            }
             bad = 1;
             break;
         case OP_CHUNK: {
             r->chunk_at = at;
             if (open_chunk(r, p, (size_t)len, err, errlen) < 0)
                 return -1;
+            r->good_to = r->pos;
             int k = chunk_next(r, m, err, errlen);
             if (k)
                 return k;
@@ -912,17 +1031,25 @@ int bw_mcap_next(bw_mcap_reader_t *r, bw_mcap_message_t *m, char *err, size_t er
         }
         if (bad) {
             say(err, errlen, "offset %llu: a damaged %s record", (unsigned long long)at,
-                op == OP_MESSAGE ? "message" : op == OP_CHANNEL ? "channel" : "metadata");
+                op == OP_MESSAGE ? "message" : op == OP_CHANNEL ? "channel"
+                : op == OP_SCHEMA ? "schema" : "metadata");
             return -1;
         }
+        if (op != OP_CHUNK)
+            r->good_to = r->pos;
     }
 }
 
 const char *bw_mcap_meta(const bw_mcap_reader_t *r, const char *name, const char *key)
 {
-    for (size_t i = 0; i < r->nmeta; i++)
-        if (!strcmp(r->meta[i].name, name) && !strcmp(r->meta[i].key, key))
-            return r->meta[i].value;
+    for (size_t i = 0; i < r->nmeta; i++) {
+        if (strcmp(r->meta[i].name, name) != 0)
+            continue;
+        const rmap_t *m = &r->meta[i].map;
+        for (size_t k = 0; k < m->n; k++)
+            if (!strcmp(m->keys[k], key))
+                return m->values[k];
+    }
     return NULL;
 }
 
@@ -935,16 +1062,168 @@ void bw_mcap_reader_free(bw_mcap_reader_t *r)
     for (size_t i = 0; i < r->nchannels; i++) {
         free(r->channels[i].topic);
         free(r->channels[i].encoding);
+        free_map(&r->channels[i].meta);
+    }
+    for (size_t i = 0; i < r->nschemas; i++) {
+        free(r->schemas[i].name);
+        free(r->schemas[i].encoding);
+        free(r->schemas[i].data);
     }
     for (size_t i = 0; i < r->nmeta; i++) {
         free(r->meta[i].name);
-        free(r->meta[i].key);
-        free(r->meta[i].value);
+        free_map(&r->meta[i].map);
     }
+    free(r->schemas);
+    free(r->profile);
+    free(r->library);
     free(r->channels);
     free(r->meta);
     free(r->in.p);
     free(r->chunk.p);
     ZSTD_freeDCtx(r->zstd);
     free(r);
+}
+
+/* ---- recovering ------------------------------------------------------------------ */
+
+typedef struct {
+    bw_mcap_writer_t *w;
+    int *channel;  /* the old channel id's new one + 1 (0: not yet written) */
+    int *schema;   /* the same for schemas */
+    size_t metadata; /* the old file's Metadata records written so far */
+} recovery_t;
+
+/* The new file's writer, once the old one's Header (and, by its first
+ * message, the compression of its first chunk) is known. */
+static bw_mcap_writer_t *recovery_writer(recovery_t *v, const bw_mcap_reader_t *r,
+                                         const bw_mcap_compression_t *compression,
+                                         bw_mcap_sink_fn sink, void *ctx)
+{
+    if (v->w)
+        return v->w;
+    bw_mcap_options_t o = { .profile = r->profile ? r->profile : "",
+                            .library = r->library ? r->library : "botwire" };
+    if (compression)
+        o.compression = *compression;
+    else if (!r->chunked || !strcmp(r->compression, "zstd"))
+        o.compression = BW_MCAP_ZSTD;
+    else
+        o.compression = !strcmp(r->compression, "lz4") ? BW_MCAP_LZ4 : BW_MCAP_NONE;
+    return v->w = bw_mcap_writer_new(&o, sink, ctx);
+}
+
+/* A channel of the old file into the new, its schema first. 0, or -1 when
+ * the writer failed. */
+static int recovery_channel(recovery_t *v, const bw_mcap_reader_t *r, size_t old,
+                            bw_mcap_recover_t *rep)
+{
+    const rchannel_t *ch = &r->channels[old];
+    int schema = 0;
+    if (ch->schema && ch->schema <= r->nschemas && r->schemas[ch->schema - 1].name) {
+        if (!v->schema[ch->schema]) {
+            const rschema_t *s = &r->schemas[ch->schema - 1];
+            int id = bw_mcap_schema(v->w, s->name, s->encoding, s->data, s->len);
+            if (id < 0)
+                return -1;
+            v->schema[ch->schema] = id + 1;
+            rep->schemas++;
+        }
+        schema = v->schema[ch->schema] - 1;
+    }
+    int id = bw_mcap_channel(v->w, schema, ch->topic, ch->encoding,
+                             (const char *const *)ch->meta.keys,
+                             (const char *const *)ch->meta.values, ch->meta.n);
+    if (id < 0)
+        return -1;
+    v->channel[old] = id + 1;
+    rep->channels++;
+    return 0;
+}
+
+/* What the old file defined since the last call (Metadata records, and
+ * channels with their schemas, in its order), into the new. 0, or -1. */
+static int recovery_sync(recovery_t *v, const bw_mcap_reader_t *r, bw_mcap_recover_t *rep)
+{
+    for (; v->metadata < r->nmeta; v->metadata++) {
+        const rmeta_t *m = &r->meta[v->metadata];
+        if (bw_mcap_metadata(v->w, m->name, (const char *const *)m->map.keys,
+                             (const char *const *)m->map.values, m->map.n) < 0)
+            return -1;
+        rep->metadata++;
+    }
+    for (size_t i = 0; i < r->nchannels; i++)
+        if (r->channels[i].topic && !v->channel[i] && recovery_channel(v, r, i, rep) < 0)
+            return -1;
+    return 0;
+}
+
+int bw_mcap_recover(FILE *in, const bw_mcap_compression_t *compression, bw_mcap_sink_fn sink,
+                    void *ctx, void (*damaged)(void *ctx, const char *why),
+                    bw_mcap_recover_t *rep, char *err, size_t errlen)
+{
+    memset(rep, 0, sizeof *rep);
+    recovery_t v = { 0 };
+    bw_mcap_reader_t *r = bw_mcap_reader_new();
+    v.channel = calloc(65536, sizeof *v.channel);
+    v.schema = calloc(65536, sizeof *v.schema);
+    int rc = -1;
+    if (!r || !v.channel || !v.schema) {
+        say(err, errlen, "out of memory");
+        goto done;
+    }
+    static uint8_t buf[1 << 16];
+    char why[300];
+    bool ended = false;
+    for (;;) {
+        bw_mcap_message_t m;
+        int k = bw_mcap_next(r, &m, why, sizeof why);
+        if (k == 0) {
+            if (ended)
+                break;
+            size_t n = fread(buf, 1, sizeof buf, in);
+            rep->size += n;
+            if (n == 0) {
+                if (ferror(in)) {
+                    say(err, errlen, "cannot read it: %s", strerror(errno));
+                    goto done;
+                }
+                bw_mcap_reader_end(r);
+                ended = true;
+            } else if (bw_mcap_reader_push(r, buf, n) < 0) {
+                say(err, errlen, "out of memory");
+                goto done;
+            }
+            continue;
+        }
+        if (k < 0) {
+            if (!r->started) { /* not MCAP at all: nothing to write */
+                say(err, errlen, "%s", why);
+                goto done;
+            }
+            rep->damaged++;
+            if (damaged)
+                damaged(ctx, why);
+            continue;
+        }
+        if (!recovery_writer(&v, r, compression, sink, ctx) || recovery_sync(&v, r, rep) < 0 ||
+            bw_mcap_message(v.w, v.channel[m.channel] - 1, m.log_time, m.data, m.len) < 0)
+            break;
+        rep->messages++;
+    }
+    rep->read_to = r->good_to;
+    rep->finished = r->finished;
+    /* a file of no messages keeps its Header and metadata */
+    if (recovery_writer(&v, r, compression, sink, ctx) && recovery_sync(&v, r, rep) == 0 &&
+        bw_mcap_finish(v.w) == 0) {
+        rc = 0;
+    } else {
+        int e = v.w ? bw_mcap_error(v.w) : ENOMEM;
+        say(err, errlen, "cannot write the recovered file: %s", strerror(e ? e : ENOMEM));
+    }
+done:
+    bw_mcap_writer_free(v.w);
+    bw_mcap_reader_free(r);
+    free(v.channel);
+    free(v.schema);
+    return rc;
 }

@@ -11,7 +11,8 @@
 # recorded (counts from the recorder's closing line), and `botwire decode`
 # turns them into the same lines as the MCAP file itself.
 # Then one record of every family, each compression; a recorder killed
-# with SIGKILL (its complete chunks read by both readers); a damaged chunk
+# with SIGKILL (its complete chunks read by both readers; record --recover
+# indexes it again, nothing read lost); a damaged chunk
 # and a cut-off file (a one-line error naming the offset, the good chunks
 # still decoded); convert both ways, byte for byte; the command line's
 # refusals.
@@ -132,6 +133,41 @@ msgs=$(sed -n 's/.*"Message":\([0-9]*\).*/\1/p' "$tmp/read")
 [ -s "$tmp/dec.mcap" ] && cmp -s "$tmp/dec.mcap" "$tmp/dec.jsonl" &&
     pass "... and botwire decode the same $(wc -l <"$tmp/dec.mcap") lines$( [ -s "$tmp/dec.err" ] && echo ", and says: $(cat "$tmp/dec.err")")" ||
     fail "SIGKILLed: decode differs: $(diff "$tmp/dec.mcap" "$tmp/dec.jsonl" | head -n 3) $(cat "$tmp/dec.err")"
+# record --recover: rewritten with its summary, Foxglove's indexed reader
+# reads it, and nothing the streaming reader read of the killed file is
+# lost (its wire, byte for byte and time for time).
+"$bw" record --recover "$tmp/killed.mcap" 2>"$tmp/recover.err"
+status=$?
+read_mcap "$tmp/killed.mcap" "$tmp/recovered.jsonl" >"$tmp/read" 2>&1
+rstatus=$?
+set -- $(grep '^statistics ' "$tmp/read")
+[ "$status" = 0 ] && [ "$rstatus" = 0 ] && [ "${3:-0}" = "$msgs" ] && [ "${5:-0}" -ge 1 ] &&
+    [ "${5:-0}" = "${9:-x}" ] && grep -q '^stream complete ' "$tmp/read" &&
+    cmp -s "$tmp/killed.jsonl" "$tmp/recovered.jsonl" &&
+    pass "record --recover: Foxglove's indexed reader reads all $msgs messages through the summary (${5:-?} chunks indexed), the wire as before; $(cat "$tmp/recover.err")" ||
+    fail "record --recover: exit $status, $(cat "$tmp/recover.err"); read: exit $rstatus, $(grep -E '^(statistics|stream)|rror' "$tmp/read" | head -n 3) $(cmp "$tmp/killed.jsonl" "$tmp/recovered.jsonl" 2>&1)"
+grep -q '^odom [0-9]* .* odom base_footprint$' "$tmp/read" && grep -q '^tf odom base_footprint$' "$tmp/read" &&
+    grep -q '^metadata botwire .*"family":"kobuki"' "$tmp/read" &&
+    [ "$(grep '^channel ' "$tmp/read" | head -n 2)" = "channel /wire/robot botwire/kobuki schema 0
+channel /wire/host botwire/kobuki schema 0" ] &&
+    pass "... with its ROS 2 topics, schemas, channels in their order and metadata: $(grep '^odom ' "$tmp/read")" ||
+    fail "recovered: $(grep -E "^(odom|tf|metadata)" "$tmp/read" | head -n 3) $(grep "^channel " "$tmp/read" | head -n 2)"
+cp "$tmp/killed.mcap" "$tmp/again.mcap"
+"$bw" record --recover "$tmp/again.mcap" 2>"$tmp/recover.err"
+[ $? = 0 ] && cmp -s "$tmp/killed.mcap" "$tmp/again.mcap" && grep -q 'complete' "$tmp/recover.err" &&
+    pass "--recover of a complete file leaves it as it is: $(cat "$tmp/recover.err")" ||
+    fail "--recover twice: $(cat "$tmp/recover.err")"
+ln -s killed.mcap "$tmp/link.mcap"
+"$bw" record --recover "$tmp/link.mcap" 2>"$tmp/recover.err"
+[ $? = 2 ] && [ -L "$tmp/link.mcap" ] && [ "$(grep -c . "$tmp/recover.err")" = 1 ] &&
+    pass "--recover refuses a symlink: $(cat "$tmp/recover.err")" ||
+    fail "--recover of a symlink: $(cat "$tmp/recover.err")"
+"$bw" record --recover "$tmp/killed.jsonl" 2>"$tmp/recover.err"
+[ $? = 1 ] && grep -q 'JSON Lines' "$tmp/recover.err" && [ "$(grep -c . "$tmp/recover.err")" = 1 ] &&
+    pass "--recover of JSON Lines: $(cat "$tmp/recover.err")" ||
+    fail "--recover of JSON Lines: $(cat "$tmp/recover.err")"
+[ "$(ls "$tmp" | grep -c recov-)" = 0 ] && pass "--recover leaves no file beside it" ||
+    fail "left beside: $(ls "$tmp" | grep recov-)"
 
 # 4. A flipped byte in the first chunk's compressed records (its CRC, or
 # zstd itself, finds it), and a file cut in half.
@@ -153,6 +189,15 @@ frames=$(field frames "$(tail -n 1 "$tmp/dec")")
 status=$?
 [ "$status" = 1 ] && grep -q "offset $first: a chunk" "$tmp/dec.err" &&
     pass "--strict: exit 1 at the damaged chunk" || fail "--strict: exit $status, $(cat "$tmp/dec.err")"
+# --recover leaves the damaged chunk out and keeps the rest, indexed.
+"$bw" record --recover "$tmp/flipped.mcap" 2>"$tmp/recover.err"
+status=$?
+"$bw" decode --proto kobuki "$tmp/flipped.mcap" >"$tmp/dec.rec" 2>"$tmp/dec.err"
+[ "$status" = 0 ] && grep -q "offset $first: a chunk.* (left out)" "$tmp/recover.err" && [ ! -s "$tmp/dec.err" ] &&
+    [ "$(grep -v '"stats"' "$tmp/dec.rec")" = "$(grep -v '"stats"' "$tmp/dec")" ] &&
+    read_mcap "$tmp/flipped.mcap" "$tmp/flipped.jsonl" >"$tmp/read" 2>&1 &&
+    pass "--recover of the flipped byte: the damaged chunk left out, the $frames frames of the others kept, indexed" ||
+    fail "--recover of the flipped byte: exit $status, $(cat "$tmp/recover.err") $(cat "$tmp/dec.err") $(tail -n 2 "$tmp/read")"
 size=$(stat -c %s "$tmp/run.mcap")
 head -c $((size / 2)) "$tmp/run.mcap" >"$tmp/half.mcap"
 "$bw" decode --proto kobuki "$tmp/half.mcap" >"$tmp/dec" 2>"$tmp/dec.err"
@@ -174,6 +219,15 @@ cut_named=$?
 [ "$status" = 0 ] && [ "$cut_named" = 0 ] && [ "${frames:-0}" -gt 20 ] &&
     pass "cut in half: $(cat "$tmp/dec.err"); $frames frames before it decoded" ||
     fail "cut in half: exit $status, $(cat "$tmp/dec.err"), $(tail -n 1 "$tmp/dec")"
+# --recover of the half: everything before the cut kept, indexed.
+"$bw" record --recover "$tmp/half.mcap" 2>"$tmp/recover.err"
+status=$?
+"$bw" decode --proto kobuki "$tmp/half.mcap" >"$tmp/dec.rec" 2>"$tmp/dec.err"
+[ "$status" = 0 ] && [ ! -s "$tmp/dec.err" ] && grep -q "read to offset ${cutat:-${opening:-[0-9]*}} of $((size / 2)) bytes" "$tmp/recover.err" &&
+    [ "$(grep -v '"stats"' "$tmp/dec.rec")" = "$(grep -v '"stats"' "$tmp/dec")" ] &&
+    read_mcap "$tmp/half.mcap" "$tmp/half.jsonl" >"$tmp/read" 2>&1 &&
+    pass "--recover of the half: the $frames frames before the cut kept, indexed; $(cat "$tmp/recover.err")" ||
+    fail "--recover of the half: exit $status, $(cat "$tmp/recover.err") $(cat "$tmp/dec.err") $(tail -n 2 "$tmp/read")"
 
 # 5. convert: JSON Lines -> MCAP -> JSON Lines gives the same file; the MCAP
 # between is Foxglove's to read; an MCAP record with ROS 2 topics gives the
