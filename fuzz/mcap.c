@@ -3,7 +3,8 @@
  * (where the first byte says): every message comes on a known channel with
  * its bytes inside the input's decompressed size, every error names an
  * offset, and the reader ends. `record --recover` of the input gives a
- * finished file of every message read, which reads without an error. Then
+ * finished file of every message read, which reads without an error; as
+ * a record of either format, its header comes once, first. Then
  * the input's bytes are written as
  * messages (in pieces the input chooses, compressed as its last byte
  * chooses) and read back: the same messages, in order, and a finished
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "botwire/mcap.h"
+#include "botwire/record.h"
 #include "check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -106,6 +108,35 @@ static void recover(const uint8_t *data, size_t size, size_t messages)
     free(o.p);
 }
 
+static int any_head(void *ctx, const bw_record_head_t *h)
+{
+    int *heads = ctx;
+    CHECK(h && ++*heads == 1);
+    return 0;
+}
+
+static int any_chunk(void *ctx, const bw_record_chunk_t *c)
+{
+    CHECK(*(int *)ctx == 1); /* the header first */
+    CHECK(!c || c->len == 0 || c->data);
+    return 0;
+}
+
+/* The input as a record of either format (bw_record_read): the header
+ * once, before any chunk; an error is one line. */
+static void read_record_any(const uint8_t *data, size_t size)
+{
+    FILE *in = size ? fmemopen((void *)data, size, "rb") : NULL;
+    if (!in)
+        return;
+    int heads = 0;
+    bw_record_visitor_t v = { .head = any_head, .chunk = any_chunk, .ctx = &heads };
+    char err[256];
+    if (bw_record_read(in, &v, err, sizeof err) < 0)
+        CHECK(err[0] && !strchr(err, '\n'));
+    fclose(in);
+}
+
 static void round_trip(const uint8_t *data, size_t size)
 {
     out_t o = { 0 };
@@ -160,6 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     size_t messages = read_any(data, size);
     recover(data, size, messages);
+    read_record_any(data, size);
     if (size <= 512) /* longer inputs make longer runs, not other paths */
         round_trip(data, size);
     return 0;

@@ -41,8 +41,8 @@ typedef struct {
     const char *out_path;
     bw_record_options_t ro;
     double next_flush;
+    bool in_mcap;
     unsigned long long chunks, bytes[2], left_out, damaged;
-    int status;
 } convert_t;
 
 static time_t parse_start(const char *text)
@@ -54,9 +54,22 @@ static time_t parse_start(const char *text)
     return timegm(&tm);
 }
 
-/* The output, once the header is known. 0, or 1 after saying why. */
-static int open_out(convert_t *c)
+/* The header: IN's format told, OUT opened. 0; 2 for the same format; 1
+ * after saying why OUT cannot be written. */
+static int on_head(void *ctx, const bw_record_head_t *h)
 {
+    convert_t *c = ctx;
+    c->in_mcap = h->format == BW_RECORD_MCAP;
+    if (h->format == c->ro.format) {
+        cli_error("convert", "%s is %s already; OUT in the other format: a name ending .%s, or "
+                  "--format", c->in_path, c->in_mcap ? "MCAP" : "JSON Lines",
+                  c->in_mcap ? "jsonl" : "mcap");
+        return 2;
+    }
+    c->ro.url = h->url;
+    c->ro.family = h->family;
+    c->ro.start = parse_start(h->start);
+    c->ro.start_ns = h->start_ns;
     char err[300];
     if (bw_record_writer_open(&c->w, c->out_path, &c->ro, err, sizeof err) < 0 ||
         bw_record_writer_commit(c->w, err, sizeof err) < 0) {
@@ -69,149 +82,32 @@ static int open_out(convert_t *c)
     return 0;
 }
 
-static void chunk(convert_t *c, double t, bool from_robot, const uint8_t *data, size_t n)
+static int on_chunk(void *ctx, const bw_record_chunk_t *ch)
 {
-    while (t >= c->next_flush) {
+    convert_t *c = ctx;
+    if (!ch)
+        return 0;
+    while (ch->t >= c->next_flush) {
         bw_record_writer_flush(c->w);
         c->next_flush += FLUSH_PERIOD;
     }
-    bw_record_writer_chunk(c->w, t, from_robot, data, n);
+    bw_record_writer_chunk(c->w, ch->t, ch->from_robot, ch->data, ch->len);
     c->chunks++;
-    c->bytes[from_robot] += n;
+    c->bytes[ch->from_robot] += ch->len;
+    return 0;
 }
 
-static void damaged(convert_t *c, const char *what)
+static void on_damaged(void *ctx, const char *why)
 {
-    fprintf(stderr, "botwire convert: %s: %s (passed over)\n", c->in_path, what);
+    convert_t *c = ctx;
+    fprintf(stderr, "botwire convert: %s: %s (passed over)\n", c->in_path, why);
     c->damaged++;
 }
 
-static int from_jsonl(convert_t *c, FILE *in)
+static void on_other(void *ctx, const bw_mcap_message_t *m)
 {
-    bw_record_reader_t r;
-    bw_record_reader_init(&r);
-    char *line = NULL, err[300];
-    size_t cap = 0;
-    ssize_t n;
-    int rc = 0;
-    while ((n = getline(&line, &cap, in)) >= 0) {
-        size_t len = (size_t)n;
-        if (len && line[len - 1] == '\n')
-            len--;
-        bw_record_chunk_t ch;
-        int k = bw_record_reader_line(&r, line, len, &ch, err, sizeof err);
-        if (k == BW_ENOMEM) {
-            cli_error("convert", "out of memory");
-            rc = 1;
-            break;
-        }
-        if (k < 0) {
-            damaged(c, err);
-            if (r.line_no == 1)
-                break; /* not a record at all */
-            continue;
-        }
-        if (r.line_no == 1 && k == 0) {
-            c->ro.url = r.url;
-            c->ro.family = r.family;
-            c->ro.start = parse_start(r.start);
-            if ((rc = open_out(c)) != 0)
-                break;
-        }
-        if (k == 1)
-            chunk(c, ch.t, ch.from_robot, ch.data, ch.len);
-    }
-    free(line);
-    if (!rc && !c->w) {
-        cli_error("convert", "%s: no botwire record header on its first line", c->in_path);
-        rc = 1;
-    }
-    if (!rc && ferror(in)) {
-        cli_error("convert", "cannot read %s: %s", c->in_path, strerror(errno));
-        rc = 1;
-    }
-    bw_record_reader_free(&r);
-    return rc;
-}
-
-static int from_mcap(convert_t *c, FILE *in)
-{
-    bw_mcap_reader_t *r = bw_mcap_reader_new();
-    if (!r) {
-        cli_error("convert", "out of memory");
-        return 1;
-    }
-    static uint8_t buf[1 << 16];
-    char err[300];
-    uint64_t start_ns = 0;
-    bool ended = false;
-    int rc = 0;
-    while (!rc) {
-        bw_mcap_message_t m;
-        int k = bw_mcap_next(r, &m, err, sizeof err);
-        if (k == 0) {
-            if (ended)
-                break;
-            size_t n = fread(buf, 1, sizeof buf, in);
-            if (n == 0) {
-                bw_mcap_reader_end(r);
-                ended = true;
-            } else if (bw_mcap_reader_push(r, buf, n) < 0) {
-                cli_error("convert", "out of memory");
-                rc = 1;
-            }
-            continue;
-        }
-        if (k < 0) {
-            damaged(c, err);
-            continue;
-        }
-        if (!c->w) { /* the first message: the header's metadata is in */
-            const char *ns = bw_mcap_meta(r, "botwire", "start_ns");
-            start_ns = ns ? strtoull(ns, NULL, 10) : 0;
-            c->ro.url = bw_mcap_meta(r, "botwire", "url");
-            c->ro.family = bw_mcap_meta(r, "botwire", "family");
-            c->ro.start = parse_start(bw_mcap_meta(r, "botwire", "start"));
-            c->ro.start_ns = start_ns;
-            if ((rc = open_out(c)) != 0)
-                break;
-        }
-        int dir = !strcmp(m.topic, "/wire/robot") ? 1 : !strcmp(m.topic, "/wire/host") ? 0 : -1;
-        if (dir < 0) {
-            c->left_out++;
-            continue;
-        }
-        chunk(c, (double)(int64_t)(m.log_time - start_ns) / 1e9, dir == 1, m.data, m.len);
-    }
-    if (!rc && !c->w) {
-        if (!bw_mcap_meta(r, "botwire", "url")) {
-            cli_error("convert", "%s: no botwire metadata: not a record `botwire record` made",
-                      c->in_path);
-            rc = 1;
-        } else {
-            c->ro.url = bw_mcap_meta(r, "botwire", "url");
-            c->ro.family = bw_mcap_meta(r, "botwire", "family");
-            c->ro.start = parse_start(bw_mcap_meta(r, "botwire", "start"));
-            rc = open_out(c);
-        }
-    }
-    if (!rc && ferror(in)) {
-        cli_error("convert", "cannot read %s: %s", c->in_path, strerror(errno));
-        rc = 1;
-    }
-    if (rc || !c->w) {
-        bw_mcap_reader_free(r);
-        return rc ? rc : 1;
-    }
-    /* the writer holds pointers into the reader's metadata until it closes */
-    int e = bw_record_writer_close(c->w);
-    c->w = NULL;
-    bw_mcap_reader_free(r);
-    if (e) {
-        cli_error("convert", "cannot write %s: %s", c->out_path, strerror(e));
-        return 1;
-    }
-    return 0;
+    (void)m;
+    ((convert_t *)ctx)->left_out++;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -257,51 +153,16 @@ int cmd_convert(int argc, char **argv)
         cli_error("convert", "cannot open %s: %s", cv.in_path, strerror(errno));
         return 1;
     }
-    uint8_t head[8];
-    size_t got = fread(head, 1, sizeof head, in);
-    bool mcap = got == 8 && memcmp(head, BW_MCAP_MAGIC, 8) == 0;
-    bool jsonl = got > 0 && bw_record_sniff(head, got) != 0;
-    if (!mcap && !jsonl) {
-        cli_error("convert", "%s: not a botwire record (JSON Lines or MCAP)", cv.in_path);
-        if (in != stdin)
-            fclose(in);
-        return 1;
-    }
-    if ((mcap ? BW_RECORD_MCAP : BW_RECORD_JSONL) == cv.ro.format) {
-        cli_error("convert", "%s is %s already; OUT in the other format: a name ending .%s, or "
-                  "--format", cv.in_path, mcap ? "MCAP" : "JSON Lines", mcap ? "jsonl" : "mcap");
-        if (in != stdin)
-            fclose(in);
-        return 2;
-    }
-    /* read again from the start: a file rewinds; a pipe's bytes are kept */
-    FILE *all = in;
-    char *kept = NULL;
-    size_t kept_len = 0;
-    if (fseek(in, 0, SEEK_SET) != 0) {
-        FILE *mem = open_memstream(&kept, &kept_len);
-        static uint8_t buf[1 << 16];
-        size_t n;
-        if (mem) {
-            fwrite(head, 1, got, mem);
-            while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-                fwrite(buf, 1, n, mem);
-            fclose(mem);
-        }
-        all = mem && !ferror(in) ? fmemopen(kept, kept_len, "rb") : NULL;
-        if (!all) {
-            cli_error("convert", "cannot read %s: %s", cv.in_path,
-                      ferror(in) ? strerror(errno) : "out of memory");
-            free(kept);
-            return 1;
-        }
-    }
-    int rc = mcap ? from_mcap(&cv, all) : from_jsonl(&cv, all);
-    if (all != stdin)
-        fclose(all);
-    if (all != in && in != stdin)
+    bw_record_visitor_t v = { .head = on_head, .chunk = on_chunk, .damaged = on_damaged,
+                              .other = on_other, .ctx = &cv };
+    char err[300];
+    int rc = bw_record_read(in, &v, err, sizeof err);
+    if (in != stdin)
         fclose(in);
-    free(kept);
+    if (rc < 0) {
+        cli_error("convert", "%s: %s", cv.in_path, err);
+        rc = 1;
+    }
     if (cv.w) {
         int e = bw_record_writer_close(cv.w);
         if (e && !rc) {
@@ -311,6 +172,7 @@ int cmd_convert(int argc, char **argv)
     }
     if (rc)
         return rc;
+    bool mcap = cv.in_mcap;
     fprintf(stderr,
             "botwire convert: %llu chunks (%llu bytes from the robot, %llu from the host) from "
             "%s (%s) to %s (%s)",

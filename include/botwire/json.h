@@ -92,6 +92,26 @@ void bw_json_decoder_on_warning(bw_json_decoder_t *d, void (*fn)(const char *tex
 int bw_json_encode(const char *proto, const char *json, size_t n, uint8_t *out, size_t cap,
                    size_t *len, char *err, size_t errlen);
 
+/*
+ * A record file read whole (botwire/record.h: JSON Lines or MCAP, told by
+ * its first bytes; from MCAP the wire, /wire/robot and /wire/host). Returns
+ * 0 with *r; BW_EIO (cannot open), BW_EINVAL (not a record, or a damaged
+ * part: its reason, "PATH: line N: ..." or "PATH: offset N: ...", in err;
+ * `botwire record --recover` mends a killed recorder's MCAP), BW_ENOMEM.
+ */
+typedef struct bw_json_record bw_json_record_t;
+int bw_json_record_read(bw_json_record_t **r, const char *path, char *err, size_t errlen);
+/* Its header, one JSON object: botwire_record, url, family, start (and
+ * "format":"mcap" for MCAP). Valid until bw_json_record_free. */
+const char *bw_json_record_header(const bw_json_record_t *r);
+/* How many chunks it holds, and chunk i (t in s from the start, the side,
+ * its bytes, valid until bw_json_record_free): 0, or BW_EINVAL past the
+ * end. */
+size_t bw_json_record_chunks(const bw_json_record_t *r);
+int bw_json_record_chunk(const bw_json_record_t *r, size_t i, double *t, int *from_robot,
+                         const uint8_t **data, size_t *len);
+void bw_json_record_free(bw_json_record_t *r);
+
 /* The protocols' names, comma-separated ("kobuki, p2os, ..."). */
 const char *bw_json_protocols(void);
 /* The protocol called name (in any case), as bw_json_protocols spells it,

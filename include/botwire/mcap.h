@@ -115,6 +115,10 @@ bw_mcap_reader_t *bw_mcap_reader_new(void);
 int bw_mcap_reader_push(bw_mcap_reader_t *r, const void *data, size_t n);
 /* No more bytes will come: what is cut off is now an error. */
 void bw_mcap_reader_end(bw_mcap_reader_t *r);
+/* The next bytes of the file in, pushed: 1; 0 at its end (the reader then
+ * ended); -1 with a one-line reason in err (cannot read it, out of
+ * memory). */
+int bw_mcap_reader_read(bw_mcap_reader_t *r, FILE *in, char *err, size_t errlen);
 /*
  * The next message, in file order. 1 with *m; 0 when the bytes pushed hold
  * no more (before bw_mcap_reader_end: push more), or at the end (the

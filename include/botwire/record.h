@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "botwire/mcap.h"
@@ -139,6 +140,39 @@ void bw_record_reader_free(bw_record_reader_t *r);
  */
 int bw_record_reader_line(bw_record_reader_t *r, const char *line, size_t n,
                           bw_record_chunk_t *c, char *err, size_t errlen);
+
+/* ---- a whole record, either format ------------------------------------------ */
+
+typedef struct {
+    bw_record_format_t format;
+    const char *url, *family, *start; /* the header's (NULL where it has none) */
+    uint64_t start_ns;                /* MCAP's start to the ns (0: none) */
+} bw_record_head_t;
+
+/* What bw_record_read hands on, in the record's order; each may be NULL.
+ * A callback's nonzero return ends the reading with that value. */
+typedef struct {
+    /* the header, once, before anything else (also for a record of no
+     * chunks); valid until the reading ends */
+    int (*head)(void *ctx, const bw_record_head_t *h);
+    /* a chunk of the wire (data valid during the call); NULL never */
+    int (*chunk)(void *ctx, const bw_record_chunk_t *c);
+    /* a damaged part, passed over: its one-line reason ("line N: ...",
+     * "offset N: ...") */
+    void (*damaged)(void *ctx, const char *why);
+    /* MCAP: a message on another topic (the robot as ROS 2 sees it) */
+    void (*other)(void *ctx, const bw_mcap_message_t *m);
+    void *ctx;
+} bw_record_visitor_t;
+
+/*
+ * Reads a whole record from in (a file or a pipe; JSON Lines or MCAP, told
+ * by its first bytes) and hands it to v. MCAP's chunk times are its log
+ * times less the start (t). 0 at the end; -1 with a one-line reason in err
+ * (not a record, no header, cannot be read, out of memory); or what a
+ * callback returned.
+ */
+int bw_record_read(FILE *in, const bw_record_visitor_t *v, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -262,6 +262,13 @@ int bw_json_decoder_next_warning(bw_json_decoder_t *d, char *buf, size_t cap);
 int bw_json_encode(const char *proto, const char *json, size_t n, uint8_t *out, size_t cap,
                    size_t *len, char *err, size_t errlen);
 const char *bw_json_protocols(void);
+typedef struct bw_json_record bw_json_record_t;
+int bw_json_record_read(bw_json_record_t **r, const char *path, char *err, size_t errlen);
+const char *bw_json_record_header(const bw_json_record_t *r);
+size_t bw_json_record_chunks(const bw_json_record_t *r);
+int bw_json_record_chunk(const bw_json_record_t *r, size_t i, double *t, int *from_robot,
+                         const uint8_t **data, size_t *len);
+void bw_json_record_free(bw_json_record_t *r);
 """
 
 # The structs test_layout.py checks against the headers.

@@ -155,27 +155,25 @@ class Record:
 
 
 def read_record(path: Union[str, "os.PathLike[str]"]) -> Record:
-    """Reads a record file: BotwireError for a file that is not one, or
-    whose line cannot be read ("line N: ...")."""
+    """Reads a record file, JSON Lines or MCAP (docs/record-format.md; from
+    MCAP its wire, /wire/robot and /wire/host): BotwireError for a file
+    that is not one, or whose part cannot be read ("line N: ...",
+    "offset N: ..."; `botwire record --recover` mends the MCAP file of a
+    recorder that was killed)."""
+    err = ffi.new("char[512]")
+    out = ffi.new("bw_json_record_t **")
+    rc = jlib.bw_json_record_read(out, os.fsencode(path), err, 512)
+    if rc < 0:
+        raise BotwireError(string(err) or f"read_record: {rc}", rc)
+    r = ffi.gc(out[0], jlib.bw_json_record_free)
+    header = json.loads(ffi.string(jlib.bw_json_record_header(r)))
+    t = ffi.new("double *")
+    side = ffi.new("int *")
+    data = ffi.new("const uint8_t **")
+    n = ffi.new("size_t *")
     chunks: List[Chunk] = []
-    header: Dict[str, Any] = {}
-    with open(path, "rb") as f:
-        for no, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                o = json.loads(line)
-                if no == 1:
-                    if not isinstance(o, dict) or o.get("botwire_record") != 1:
-                        raise ValueError("not a version 1 botwire record")
-                    header = o
-                    continue
-                side = o["from"]
-                if side not in ("robot", "host"):
-                    raise ValueError('"from" must be robot or host')
-                chunks.append(Chunk(float(o["t"]), side, bytes.fromhex(o["data"])))
-            except (ValueError, KeyError, TypeError) as e:
-                raise BotwireError(f"{os.fspath(path)}: line {no}: {e}", -1) from None
-    if not header:
-        raise BotwireError(f"{os.fspath(path)}: empty, not a botwire record", -1)
+    for i in range(jlib.bw_json_record_chunks(r)):
+        jlib.bw_json_record_chunk(r, i, t, side, data, n)
+        chunks.append(Chunk(t[0], "robot" if side[0] else "host",
+                            bytes(ffi.buffer(data[0], n[0]))))
     return Record(header, chunks)

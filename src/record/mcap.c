@@ -564,6 +564,7 @@ struct bw_mcap_reader {
     char compression[8];     /* the first chunk's ("" for none) */
     bool chunked;            /* a chunk was seen */
     uint64_t good_to;        /* the offset after the last record read whole and sound */
+    uint64_t received;       /* bytes pushed */
     ZSTD_DCtx *zstd;    /* kept from chunk to chunk */
 };
 
@@ -577,6 +578,7 @@ int bw_mcap_reader_push(bw_mcap_reader_t *r, const void *data, size_t n)
         r->at = 0;
     }
     put(&r->in, data, n);
+    r->received += n;
     return r->in.oom ? -1 : 0;
 }
 
@@ -638,6 +640,25 @@ static void say(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+}
+
+int bw_mcap_reader_read(bw_mcap_reader_t *r, FILE *in, char *err, size_t errlen)
+{
+    uint8_t buf[1 << 15];
+    size_t n = fread(buf, 1, sizeof buf, in);
+    if (n == 0 && ferror(in)) {
+        say(err, errlen, "cannot read it: %s", strerror(errno));
+        return -1;
+    }
+    if (n == 0) {
+        bw_mcap_reader_end(r);
+        return 0;
+    }
+    if (bw_mcap_reader_push(r, buf, n) < 0) {
+        say(err, errlen, "out of memory");
+        return -1;
+    }
+    return 1;
 }
 
 static void free_map(rmap_t *m)
@@ -1171,28 +1192,15 @@ int bw_mcap_recover(FILE *in, const bw_mcap_compression_t *compression, bw_mcap_
         say(err, errlen, "out of memory");
         goto done;
     }
-    static uint8_t buf[1 << 16];
     char why[300];
-    bool ended = false;
     for (;;) {
         bw_mcap_message_t m;
         int k = bw_mcap_next(r, &m, why, sizeof why);
         if (k == 0) {
-            if (ended)
+            if (r->ended)
                 break;
-            size_t n = fread(buf, 1, sizeof buf, in);
-            rep->size += n;
-            if (n == 0) {
-                if (ferror(in)) {
-                    say(err, errlen, "cannot read it: %s", strerror(errno));
-                    goto done;
-                }
-                bw_mcap_reader_end(r);
-                ended = true;
-            } else if (bw_mcap_reader_push(r, buf, n) < 0) {
-                say(err, errlen, "out of memory");
+            if (bw_mcap_reader_read(r, in, err, errlen) < 0)
                 goto done;
-            }
             continue;
         }
         if (k < 0) {
@@ -1210,6 +1218,7 @@ int bw_mcap_recover(FILE *in, const bw_mcap_compression_t *compression, bw_mcap_
             break;
         rep->messages++;
     }
+    rep->size = r->received;
     rep->read_to = r->good_to;
     rep->finished = r->finished;
     /* a file of no messages keeps its Header and metadata */

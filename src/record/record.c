@@ -516,3 +516,178 @@ out:
     json_decref(o);
     return rc;
 }
+
+/* ---- a whole record, either format ------------------------------------------- */
+
+/* Hands one chunk on, the header first when it has not gone yet. */
+static int visit_chunk(const bw_record_visitor_t *v, bw_record_head_t *head, bool *headed,
+                       const bw_record_chunk_t *c)
+{
+    if (!*headed) {
+        *headed = true;
+        int rc = v->head ? v->head(v->ctx, head) : 0;
+        if (rc)
+            return rc;
+    }
+    return v->chunk ? v->chunk(v->ctx, c) : 0;
+}
+
+static int read_jsonl(FILE *in, const uint8_t *first, size_t nfirst, const bw_record_visitor_t *v,
+                      char *err, size_t errlen)
+{
+    bw_record_reader_t r;
+    bw_record_reader_init(&r);
+    bw_record_head_t head = { .format = BW_RECORD_JSONL };
+    bool headed = false, eof = false;
+    char *buf = NULL, why[300];
+    size_t len = 0, cap = 0, at = 0;
+    int rc = 0;
+    while (!rc) {
+        char *nl = at < len ? memchr(buf + at, '\n', len - at) : NULL;
+        if (!nl && !eof) { /* more bytes: what is read makes room */
+            if (at) {
+                memmove(buf, buf + at, len - at);
+                len -= at;
+                at = 0;
+            }
+            if (cap - len < 65536) {
+                char *p = realloc(buf, cap * 2 + 65536);
+                if (!p) {
+                    snprintf(err, errlen, "out of memory");
+                    rc = -1;
+                    break;
+                }
+                buf = p;
+                cap = cap * 2 + 65536;
+            }
+            size_t n = nfirst;
+            if (nfirst) {
+                memcpy(buf + len, first, nfirst);
+                nfirst = 0;
+            } else {
+                n = fread(buf + len, 1, cap - len, in);
+            }
+            if (n == 0) {
+                if (ferror(in)) {
+                    snprintf(err, errlen, "cannot read it: %s", strerror(errno));
+                    rc = -1;
+                }
+                eof = true;
+            }
+            len += n;
+            continue;
+        }
+        if (!nl && at == len)
+            break; /* the end */
+        size_t n = nl ? (size_t)(nl - (buf + at)) : len - at;
+        bw_record_chunk_t c;
+        int k = bw_record_reader_line(&r, buf + at, n, &c, why, sizeof why);
+        at += n + (nl ? 1 : 0);
+        if (k == BW_ENOMEM) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        } else if (k < 0 && r.line_no == 1) {
+            snprintf(err, errlen, "%s", why); /* not a record at all */
+            rc = -1;
+        } else if (k < 0) {
+            if (v->damaged)
+                v->damaged(v->ctx, why);
+        } else if (r.line_no == 1) {
+            head.url = r.url;
+            head.family = r.family;
+            head.start = r.start;
+        } else if (k == 1) {
+            rc = visit_chunk(v, &head, &headed, &c);
+        }
+    }
+    if (!rc && !headed && r.url) /* a record of no chunks */
+        rc = visit_chunk(v, &head, &headed, NULL);
+    free(buf);
+    bw_record_reader_free(&r);
+    return rc;
+}
+
+/* The header of an MCAP record: its Metadata record "botwire". 0, or -1
+ * with err when it has none. */
+static int mcap_head(const bw_mcap_reader_t *r, bw_record_head_t *head, char *err, size_t errlen)
+{
+    const char *ns = bw_mcap_meta(r, "botwire", "start_ns");
+    head->start_ns = ns ? strtoull(ns, NULL, 10) : 0;
+    head->url = bw_mcap_meta(r, "botwire", "url");
+    head->family = bw_mcap_meta(r, "botwire", "family");
+    head->start = bw_mcap_meta(r, "botwire", "start");
+    if (head->url)
+        return 0;
+    snprintf(err, errlen, "no botwire metadata: not a record `botwire record` made");
+    return -1;
+}
+
+static int read_mcap(FILE *in, const uint8_t *first, size_t nfirst, const bw_record_visitor_t *v,
+                     char *err, size_t errlen)
+{
+    bw_mcap_reader_t *r = bw_mcap_reader_new();
+    if (!r || bw_mcap_reader_push(r, first, nfirst) < 0) {
+        bw_mcap_reader_free(r);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    char why[300];
+    bw_record_head_t head = { .format = BW_RECORD_MCAP };
+    bool headed = false, ended = false;
+    int rc = 0;
+    while (!rc) {
+        bw_mcap_message_t m;
+        int k = bw_mcap_next(r, &m, why, sizeof why);
+        if (k == 0) {
+            if (ended)
+                break;
+            int got = bw_mcap_reader_read(r, in, err, errlen);
+            ended = got == 0;
+            rc = got < 0 ? -1 : 0;
+            continue;
+        }
+        if (k < 0) {
+            if (v->damaged)
+                v->damaged(v->ctx, why);
+            continue;
+        }
+        /* by the first message, the header's metadata is in */
+        if (!headed && mcap_head(r, &head, err, errlen) < 0) {
+            rc = -1;
+            break;
+        }
+        int dir = !strcmp(m.topic, "/wire/robot") ? 1 : !strcmp(m.topic, "/wire/host") ? 0 : -1;
+        if (dir < 0) {
+            if (!headed && v->head) { /* the header goes before anything */
+                headed = true;
+                rc = v->head(v->ctx, &head);
+            }
+            if (!rc && v->other)
+                v->other(v->ctx, &m);
+            continue;
+        }
+        bw_record_chunk_t c = { .t = (double)(int64_t)(m.log_time - head.start_ns) / 1e9,
+                                .from_robot = dir == 1, .data = m.data, .len = m.len };
+        rc = visit_chunk(v, &head, &headed, &c);
+    }
+    if (!rc && !headed) /* a record of no wire */
+        rc = mcap_head(r, &head, err, errlen) < 0 ? -1 : visit_chunk(v, &head, &headed, NULL);
+    bw_mcap_reader_free(r);
+    return rc;
+}
+
+int bw_record_read(FILE *in, const bw_record_visitor_t *v, char *err, size_t errlen)
+{
+    uint8_t first[32];
+    size_t got = fread(first, 1, sizeof first, in);
+    if (got == 0 && ferror(in)) {
+        snprintf(err, errlen, "cannot read it: %s", strerror(errno));
+        return -1;
+    }
+    if (got >= 8 && memcmp(first, BW_MCAP_MAGIC, 8) == 0)
+        return read_mcap(in, first, got, v, err, errlen);
+    if (got > 0 && bw_record_sniff(first, got) != 0)
+        return read_jsonl(in, first, got, v, err, errlen);
+    snprintf(err, errlen, "not a botwire record (JSON Lines or MCAP)");
+    return -1;
+}

@@ -9,7 +9,7 @@ import os
 import pytest
 
 import botwire
-from conftest import CLI, DATA, FAMILIES, cli
+from conftest import CLI, DATA, FAMILIES, SOURCE, cli
 
 
 def cli_decode(proto, path, *opts):
@@ -140,6 +140,27 @@ def test_read_record(records):
     strip = lambda ms: [{k: v for k, v in m.items() if k not in ("t", "from", "damaged_lines")}
                         for m in ms]
     assert strip(raw) == strip(robot)
+
+
+def test_read_record_mcap(tmp, records):
+    # Every family's record as MCAP (`botwire convert`): the same header
+    # and chunks, to the microsecond, as its JSON Lines.
+    for family in FAMILIES:
+        path = os.path.join(tmp, f"{family}.mcap")
+        r = cli("convert", records[family], path)
+        assert r.returncode == 0, r.stderr
+        a, b = botwire.read_record(records[family]), botwire.read_record(path)
+        assert b.header == dict(a.header, format="mcap") and len(b) == len(a) > 0
+        assert all(x.side == y.side and x.data == y.data and abs(x.t - y.t) < 1e-9
+                   for x, y in zip(a, b)), family
+    # A recorder killed mid-run: its cut-off end named by its offset.
+    data = open(path, "rb").read()
+    cut = os.path.join(tmp, "cut.mcap")
+    open(cut, "wb").write(data[: len(data) // 2])
+    with pytest.raises(botwire.BotwireError, match=r"cut\.mcap: offset \d+: "):
+        botwire.read_record(cut)
+    with pytest.raises(botwire.BotwireError, match="not a botwire record"):
+        botwire.read_record(os.path.join(SOURCE, "README.md"))
 
 
 def test_damaged_record_line(tmp, records):
