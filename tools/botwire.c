@@ -22,6 +22,7 @@ static const struct {
     { "decode", cmd_decode, "protocol bytes to JSON Lines" },
     { "encode", cmd_encode, "JSON Lines to protocol bytes" },
     { "convert", cmd_convert, "a record from JSON Lines to MCAP, or back" },
+    { "ports", cmd_ports, "the serial ports, and which robot answers on each" },
     { "replay", cmd_replay, "play a record's robot side to a driver, on a pty or TCP" },
     { "bench", cmd_bench, "measure codec throughput" },
     { "ros-launch", cmd_roslaunch, "a roslaunch file for a fleet's botwire_ros nodes" },

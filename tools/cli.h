@@ -101,6 +101,15 @@ void cli_wait(int fd, double until);
 extern volatile sig_atomic_t cli_interrupted;
 void cli_catch_signals(void);
 
+/* Under systemd (Type=notify, botwire@.service; sd_notify(3)'s protocol
+ * over $NOTIFY_SOCKET; nothing when that is not set): the text as one
+ * datagram; READY=1 with a STATUS (once, the first call); WATCHDOG=1 when
+ * due (twice per $WATCHDOG_USEC), returning when it is next due (INFINITY
+ * without a watchdog), for the caller's wait. Times are cli_now()'s. */
+void cli_service_notify(const char *text);
+void cli_service_ready(const char *status);
+double cli_service_watchdog(double now);
+
 /* Hexadecimal text to bytes, fed in pieces: whitespace or commas between
  * bytes are optional, '#' starts a comment to the end of the line. */
 typedef struct {

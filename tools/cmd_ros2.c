@@ -253,7 +253,7 @@ int cmd_ros2(int argc, char **argv)
             if (next < now)
                 next = now + period; /* fell behind: no burst to catch up */
         }
-        double until = fmin(next, end);
+        double until = fmin(fmin(next, end), cli_service_watchdog(now));
         nfds_t k = 0;
         for (size_t i = 0; i < n; i++) {
             until = fmin(until, bw_base_next_deadline(bases[i]));
@@ -265,8 +265,16 @@ int cmd_ros2(int argc, char **argv)
         if (left > 0)
             poll(fds, k, (int)ceil(left * 1000));
         now = cli_now();
-        for (size_t i = 0; i < n; i++)
+        size_t online = 0;
+        for (size_t i = 0; i < n; i++) {
             bw_base_poll(bases[i], now); /* what came, read when it came */
+            online += bw_base_state(bases[i])->online;
+        }
+        if (online == n) { /* a service is ready once its robots are online */
+            char say[64];
+            snprintf(say, sizeof say, "%zu robot%s online", n, n == 1 ? "" : "s");
+            cli_service_ready(say);
+        }
     }
     now = cli_now();
     if (status == 0) {

@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "usage: botwire sim FAMILY [--model M] [--world FILE] [--pty LINK | --tcp [HOST:]PORT]\n"
             "                  [--noise X] [--seed N] [--ber X] [--drop P] [--insert P]\n"
             "                  [--window MS] [--push M/S] [--slope DEG] [--idle S] [--for S]\n"
-            "                  [--detach [--log FILE]] [--robots N] [--baud N]\n"
+            "                  [--detach [--log FILE]] [--pidfile FILE] [--robots N] [--baud N]\n"
             "                  [--view [HOST:]PORT]\n"
             "       botwire sim FAMILY --robots N --fast --for S [--wander | --stack NAMES]\n"
             "                  [--threads N] [--frame S]\n"
@@ -82,6 +82,8 @@ static void usage(FILE *f)
             "                   go of the terminal and of the caller's output and pipes\n"
             "  --log FILE       with --detach: where its later lines go (appended; default:\n"
             "                   nowhere)\n"
+            "  --pidfile FILE   the serving process's pid, written before the first line\n"
+            "                   (with --detach: the background one's), removed when it ends\n"
             "  --robots N       N robots of FAMILY in one world, as MobileSim serves them:\n"
             "                   each on its own TCP port counting up from the first (8101,\n"
             "                   or --tcp's), or with --pty on its own pty (LINK1, LINK2,\n"
@@ -147,6 +149,31 @@ static void say(const server_t *s, const char *fmt, ...)
     va_end(ap);
 }
 
+/* --pidfile: its descriptor, written once the serving process is known. */
+static int pid_fd = -1;
+
+static void write_pid(long pid)
+{
+    if (pid_fd < 0)
+        return;
+    char text[32];
+    int k = snprintf(text, sizeof text, "%ld\n", pid);
+    if (write(pid_fd, text, (size_t)k) != k)
+        cli_error(sim_cmd, "cannot write the pid file: %s", strerror(errno));
+    close(pid_fd);
+    pid_fd = -1;
+}
+
+/* The serving process ends (or never served): its pid file goes. */
+static void pid_done(const char *path)
+{
+    if (pid_fd >= 0)
+        close(pid_fd);
+    pid_fd = -1;
+    if (path)
+        unlink(path);
+}
+
 /* The first lines: where each robot serves. With --detach the serving goes
  * on in a child, and this process returns once those lines are out (the
  * last one ends with the child's pid). */
@@ -156,6 +183,7 @@ static bool announce(const char *lines, bool detach, int log_fd, const char *fam
     if (detach) {
         pid_t pid = fork();
         if (pid > 0) {
+            write_pid((long)pid); /* there before the caller goes on */
             printf("%s (pid %ld)\n", lines, (long)pid);
             fflush(stdout);
             _exit(0); /* the child owns the pty links and the ports now */
@@ -180,9 +208,11 @@ static bool announce(const char *lines, bool detach, int log_fd, const char *fam
                 close(log_fd);
         } else {
             cli_error(sim_cmd, "cannot go to the background: %s; serving here", strerror(errno));
+            write_pid((long)getpid());
             printf("%s\n", lines);
         }
     } else {
+        write_pid((long)getpid());
         printf("%s\n", lines);
     }
     fflush(stdout);
@@ -432,7 +462,7 @@ static int serve(server_t *s, size_t n, double end)
     }
     int status = 0;
     while (running(s, n, end)) {
-        double until = end;
+        double until = fmin(end, cli_service_watchdog(cli_now()));
         nfds_t k = 0;
         for (size_t i = 0; i < n; i++) {
             int fds[2];
@@ -545,12 +575,12 @@ int cmd_sim(int argc, char **argv)
         { "fast", no_argument, NULL, 'x' },         { "wander", no_argument, NULL, 'X' },
         { "threads", required_argument, NULL, 'T' }, { "frame", required_argument, NULL, 'M' },
         { "stack", required_argument, NULL, 'k' },  { "log", required_argument, NULL, 'L' },
-        { NULL, 0, NULL, 0 },
+        { "pidfile", required_argument, NULL, 'N' }, { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
     bool detach = false;
-    const char *log_path = NULL;
+    const char *log_path = NULL, *pid_path = NULL;
     double idle = 10, ber = 0, drop = 0, insert = 0, window = 0, push = 0, slope = 0;
     double robots = 0, baud = 0;
     bw_view_options_t vo = { .cmd = "sim" };
@@ -579,6 +609,7 @@ int cmd_sim(int argc, char **argv)
             break;
         case 'D': detach = true; break;
         case 'L': log_path = optarg; break;
+        case 'N': pid_path = optarg; break;
         case 'b':
             if (cli_number("sim", "--ber", optarg, 0, 0.1, &ber) < 0)
                 return 2;
@@ -758,6 +789,12 @@ int cmd_sim(int argc, char **argv)
         o.fleet = &shared;
     }
 
+    if (pid_path && (pid_fd = open(pid_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+        cli_error(sim_cmd, "cannot write %s: %s", pid_path, strerror(errno));
+        if (log_fd >= 0)
+            close(log_fd);
+        return 1;
+    }
     double t = cli_now();
     server_t *s = calloc(n, sizeof *s);
     char *lines = calloc(n + 1, 768); /* and the view's line */
@@ -767,6 +804,7 @@ int cmd_sim(int argc, char **argv)
         cli_error(sim_cmd, "out of memory");
         if (log_fd >= 0)
             close(log_fd);
+        pid_done(pid_path);
         return 1;
     }
     int status = 0;
@@ -857,6 +895,7 @@ int cmd_sim(int argc, char **argv)
                 say(&s[i], "%s", note);
         }
         announce(lines, detach, log_fd, family, n);
+        cli_service_ready(lines); /* serving: what a client needs is there */
         served = n;
         cli_catch_signals();
         status = serve(s, n, t + duration);
@@ -911,5 +950,6 @@ out:
     free(s);
     if (log_fd >= 0)
         close(log_fd);
+    pid_done(pid_path);
     return status;
 }

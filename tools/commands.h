@@ -12,6 +12,7 @@ int cmd_drive(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_ports(int argc, char **argv);
 int cmd_wander(int argc, char **argv);
 int cmd_roslaunch(int argc, char **argv);
 int cmd_view(int argc, char **argv);

@@ -405,6 +405,12 @@ const char *bw_base_family(const bw_base_t *base);
 /* The fastest the robot drives and turns (m/s, rad/s) as it comes from the
  * factory; faster commands are clamped by the robot. */
 void bw_base_limits(const bw_base_t *base, double *max_v, double *max_w);
+/* The serial line's baud rate (the family's, or the URL's ?baud=); 0 for
+ * a link that has none (TCP, sim:). */
+int bw_base_baud(const bw_base_t *base);
+/* A family's own baud rate (what a URL without ?baud= opens at), in any
+ * case; 0 for an unknown family. */
+int bw_base_family_baud(const char *family);
 /* The in-process emulated robot of a sim: URL, or NULL. */
 bw_device_t *bw_base_device(bw_base_t *base);
 

@@ -67,6 +67,36 @@ const char *bw_port_name(const bw_port_t *port);
 /* Closes and frees (NULL is fine). */
 void bw_port_close(bw_port_t *port);
 
+/* ---- the serial ports of this computer ------------------------------------------ */
+
+/* The programs other than this one that hold the device at path open (for
+ * a pty, other than the one serving its master: an emulator serves its
+ * pty, it does not hold it against a client), as fuser names them: "NAME
+ * pid N, ..." into out (up to 4), and their count (0: none is seen; another
+ * user's are seen only by root). */
+int bw_port_holders(const char *path, char *out, size_t cap);
+
+/* What sysfs says of a serial device (a tty): its kernel name and driver,
+ * and for a USB adapter its ids and strings; "" where it says nothing. */
+typedef struct {
+    char path[256];      /* the device itself (/dev/ttyUSB0), the name given resolved */
+    char by_id[256];     /* its /dev/serial/by-id name, "" if none */
+    char name[32];       /* ttyUSB0 */
+    char driver[32];     /* ftdi_sio, cdc_acm, pl2303, serial8250, "pty" ... */
+    char vendor_id[8], product_id[8]; /* "0403", "6001" */
+    char manufacturer[64], product[64], serial[64];
+} bw_port_desc_t;
+
+/* Describes the device at path (any name of it: a by-id link, a symlink).
+ * 0, or BW_EINVAL (no such device, or not a terminal) with err. */
+int bw_port_describe(const char *path, bw_port_desc_t *d, char *err, size_t errlen);
+
+/* The serial devices there are, in the order a person looks for them: the
+ * /dev/serial/by-id names (one per device), then /dev/ttyUSB*, ttyACM*,
+ * and the ttyS* with a UART behind them, that have no by-id name. At most
+ * cap paths into paths[] (each up to 256 bytes); how many there are. */
+size_t bw_port_list(char (*paths)[256], size_t cap);
+
 /* ---- server sides ---------------------------------------------------------- */
 
 /*

@@ -806,6 +806,16 @@ int bw_base_open_port(bw_base_t **out, const char *family, bw_port_t *port,
     return 0;
 }
 
+int bw_base_baud(const bw_base_t *b) { return b->url.kind == BW_URL_SERIAL ? b->baud : 0; }
+
+int bw_base_family_baud(const char *family)
+{
+    for (size_t i = 0; family && i < sizeof drivers / sizeof drivers[0]; i++)
+        if (!strcasecmp(drivers[i]->family, family))
+            return drivers[i]->baud;
+    return 0;
+}
+
 void bw_base_close(bw_base_t *b, double now)
 {
     if (!b)

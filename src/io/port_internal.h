@@ -28,6 +28,10 @@ struct bw_port {
 
 void bw_io_port_init(bw_port_t *port, const struct bw_port_ops *ops, int fd, const char *name);
 
+/* The process that holds the master of pty number index, other than this
+ * one: its pid and command name, 0 when none is visible (pty.c). */
+long bw_io_pty_holder(unsigned index, char *comm, size_t cap);
+
 /* One-line error text into err (which may be NULL). */
 void bw_io_errf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -55,7 +55,7 @@ static const struct bw_port_ops pty_ops = {
  * descriptor says "tty-index: N" in /proc/PID/fdinfo), other than this one:
  * its pid and command name, or 0 when none is visible (another user's, or
  * no /proc). Looked for only when a link leads to a live pty. */
-static long pty_holder(unsigned index, char *comm, size_t cap)
+long bw_io_pty_holder(unsigned index, char *comm, size_t cap)
 {
     DIR *proc = opendir("/proc");
     if (!proc)
@@ -180,7 +180,7 @@ static int check_live(const char *link, const char *ours, char *err, size_t errl
     if (have_lst && bw_io_pty_after_link(&st, &lst))
         return 0; /* the number was given anew: the link is stale */
     char comm[64];
-    long pid = pty_holder(index, comm, sizeof comm);
+    long pid = bw_io_pty_holder(index, comm, sizeof comm);
     if (pid > 0 && have_lst &&
         started_after(pid, (double)lst.st_mtim.tv_sec + (double)lst.st_mtim.tv_nsec / 1e9 + 0.05))
         return 0; /* the number was given anew to a later process: the link is stale */

@@ -110,25 +110,30 @@ static void proc_name(long pid, char *out, size_t cap)
     }
 }
 
-/* The programs holding a device open, as fuser would name them: " (held by
- * NAME pid N, ...)" into out, or "" when none is found (another user's
- * processes cannot be seen without root). */
-static void holders(const char *path, pid_t self, char *out, size_t cap)
+int bw_port_holders(const char *path, char *out, size_t cap)
 {
-    out[0] = 0;
+    if (cap)
+        out[0] = 0;
     char real[PATH_MAX];
     if (!realpath(path, real))
-        return;
+        return 0;
+    /* a pty's slave is held open by the program serving its master (an
+     * emulator): that one serves it, it does not hold it against a client */
+    unsigned index;
+    char comm[32];
+    long server = sscanf(real, "/dev/pts/%u", &index) == 1
+                      ? bw_io_pty_holder(index, comm, sizeof comm) : 0;
     DIR *proc = opendir("/proc");
     if (!proc)
-        return;
+        return 0;
     size_t n = 0;
-    unsigned found = 0;
+    int found = 0;
+    long self = (long)getpid();
     struct dirent *p;
     while ((p = readdir(proc)) && found < 4) {
         char *end;
         long pid = strtol(p->d_name, &end, 10);
-        if (*end || pid <= 0 || pid == self)
+        if (*end || pid <= 0 || pid == self || pid == server)
             continue;
         char dir[64];
         snprintf(dir, sizeof dir, "/proc/%ld/fd", pid);
@@ -149,16 +154,13 @@ static void holders(const char *path, pid_t self, char *out, size_t cap)
         closedir(fds);
         if (!holds)
             continue;
-        char comm[32];
         proc_name(pid, comm, sizeof comm);
         if (n < cap)
-            n += (size_t)snprintf(out + n, cap - n, "%s%s, pid %ld", found ? "; " : " (held by ",
-                                  comm, pid);
+            n += (size_t)snprintf(out + n, cap - n, "%s%s pid %ld", found ? ", " : "", comm, pid);
         found++;
     }
     closedir(proc);
-    if (found && n < cap)
-        snprintf(out + n, cap - n, ")");
+    return found;
 }
 
 /* The program holding the advisory lock on fd's file (another botwire
@@ -247,9 +249,12 @@ static void open_failed(const char *path, int e, char *err, size_t errlen)
                        path, owner, group, (unsigned)(st.st_mode & 0777), path, path);
     } else if (e == EBUSY) {
         char who[160];
-        holders(path, getpid(), who, sizeof who);
-        bw_io_errf(err, errlen, "cannot open %s: in use by another program%s", path,
-                   who[0] ? who : " (fuser -v shows which)");
+        if (bw_port_holders(path, who, sizeof who) > 0)
+            bw_io_errf(err, errlen, "cannot open %s: in use by another program (held by %s)",
+                       path, who);
+        else
+            bw_io_errf(err, errlen, "cannot open %s: in use by another program (fuser -v shows "
+                       "which)", path);
     } else {
         bw_io_errf(err, errlen, "cannot open %s: %s", path, strerror(e));
     }
