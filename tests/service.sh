@@ -44,7 +44,7 @@ except socket.timeout:
 listen 5
 env -u WATCHDOG_PID NOTIFY_SOCKET="$tmp/notify" WATCHDOG_USEC=1000000 "$bw" sim kobuki --pty "$tmp/k" --for 3 \
     >"$tmp/sim.out" 2>"$tmp/sim.err" &
-sim=$!
+sim=$! sim_pid=$!
 wait_line "$tmp/heard" "READY=1" 10
 ready_seen=$([ -e "$tmp/k" ] && echo 1 || echo 0)
 wait "$sim"
@@ -52,7 +52,7 @@ sim=
 wait "$lis"
 lis=
 ready=$(grep -c 'READY=1' "$tmp/heard")
-grep -q "READY=1|STATUS=$(head -n 1 "$tmp/sim.out")|MAINPID=" "$tmp/heard" && [ "$ready" = 1 ] &&
+grep -q "READY=1|MAINPID=$sim_pid|STATUS=$(head -n 1 "$tmp/sim.out")\$" "$tmp/heard" && [ "$ready" = 1 ] &&
     [ "$ready_seen" = 1 ] && pass "sim: READY=1 once, when its pty is there: $(grep READY "$tmp/heard" | cut -c1-90)" ||
     fail "sim READY: $ready, link there $ready_seen: $(cat "$tmp/heard")"
 # the watchdog: never a gap of WATCHDOG_USEC (1 s, systemd's deadline)
@@ -62,6 +62,15 @@ set -- $gaps
 [ "$1" -ge 5 ] && awk -v m="$2" 'BEGIN { exit !(m < 1.0) }' &&
     pass "sim: $1 WATCHDOG=1, the longest gap $2 s (WATCHDOG_USEC 1 s)" ||
     fail "sim watchdog: $gaps ($(cat "$tmp/heard"))"
+# a fleet's ready lines, one per robot, in one STATUS line
+listen 3
+env -u WATCHDOG_USEC -u WATCHDOG_PID NOTIFY_SOCKET="$tmp/notify" "$bw" sim kobuki --robots 2 \
+    --pty "$tmp/f" --for 0.5 >"$tmp/fleet.out" 2>/dev/null
+wait "$lis"
+lis=
+want="$(sed -n 1p "$tmp/fleet.out"); $(sed -n 2p "$tmp/fleet.out")"
+[ "$(grep -vc '^bound' "$tmp/heard")" = 1 ] && grep -q "READY=1|MAINPID=[0-9]*|STATUS=$want\$" "$tmp/heard" &&
+    pass "a fleet: one READY=1, its robots' lines in one STATUS" || fail "fleet READY: $(cat "$tmp/heard")"
 
 # 2. ros2: ready once the robot is online (the base's first valid frames)
 if [ "$ros2" = 1 ]; then
@@ -72,7 +81,7 @@ if [ "$ros2" = 1 ]; then
     status=$?
     wait "$lis"
     lis=
-    grep -q 'READY=1|STATUS=1 robot online|MAINPID=' "$tmp/heard" && [ "$status" = 0 ] &&
+    grep -q "READY=1|MAINPID=$node|STATUS=1 robot online\$" "$tmp/heard" && [ "$status" = 0 ] &&
         pass "ros2: READY=1 once the robot is online ($(grep READY "$tmp/heard" | cut -c1-60))" ||
         fail "ros2 READY: exit $status, $(cat "$tmp/heard") $(cat "$tmp/ros2.err")"
 fi

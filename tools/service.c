@@ -44,7 +44,17 @@ void cli_service_ready(const char *status)
         return;
     readied = true;
     char text[512];
-    snprintf(text, sizeof text, "READY=1\nSTATUS=%s\nMAINPID=%ld", status, (long)getpid());
+    int k = snprintf(text, sizeof text, "READY=1\nMAINPID=%ld\nSTATUS=", (long)getpid());
+    /* one line: a fleet's ready lines joined */
+    for (const char *c = status; *c && k < (int)sizeof text - 3; c++) {
+        if (*c == '\n') {
+            if (c[1])
+                k += snprintf(text + k, sizeof text - (size_t)k, "; ");
+        } else {
+            text[k++] = *c;
+        }
+    }
+    text[k] = 0;
     cli_service_notify(text);
 }
 
