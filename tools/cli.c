@@ -293,6 +293,25 @@ void cli_wait(int fd, double until)
     poll(&p, fd >= 0 ? 1 : 0, ms);
 }
 
+void cli_wait_fds(const int *fds, size_t n, double until)
+{
+    struct pollfd p[8];
+    nfds_t k = 0;
+    for (size_t i = 0; i < n && k < 8; i++)
+        if (fds[i] >= 0)
+            p[k++] = (struct pollfd){ fds[i], POLLIN, 0 };
+    double left = fmin(until - cli_now(), 3600.0);
+    if (left <= 0)
+        return;
+    /* To the microsecond, rounded up: a byte is 87 us at 115200 baud. */
+    struct timespec ts = { (time_t)left, (long)((left - floor(left)) * 1e9) + 1 };
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    ppoll(p, k, &ts, NULL);
+}
+
 volatile sig_atomic_t cli_interrupted;
 
 static void on_signal(int sig)

@@ -95,6 +95,9 @@ double cli_now(void);
 /* Waits until fd (if >= 0) is readable or the monotonic time `until`,
  * whichever comes first; returns early when a signal arrives. */
 void cli_wait(int fd, double until);
+/* The same for any of up to 8 descriptors (those < 0 left out), to the
+ * microsecond. */
+void cli_wait_fds(const int *fds, size_t n, double until);
 /* SIGINT, SIGTERM, SIGHUP and SIGQUIT set cli_interrupted (to the signal's
  * number) instead of killing the process, so commands can stop the robot
  * and say goodbye; they then exit with 128 + that number. */

@@ -5,11 +5,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "botwire/json.h"
 #include "botwire/port.h"
@@ -251,25 +249,14 @@ static bw_port_t *peer(link_t *l, bool *left)
 
 static void wait_for(link_t *l, double until)
 {
-    struct pollfd p[2];
-    int k = 0;
+    int fds[2] = { -1, -1 };
     if (l->pty) {
-        p[k++] = (struct pollfd){ bw_port_fd(l->pty), POLLIN, 0 };
-        if (bw_pty_watch_fd(l->pty) >= 0)
-            p[k++] = (struct pollfd){ bw_pty_watch_fd(l->pty), POLLIN, 0 };
+        fds[0] = bw_port_fd(l->pty);
+        fds[1] = bw_pty_watch_fd(l->pty);
     } else {
-        p[k++] = (struct pollfd){ l->client ? bw_port_fd(l->client) : bw_listener_fd(l->listener),
-                                  POLLIN, 0 };
+        fds[0] = l->client ? bw_port_fd(l->client) : bw_listener_fd(l->listener);
     }
-    double left = fmin(until - cli_now(), 3600.0);
-    if (left <= 0)
-        return;
-    struct timespec ts = { (time_t)left, (long)((left - floor(left)) * 1e9) + 1 };
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    ppoll(p, (nfds_t)k, &ts, NULL);
+    cli_wait_fds(fds, 2, until);
 }
 
 static int load(record_t *r, const char *path)
