@@ -32,6 +32,19 @@
 #                                $tmp/avr.err) and waits for its first line;
 #   stop_firmware                SIGINT; its exit status in $status and the
 #                                rest of its output in $tmp/avr.out
+#   free_ports N                 a port P with P..P+N-1 free on 127.0.0.1,
+#                                drawn below the kernel's ephemeral range, so
+#                                that no client's connection takes one before
+#                                the test binds them; another test's listener
+#                                still may: a caller retries on "in use"
+#   serve_ten WORLD RESERVE      the nine robots of WORLD served by one
+#                                `$bw sim --world` on tcp ports $base.. ($fleet:
+#                                its pid, its lines in $tmp/fleet.said, stderr
+#                                in $tmp/fleet.err) and a Kobuki alone on
+#                                $base+9 ($lone; its line in $said), with
+#                                RESERVE more free ports after them; a port
+#                                taken between the draw and the bind is drawn
+#                                again (5 tries), else: fail and exit
 tmp=$(mktemp -d)
 sim= # start_emulator's emulator, stopped on exit unless the script did
 chip= # start_firmware's harness, likewise
@@ -71,6 +84,61 @@ expect_failure() { run_expecting 0 "$@"; }
 finish() {
     [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
     echo "all $1 checks passed"
+}
+
+free_ports() {
+    /usr/bin/python3 -c '
+import random, socket, sys
+n = int(sys.argv[1])
+try:
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        floor = int(f.read().split()[0])
+except (OSError, ValueError, IndexError):
+    floor = 32768
+lo, hi = 10000, (floor - n if floor - n > 12000 else 65536 - n)
+def free(p):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p)); return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+while True:
+    base = random.randrange(lo, hi)
+    if all(free(p) for p in range(base, base + n)):
+        print(base); break' "$1"
+}
+
+serve_ten() {
+    tries=0
+    while :; do
+        tries=$((tries + 1))
+        base=$(free_ports $((10 + $2)))
+        rm -f "$tmp/fleet.fifo" "$tmp/lone.fifo"
+        mkfifo "$tmp/fleet.fifo" "$tmp/lone.fifo"
+        "$bw" sim --world "$1" --tcp "127.0.0.1:$base" >"$tmp/fleet.fifo" 2>"$tmp/fleet.err" &
+        fleet=$!
+        head -n 9 "$tmp/fleet.fifo" >"$tmp/fleet.said"
+        if [ "$(grep -c "on tcp://" "$tmp/fleet.said")" = 9 ]; then
+            "$bw" sim kobuki --tcp "127.0.0.1:$((base + 9))" >"$tmp/lone.fifo" 2>"$tmp/lone.err" &
+            lone=$!
+            said=
+            read -r said <"$tmp/lone.fifo"
+            case $said in *"tcp://127.0.0.1:$((base + 9))"*) return 0 ;; esac
+            wait "$lone"
+            lone=
+            err=$(cat "$tmp/lone.err")
+            kill "$fleet" 2>/dev/null && wait "$fleet"
+        else
+            wait "$fleet"
+            err=$(cat "$tmp/fleet.said" "$tmp/fleet.err")
+        fi
+        fleet=
+        case $err in *"in use"*) [ "$tries" -lt 5 ] && continue ;; esac
+        fail "serving ten robots from port $base (try $tries): $err"
+        exit 1
+    done
 }
 
 wait_line() {

@@ -12,25 +12,7 @@ set -u
 pkgdir=$1 check=$2 bw=$3
 . "$(dirname "$0")/../testlib.sh"
 
-# Ten free ports in a row (nine for the world's robots, one for robot 10),
-# and one for the master.
-ports=$(/usr/bin/python3 -c '
-import random, socket
-def free(p):
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p)); return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-while True:
-    base = random.randrange(21000, 60000)
-    if all(free(p) for p in range(base, base + 11)):
-        print(base, base + 10); break')
-base=${ports% *}
-port=${ports#* }
-export ROS_MASTER_URI="http://127.0.0.1:$port" ROS_HOME="$tmp/ros" ROS_LOG_DIR="$tmp/ros/log"
+export ROS_HOME="$tmp/ros" ROS_LOG_DIR="$tmp/ros/log"
 export ROS_PACKAGE_PATH="$pkgdir${ROS_PACKAGE_PATH:+:$ROS_PACKAGE_PATH}"
 # Every process here at 127.0.0.1 (the test's own watcher too: a name the
 # master cannot resolve, the machine's hostname in a bare chroot, would keep
@@ -44,11 +26,6 @@ cleanup() {
     [ -n "$lone" ] && kill "$lone" 2>/dev/null
     [ -n "$core" ] && kill -INT "$core" 2>/dev/null && wait "$core"
 }
-
-ROS_IP=127.0.0.1 roscore -p "$port" >"$tmp/core.out" 2>&1 &
-core=$!
-"$check" master 60 2>"$tmp/master.err" && pass "roscore on port $port" ||
-    { fail "roscore: $(cat "$tmp/master.err") $(tail -n 3 "$tmp/core.out")"; exit 1; }
 
 # Nine robots of four families in one world, and a tenth (a Kobuki) in an
 # emulator of its own, so that its link alone can be cut.
@@ -64,16 +41,16 @@ robot rflex 4 3 0
 robot create/create2 5.5 3 0
 robot p2os 1 5 0
 EOF
-mkfifo "$tmp/fleet.fifo" "$tmp/lone.fifo"
-"$bw" sim --world "$tmp/fleet.world" --tcp "127.0.0.1:$base" >"$tmp/fleet.fifo" 2>"$tmp/fleet.err" &
-fleet=$!
-head -n 9 "$tmp/fleet.fifo" >"$tmp/fleet.said"
-[ "$(grep -c "on tcp://" "$tmp/fleet.said")" = 9 ] && pass "9 robots served: $(tr '\n' ';' <"$tmp/fleet.said")" ||
-    { fail "fleet: $(cat "$tmp/fleet.said" "$tmp/fleet.err")"; exit 1; }
-"$bw" sim kobuki --tcp "127.0.0.1:$((base + 9))" >"$tmp/lone.fifo" 2>"$tmp/lone.err" &
-lone=$!
-read -r said <"$tmp/lone.fifo"
-case $said in *"tcp://127.0.0.1:$((base + 9))"*) pass "robot 10: $said" ;; *) fail "robot 10: $said"; exit 1 ;; esac
+serve_ten "$tmp/fleet.world" 1
+pass "9 robots served: $(tr '\n' ';' <"$tmp/fleet.said")"
+pass "robot 10: $said"
+# The master on the port after them.
+port=$((base + 10))
+export ROS_MASTER_URI="http://127.0.0.1:$port"
+ROS_IP=127.0.0.1 roscore -p "$port" >"$tmp/core.out" 2>&1 &
+core=$!
+"$check" master 60 2>"$tmp/master.err" && pass "roscore on port $port" ||
+    { fail "roscore: $(cat "$tmp/master.err") $(tail -n 3 "$tmp/core.out")"; exit 1; }
 
 # The launch files: robots 1-5 on 127.0.0.1, 6-10 on a second network
 # identity, as on a second machine: this machine's own address (roscpp

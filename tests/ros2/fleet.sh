@@ -20,22 +20,6 @@ cleanup() {
     [ -n "$lone" ] && kill "$lone" 2>/dev/null
 }
 
-# Ten free ports in a row.
-base=$(/usr/bin/python3 -c '
-import random, socket
-def free(p):
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p)); return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-while True:
-    b = random.randrange(21000, 60000)
-    if all(free(p) for p in range(b, b + 10)):
-        print(b); break')
-
 # The world of ten; the fleet emulator serves the first nine lines.
 cat >"$tmp/ten.world" <<'EOF'
 box 0 0 8 6
@@ -51,16 +35,10 @@ robot p2os 1 5 0
 robot kobuki 4 5 0
 EOF
 sed '$d' "$tmp/ten.world" >"$tmp/nine.world"
-mkfifo "$tmp/fleet.fifo" "$tmp/lone.fifo" "$tmp/node.fifo"
-"$bw" sim --world "$tmp/nine.world" --tcp "127.0.0.1:$base" >"$tmp/fleet.fifo" 2>"$tmp/fleet.err" &
-fleet=$!
-head -n 9 "$tmp/fleet.fifo" >"$tmp/fleet.said"
-[ "$(grep -c "on tcp://" "$tmp/fleet.said")" = 9 ] && pass "9 robots served" ||
-    { fail "fleet: $(cat "$tmp/fleet.said" "$tmp/fleet.err")"; exit 1; }
-"$bw" sim kobuki --tcp "127.0.0.1:$((base + 9))" >"$tmp/lone.fifo" 2>"$tmp/lone.err" &
-lone=$!
-read -r said <"$tmp/lone.fifo"
-case $said in *"tcp://127.0.0.1:$((base + 9))"*) pass "robot 10: $said" ;; *) fail "robot 10: $said"; exit 1 ;; esac
+mkfifo "$tmp/node.fifo"
+serve_ten "$tmp/nine.world" 0
+pass "9 robots served"
+pass "robot 10: $said"
 
 # One process, ten nodes.
 "$bw" ros2 --world "$tmp/ten.world" --tcp "127.0.0.1:$base" --diagnostic-period 0.2 \
