@@ -10,8 +10,13 @@
  *       local) and rt/diagnostics for SECONDS; with --drive, once NS's
  *       odometry comes, publishes rt/NS/cmd_vel (reliable, keep last 10)
  *       V m/s ahead at 20 Hz for D seconds, then a zero twist. Prints:
- *         odom NS COUNT HZ FRAME CHILD X Y    per namespace (HZ over the
- *                                              stamps of the messages)
+ *         odom NS COUNT HZ FRAME CHILD X Y HELD
+ *                                              per namespace: HZ over the
+ *                                              stamps of the messages, less
+ *                                              HELD, the seconds the
+ *                                              machine held the node's
+ *                                              cycles back (gaps between
+ *                                              its stamps over the median)
  *         tf TREES MIXED                       robots whose NS/odom ->
  *                                              NS/base_footprint came on
  *                                              rt/tf; transforms between
@@ -115,6 +120,8 @@ typedef struct {
     double v, v_at_cmd, slowing_at, stopped_at; /* the driven robot's braking */
     double stamps[4096];                        /* its stamps after the last cmd_vel */
     unsigned nstamps;
+    double gaps[4096]; /* between every two odometry stamps, for the rate */
+    unsigned ngaps;
     char frame[128], child[128];
     double x, y;
     bool tree;
@@ -140,23 +147,39 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The time the machine held the node's cycles back between two stamps:
- * the node publishes odometry each cycle its state is new, stamped when
- * the cycle ran, so a cycle run late shows as a gap longer than the usual
- * (the median) one. */
+static double median(const double *v, unsigned n)
+{
+    double sorted[4096];
+    memcpy(sorted, v, n * sizeof *v);
+    qsort(sorted, n, sizeof *sorted, by_value);
+    return sorted[n / 2];
+}
+
+/* The time the machine held the node's cycles back over N gaps between
+ * stamps: the node publishes odometry each cycle its state is new, stamped
+ * when the cycle ran, so a cycle run late shows as a gap longer than the
+ * usual one, USUAL (the median gap of the whole watch). */
+static double held_back(const double *gaps, unsigned n, double usual)
+{
+    double late = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (gaps[i] > 2.5 * usual) /* one cycle skipped: the rates beating */
+            late += gaps[i] - usual;
+    return late;
+}
+
+/* How late the node's cycles ran between the last cmd_vel and the robot at
+ * rest, against the usual gap of the whole watch (a window of one or two
+ * gaps has no median of its own to tell a late cycle by). */
 static double late_by(const watched_t *w)
 {
-    if (w->nstamps < 3)
+    if (w->nstamps < 2 || w->ngaps < 3)
         return 0;
-    double gaps[4096], sorted[4096], late = 0;
+    double gaps[4096];
     unsigned n = w->nstamps - 1;
     for (unsigned i = 0; i < n; i++)
-        gaps[i] = sorted[i] = w->stamps[i + 1] - w->stamps[i];
-    qsort(sorted, n, sizeof *sorted, by_value);
-    for (unsigned i = 0; i < n; i++)
-        if (gaps[i] > 2.5 * sorted[n / 2]) /* one cycle skipped: the rates beating */
-            late += gaps[i] - sorted[n / 2];
-    return late;
+        gaps[i] = w->stamps[i + 1] - w->stamps[i];
+    return held_back(gaps, n, median(w->gaps, w->ngaps));
 }
 
 static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, double v, double d,
@@ -206,6 +229,8 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                     double st = stamp_of(&o->header.stamp);
                     if (w[i].count++ == 0)
                         w[i].first_stamp = st;
+                    else if (w[i].ngaps < sizeof w[i].gaps / sizeof w[i].gaps[0])
+                        w[i].gaps[w[i].ngaps++] = st - w[i].last_stamp;
                     w[i].last_stamp = st;
                     snprintf(w[i].frame, sizeof w[i].frame, "%s", o->header.frame_id);
                     snprintf(w[i].child, sizeof w[i].child, "%s", o->child_frame_id);
@@ -317,10 +342,16 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
     }
     int trees = 0, missing = 0;
     for (size_t i = 0; i < n; i++) {
-        double span = w[i].last_stamp - w[i].first_stamp;
-        printf("odom %s %u %.1f %s %s %.4f %.4f\n", *w[i].ns ? w[i].ns : "/", w[i].count,
+        /* The rate while the node ran: its stamps' span less the time the
+         * machine held its cycles back (a loaded machine's stall is not the
+         * node's rate; a node that publishes every other cycle still shows
+         * at half the rate, as its median gap is twice as long). */
+        double held = w[i].ngaps >= 3 ? held_back(w[i].gaps, w[i].ngaps, median(w[i].gaps, w[i].ngaps)) : 0;
+        double span = w[i].last_stamp - w[i].first_stamp - held;
+        printf("odom %s %u %.1f %s %s %.4f %.4f %.3f\n", *w[i].ns ? w[i].ns : "/", w[i].count,
                w[i].count > 1 && span > 0 ? (w[i].count - 1) / span : 0.0,
-               *w[i].frame ? w[i].frame : "-", *w[i].child ? w[i].child : "-", w[i].x, w[i].y);
+               *w[i].frame ? w[i].frame : "-", *w[i].child ? w[i].child : "-", w[i].x, w[i].y,
+               held);
         printf("static %s %u\n", *w[i].ns ? w[i].ns : "/", w[i].statics);
         printf("online %s %d\n", *w[i].ns ? w[i].ns : "/", w[i].online);
         trees += w[i].tree;
