@@ -197,6 +197,19 @@ static int recover(const char *path, const bw_mcap_compression_t *compression)
     return 0;
 }
 
+/* The robot's events since the last call, one line each (and into the
+ * record's ROS 2 topics). */
+static void say_events(bw_base_t *b, double t0, bw_ros2_cdr_t *ros2)
+{
+    bw_event_t ev;
+    while (bw_base_next_event(b, &ev)) {
+        fprintf(stderr, "botwire record: %.2f s: %s%s\n", ev.t - t0, bw_event_name(ev.type),
+                ev.on || ev.type == BW_EV_OFFLINE ? "" : " cleared");
+        if (ros2)
+            bw_ros2_cdr_event(ros2, &ev);
+    }
+}
+
 int cmd_record(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -320,13 +333,7 @@ int cmd_record(int argc, char **argv)
             bw_record_writer_flush(r.w);
             next_flush = now + FLUSH_PERIOD;
         }
-        bw_event_t ev;
-        while (bw_base_next_event(b, &ev)) {
-            fprintf(stderr, "botwire record: %.2f s: %s%s\n", ev.t - r.t0, bw_event_name(ev.type),
-                    ev.on || ev.type == BW_EV_OFFLINE ? "" : " cleared");
-            if (ros2)
-                bw_ros2_cdr_event(ros2, &ev);
-        }
+        say_events(b, r.t0, ros2);
         bw_base_heard_t h;
         bw_base_heard(b, &h);
         if (h.wrong && h.sure)
@@ -351,6 +358,7 @@ int cmd_record(int argc, char **argv)
         bw_base_poll(b, now);
         if (ros2)
             bw_ros2_cdr_step(ros2, now);
+        say_events(b, r.t0, ros2); /* a robot that came online late says so here */
     }
     int status = signalled ? 128 + signalled : 0;
     if (heard.wrong) {
