@@ -17,6 +17,12 @@ test -x "$tmp/prefix/bin/botwire"
 test -f "$tmp/prefix/include/botwire/botwire.h"
 "$tmp/prefix/bin/botwire" --version | grep -q "^botwire [0-9]"
 test -f "$tmp/prefix/share/bash-completion/completions/botwire"
+# The service's unit and the udev rules, where systemd and udev look.
+grep -q "^ExecStart=$tmp/prefix/bin/botwire " "$tmp/prefix/lib/systemd/system/botwire@.service" || {
+    echo "install_example: the unit's ExecStart: $(grep ExecStart "$tmp/prefix/lib/systemd/system/botwire@.service")" >&2
+    exit 1
+}
+cmp -s "$src/dist/udev/60-botwire.rules" "$tmp/prefix/lib/udev/rules.d/60-botwire.rules"
 # Every example of docs/library.md, built against the install with its
 # pkg-config flags as an outside program is, and run with nothing set.
 for ex in kobuki_decode base_drive emulated_kobuki wander json_decode; do
