@@ -12,6 +12,8 @@
    frozen snapshot) each time; beside the plain parser taking one frame
    and updating a pose from its encoders. botwire's figure includes the
    emulated robot making the frame (in C) and the driver's supervision.
+3. A control step: b.step(0.02) in virtual time then b.state (the
+   snapshot, kept while nothing changed), or b.pose (no snapshot); median.
 Best of several rounds each; a machine's other load slows every figure.
 """
 
@@ -98,6 +100,23 @@ def main() -> None:
                         th += dth
                     last = enc
 
+    def control_step(snapshot: bool) -> float:
+        """The median of n control steps: 20 ms of virtual time (the
+        polls that fall in it), then b.state (or the b.pose fast path)."""
+        times = []
+        with botwire.Base("sim:kobuki", clock="virtual") as b:
+            b.drive(0.2, 0.3)
+            b.step(1.0)
+            for _ in range(n):
+                t0 = time.perf_counter()
+                b.step(0.02)
+                _ = b.state if snapshot else b.pose
+                times.append(time.perf_counter() - t0)
+        times.sort()
+        return times[len(times) // 2]
+
+    step_state = min(control_step(True) for _ in range(rounds))
+    step_pose = min(control_step(False) for _ in range(rounds))
     with_state = min(run(True) for _ in range(rounds))
     without = min(run(False) for _ in range(rounds))
     t_pd = best(plain_driver, rounds) / len(frames)
@@ -105,6 +124,9 @@ def main() -> None:
     print(f"  botwire.Base poll + b.state   {with_state * 1e6:6.1f} us")
     print(f"  botwire.Base poll alone       {without * 1e6:6.1f} us")
     print(f"  plain Python parse + odometry {t_pd * 1e6:6.1f} us")
+    print(f"control step: 20 ms of virtual time on sim:kobuki, median of {n}")
+    print(f"  b.step(0.02) + b.state        {step_state * 1e6:6.1f} us")
+    print(f"  b.step(0.02) + b.pose         {step_pose * 1e6:6.1f} us")
 
 
 if __name__ == "__main__":

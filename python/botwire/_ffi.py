@@ -234,6 +234,7 @@ int bw_base_poll(bw_base_t *base, double now);
 int bw_base_fd(const bw_base_t *base);
 double bw_base_next_deadline(const bw_base_t *base);
 const bw_base_state_t *bw_base_state(const bw_base_t *base);
+uint64_t bw_base_changes(const bw_base_t *base);
 int bw_base_next_event(bw_base_t *base, bw_event_t *ev);
 uint32_t bw_base_caps(const bw_base_t *base);
 const char *bw_base_family(const bw_base_t *base);

@@ -133,6 +133,8 @@ class Base:
             raise BotwireError(string(err) or f"{url}: {string(lib.bw_strerror(rc))}", rc)
         self._b = pb[0]
         self._st = lib.bw_base_state(self._b)
+        self._state: Optional[State] = None
+        self._state_at = 0
         self._event = ffi.new("bw_event_t *")
         _open_bases.add(self)
         if wait > 0:
@@ -183,6 +185,21 @@ class Base:
     def step(self, seconds: float) -> None:
         """Runs the base for ``seconds`` (of its clock), polling at every
         deadline and input, the last drive command kept in force."""
+        if self._virtual:
+            # _advance's virtual branch, the loop's names bound once (a
+            # control loop's step is a handful of polls).
+            b = self._live()
+            t = self._t
+            end = t + seconds
+            deadline, drive, poll = lib.bw_base_next_deadline, lib.bw_base_drive, lib.bw_base_poll
+            while t < end:
+                t = max(t, min(deadline(b), end))
+                self._t = t
+                cmd = self._cmd
+                if cmd is not None:
+                    drive(b, cmd[0], cmd[1], t)
+                poll(b, t)
+            return
         end = self.now + seconds
         while self.now < end:
             self._advance(end)
@@ -267,8 +284,33 @@ class Base:
 
     @property
     def state(self) -> State:
-        """A snapshot of the robot as the base sees it (State)."""
-        return make_state(self._st, lib.bw_base_caps(self._live()))
+        """A snapshot of the robot as the base sees it (State). The same
+        object until the base's state changes (bw_base_changes: a poll that
+        read something, a command sent), so taking it at every turn of a
+        loop costs little when nothing came."""
+        b = self._live()
+        at = lib.bw_base_changes(b)
+        if self._state is None or at != self._state_at:
+            self._state = make_state(self._st, lib.bw_base_caps(b))
+            self._state_at = at
+        return self._state
+
+    @property
+    def pose(self) -> Pose:
+        """(x m, y m, theta rad) from odometry, read without a State
+        snapshot: the fast path of a control loop."""
+        self._live()
+        p = self._st.pose
+        return Pose(p.x, p.y, p.theta)
+
+    @property
+    def twist(self) -> Tuple[float, float]:
+        """(v m/s, w rad/s) as the robot reports them (0.0, 0.0 while
+        it is offline; State.v and State.w are None then), read without a
+        snapshot."""
+        self._live()
+        st = self._st
+        return (st.v, st.w) if st.online else (0.0, 0.0)
 
     def events(self) -> Iterator[Event]:
         """The events that came since the last call, oldest first."""

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import enum
 import math
+import operator
+import struct
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from ._ffi import ffi, lib
 
@@ -251,51 +253,177 @@ def _text(a: Any) -> str:
     return ffi.string(a).decode("utf-8", "replace")
 
 
+# The snapshot is read in one step: every scalar of bw_base_state_t it
+# needs unpacked from the struct's bytes by one struct.Struct, its layout
+# taken from cffi's offsets (so it follows the declarations in _ffi.py,
+# which tests/python/test_layout.py checks against the C headers), and the
+# frozen dataclasses filled through their __dict__ (their __init__ would
+# go through object.__setattr__ field by field). A cffi attribute read
+# costs about as much as the whole unpack.
+_CODES = {"double": "d", "_Bool": "?", "bool": "?", "uint32_t": "I", "uint64_t": "Q", "int64_t": "q",
+          "unsigned int": "I", "uint8_t": "B", "bw_charge_t": "i", "bw_range_kind_t": "i"}
+
+
+def _layout(ctype: str, paths: Tuple[Tuple[Any, ...], ...]) -> Tuple[struct.Struct, Tuple[int, ...]]:
+    """A Struct unpacking the fields at PATHS (cffi field paths) of CTYPE in
+    offset order, and for each path its place in the unpacked tuple."""
+    items = []
+    for i, path in enumerate(paths):
+        t = ffi.typeof(ctype)
+        for step in path:
+            t = t.fields[[n for n, _ in t.fields].index(step)][1].type if isinstance(step, str) \
+                else t.item
+        items.append((ffi.offsetof(ctype, *path), _CODES[t.cname], i))
+    items.sort()
+    fmt, at, place = "=", 0, [0] * len(paths)
+    for k, (off, code, i) in enumerate(items):
+        fmt += f"{off - at}x{code}" if off > at else code
+        at = off + struct.calcsize("=" + code)
+        place[i] = k
+    return struct.Struct(fmt), tuple(place)
+
+
+_STATE_PATHS: Tuple[Tuple[Any, ...], ...] = (
+    ("t",), ("online",), ("pose", "x"), ("pose", "y"), ("pose", "theta"), ("v",), ("w",),
+    ("estimated",), ("estimated_time",), ("bumpers",), ("bump_switches",), ("nbump_switches",),
+    ("cliffs",), ("wheel_drops",), ("buttons",), ("stalled",), ("battery",),
+    ("battery_current",), ("battery_charge",), ("battery_capacity",), ("battery_temp",),
+    ("charging",), ("charge_sources",), ("brake",), ("faults",), ("commands_ignored",),
+    ("trans", "velocity"), ("trans", "acceleration"), ("trans", "torque"),
+    ("rot", "velocity"), ("rot", "acceleration"), ("rot", "torque"),
+    ("encoder", 0), ("encoder", 1), ("counts_per_m",), ("raw_x",), ("raw_y",),
+    ("dock_ir", 0), ("dock_ir", 1), ("dock_ir", 2),
+    ("gains", "known"), ("gains", "user"), ("gains", "p"), ("gains", "i"), ("gains", "d"),
+    ("joystick", "active"), ("joystick", "x"), ("joystick", "y"), ("joystick", "buttons"),
+    ("power", "voltage"), ("power", "logic_voltage"), ("power", "current"), ("power", "status"),
+    ("nranges",), ("reconnects",),
+    ("link", "frames"), ("link", "checksum_errors"), ("link", "length_errors"),
+    ("link", "skipped_bytes"), ("link", "unknown"), ("link", "implausible"),
+    ("events_dropped",),
+)
+_STATE_STRUCT, _STATE_PLACE = _layout("bw_base_state_t", _STATE_PATHS)
+_STATE_PICK = operator.itemgetter(*_STATE_PLACE)
+_RANGE_PATHS: Tuple[Tuple[Any, ...], ...] = (
+    ("mount", "x"), ("mount", "y"), ("mount", "theta"), ("max_range",), ("range",), ("t",),
+    ("at", "x"), ("at", "y"), ("at", "theta"), ("raw_x",), ("raw_y",), ("kind",))
+_RANGE_STRUCT, _RANGE_PLACE = _layout("bw_range_t", _RANGE_PATHS)
+_RANGE_PICK = operator.itemgetter(*_RANGE_PLACE)
+_STATE_SIZE = ffi.sizeof("bw_base_state_t")
+_RANGES_AT = ffi.offsetof("bw_base_state_t", "ranges")
+_RANGE_SIZE = ffi.sizeof("bw_range_t")
+_TEXTS = tuple((name, ffi.offsetof("bw_base_state_t", name),
+                ffi.sizeof(ffi.typeof("bw_base_state_t").fields[
+                    [n for n, _ in ffi.typeof("bw_base_state_t").fields].index(name)][1].type))
+               for name in ("mode", "unique_id", "firmware", "hardware", "name"))
+_RANGE_IR = lib.BW_RANGE_IR
+# The caps as plain ints: an IntFlag's & costs 20 times an int's.
+_ENCODERS, _MOTORS, _BRAKE, _FAULTS = (int(Cap.ENCODERS), int(Cap.MOTOR_REPORT), int(Cap.BRAKE),
+                                       int(Cap.FAULTS))
+_BUMP_SWITCHES, _DOCK_IR, _JOYSTICK, _POWER = (int(Cap.BUMP_SWITCHES), int(Cap.DOCK_IR),
+                                               int(Cap.JOYSTICK), int(Cap.POWER))
+_UNIQUE_ID, _GAINS = int(Cap.UNIQUE_ID), int(Cap.GAINS)
+
+
+_texts_seen: Tuple[bytes, Dict[str, str]] = (b"", {})
+_AT = {name: (off, off + n) for name, off, n in _TEXTS}
+_MODE_AT, _MODE_END = _AT["mode"]
+_UID_AT, _UID_END = _AT["unique_id"]
+# firmware, hardware and name lie one after the other
+_NAMES_AT, _NAMES_END = _AT["firmware"][0], _AT["name"][1]
+assert _AT["hardware"] == (_AT["firmware"][1], _AT["name"][0])
+
+
+def _texts(raw: bytes) -> Dict[str, str]:
+    """The state's strings (mode, unique_id, firmware, hardware, name),
+    decoded again only when their bytes changed (they seldom do)."""
+    global _texts_seen
+    key = raw[_MODE_AT:_MODE_END] + raw[_UID_AT:_UID_END] + raw[_NAMES_AT:_NAMES_END]
+    if key != _texts_seen[0]:
+        _texts_seen = (key, {name: raw[off:off + n].split(b"\0", 1)[0].decode("utf-8", "replace")
+                             for name, off, n in _TEXTS})
+    return _texts_seen[1]
+
+
+_switch_tuples: Dict[Tuple[int, int], Tuple[bool, ...]] = {}
+
+
+def _switches(bits: int, n: int) -> Tuple[bool, ...]:
+    """The first n bits as bools, the tuple made once per pattern."""
+    key = (bits & ((1 << n) - 1), n)
+    got = _switch_tuples.get(key)
+    if got is None:
+        got = tuple(bool((bits >> i) & 1) for i in range(n))
+        if len(_switch_tuples) < 4096:
+            _switch_tuples[key] = got
+    return got
+
+
+def _fill(cls: Any, **values: Any) -> Any:
+    """A frozen dataclass with VALUES (every field), without its __init__."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(values)
+    return obj
+
+
 def make_state(s: Any, caps: int) -> State:
     """A State from a bw_base_state_t * and the base's caps."""
-    enc = bool(caps & Cap.ENCODERS)
-    ranges = tuple(
-        Range(_pose(r.mount), r.max_range, r.range, r.t, _pose(r.at),
-              r.raw_x if enc else None, r.raw_y if enc else None,
-              "ir" if r.kind == lib.BW_RANGE_IR else "sonar")
-        for r in s.ranges[0:s.nranges])
-    online = bool(s.online)
-    nsw = min(s.nbump_switches, 64)
-    motors = bool(caps & Cap.MOTOR_REPORT)
-    return State(
-        t=s.t, x=s.pose.x, y=s.pose.y, theta=s.pose.theta,
-        v=s.v if online else None, w=s.w if online else None,
-        bumper=s.bumpers, cliff=s.cliffs, battery=s.battery, online=online,
-        mode=_text(s.mode) or None,
-        brake=bool(s.brake) if caps & Cap.BRAKE else None,
-        faults=s.faults if caps & Cap.FAULTS else None,
-        raw_x=float(round(s.raw_x)) if enc else None,
-        raw_y=float(round(s.raw_y)) if enc else None,
-        bump_switches=tuple(bool((s.bump_switches >> i) & 1) for i in range(nsw))
-        if caps & Cap.BUMP_SWITCHES and nsw else None,
-        dock_ir=(s.dock_ir[0], s.dock_ir[1], s.dock_ir[2]) if caps & Cap.DOCK_IR else None,
-        joystick=Joystick(s.joystick.x, s.joystick.y, s.joystick.buttons)
-        if caps & Cap.JOYSTICK and s.joystick.active else None,
-        power=Power(_num(s.power.voltage), _num(s.power.logic_voltage), _num(s.power.current),
-                    s.power.status) if caps & Cap.POWER else None,
-        estimated=bool(s.estimated), estimated_time=s.estimated_time,
-        wheel_drops=s.wheel_drops, buttons=s.buttons, stalled=bool(s.stalled),
-        battery_current=s.battery_current, battery_charge=s.battery_charge,
-        battery_capacity=s.battery_capacity, battery_temp=s.battery_temp,
-        charging=_CHARGING[s.charging] if 0 <= s.charging < 4 else "unknown",
-        charge_sources=s.charge_sources, commands_ignored=bool(s.commands_ignored),
-        trans=Axis(s.trans.velocity, s.trans.acceleration, s.trans.torque) if motors else None,
-        rot=Axis(s.rot.velocity, s.rot.acceleration, s.rot.torque) if motors else None,
-        encoder=(s.encoder[0], s.encoder[1]) if enc else None,
-        counts_per_m=s.counts_per_m if enc else None,
-        unique_id=_text(s.unique_id) if caps & Cap.UNIQUE_ID else None,
-        gains=Gains(bool(s.gains.known), bool(s.gains.user), s.gains.p, s.gains.i, s.gains.d)
-        if caps & Cap.GAINS else None,
-        firmware=_text(s.firmware), hardware=_text(s.hardware), name=_text(s.name),
-        ranges=ranges, reconnects=s.reconnects,
-        link=Link(s.link.frames, s.link.checksum_errors, s.link.length_errors,
-                  s.link.skipped_bytes, s.link.unknown, s.link.implausible),
-        events_dropped=s.events_dropped)
+    caps = int(caps)
+    raw = ffi.buffer(s, _STATE_SIZE)[:]
+    u = _STATE_STRUCT.unpack_from(raw)
+    (t, online, x, y, theta, v, w, estimated, estimated_time, bumpers, bump_switches,
+     nbump_switches, cliffs, wheel_drops, buttons, stalled, battery, battery_current,
+     battery_charge, battery_capacity, battery_temp, charging, charge_sources, brake, faults,
+     commands_ignored, tv, ta, tt, rv, ra, rt, enc0, enc1, counts_per_m, raw_x, raw_y,
+     ir0, ir1, ir2, g_known, g_user, g_p, g_i, g_d, j_active, j_x, j_y, j_buttons,
+     p_voltage, p_logic, p_current, p_status, nranges, reconnects,
+     l_frames, l_checksum, l_length, l_skipped, l_unknown, l_implausible,
+     events_dropped) = _STATE_PICK(u)
+    texts = _texts(raw)
+    enc = bool(caps & _ENCODERS)
+    ranges = []
+    for i in range(min(nranges, 48)):
+        r = _RANGE_STRUCT.unpack_from(raw, _RANGES_AT + i * _RANGE_SIZE)
+        mx, my, mth, max_range, rng, rt_, ax, ay, ath, rx, ry, kind = _RANGE_PICK(r)
+        ranges.append(_fill(Range, mount=Pose(mx, my, mth), max_range=max_range, range=rng,
+                            t=rt_, at=Pose(ax, ay, ath), raw_x=rx if enc else None,
+                            raw_y=ry if enc else None,
+                            kind="ir" if kind == _RANGE_IR else "sonar"))
+    nsw = min(nbump_switches, 64)
+    motors = bool(caps & _MOTORS)
+    return _fill(
+        State,
+        t=t, x=x, y=y, theta=theta,
+        v=v if online else None, w=w if online else None,
+        bumper=bumpers, cliff=cliffs, battery=battery, online=online,
+        mode=texts["mode"] or None,
+        brake=brake if caps & _BRAKE else None,
+        faults=faults if caps & _FAULTS else None,
+        raw_x=float(round(raw_x)) if enc else None,
+        raw_y=float(round(raw_y)) if enc else None,
+        bump_switches=_switches(bump_switches, nsw) if caps & _BUMP_SWITCHES and nsw else None,
+        dock_ir=(ir0, ir1, ir2) if caps & _DOCK_IR else None,
+        joystick=_fill(Joystick, x=j_x, y=j_y, buttons=j_buttons)
+        if caps & _JOYSTICK and j_active else None,
+        power=_fill(Power, voltage=_num(p_voltage), logic_voltage=_num(p_logic),
+                    current=_num(p_current), status=p_status) if caps & _POWER else None,
+        estimated=estimated, estimated_time=estimated_time,
+        wheel_drops=wheel_drops, buttons=buttons, stalled=stalled,
+        battery_current=battery_current, battery_charge=battery_charge,
+        battery_capacity=battery_capacity, battery_temp=battery_temp,
+        charging=_CHARGING[charging] if 0 <= charging < 4 else "unknown",
+        charge_sources=charge_sources, commands_ignored=commands_ignored,
+        trans=_fill(Axis, velocity=tv, acceleration=ta, torque=tt) if motors else None,
+        rot=_fill(Axis, velocity=rv, acceleration=ra, torque=rt) if motors else None,
+        encoder=(enc0, enc1) if enc else None,
+        counts_per_m=counts_per_m if enc else None,
+        unique_id=texts["unique_id"] if caps & _UNIQUE_ID else None,
+        gains=_fill(Gains, known=g_known, user=g_user, p=g_p, i=g_i, d=g_d)
+        if caps & _GAINS else None,
+        firmware=texts["firmware"], hardware=texts["hardware"], name=texts["name"],
+        ranges=tuple(ranges), reconnects=reconnects,
+        link=_fill(Link, frames=l_frames, checksum_errors=l_checksum, length_errors=l_length,
+                   skipped_bytes=l_skipped, unknown=l_unknown, implausible=l_implausible),
+        events_dropped=events_dropped)
 
 
 # Bit names of the masks (base.h), for scripts that test them.

@@ -12,6 +12,7 @@ import threading
 import pytest
 
 import botwire
+import botwire.types as T
 from conftest import FAMILIES, cli
 
 OPTIONAL = {"mode", "brake", "faults", "raw_x", "raw_y", "bump_switches", "dock_ir", "joystick",
@@ -61,6 +62,95 @@ def test_drive_in_virtual_time_against_the_truth(family):
         assert [e.type for e in b.events()][:1] == [botwire.EventType.ONLINE]
     with pytest.raises(botwire.BotwireError, match="closed"):
         b.drive(0.1, 0)
+
+
+def test_state_is_kept_until_the_base_changes_and_pose_twist_read_the_robot():
+    with botwire.Base("sim:kobuki", clock="virtual") as b:
+        start = b.truth
+        b.drive(0.2, 0.5)
+        b.step(1.0)
+        first = b.state
+        # Nothing came between: the same snapshot, not another one.
+        assert b.state is first
+        # The fast paths read what the snapshot holds.
+        assert b.pose == first.pose
+        assert b.twist == (first.v, first.w)
+        assert b.twist[0] == pytest.approx(0.2, abs=0.02)
+        # A frame read: a new snapshot, the robot further on (by the truth).
+        b.step(0.1)
+        now = b.state
+        assert now is not first and now.t > first.t and now.link.frames > first.link.frames
+        assert now.pose == b.pose and now.pose != first.pose
+        truth = b.truth
+        assert math.hypot(now.x, now.y) == pytest.approx(
+            math.hypot(truth.x - start.x, truth.y - start.y), abs=0.02)
+    with botwire.Base("sim:kobuki", clock="virtual") as b:
+        b.step(0.2)
+        st = b.state
+        b.drive(0.1, 0.0)  # a command sent changes what the base holds
+        assert b.state is not st
+
+
+def slow_state(s, caps):
+    """The snapshot read field by field through cffi: what make_state's
+    one unpack must equal."""
+    enc = bool(caps & T.Cap.ENCODERS)
+    ranges = tuple(
+        T.Range(T._pose(r.mount), r.max_range, r.range, r.t, T._pose(r.at),
+              r.raw_x if enc else None, r.raw_y if enc else None,
+              "ir" if r.kind == T.lib.BW_RANGE_IR else "sonar")
+        for r in s.ranges[0:s.nranges])
+    online = bool(s.online)
+    nsw = min(s.nbump_switches, 64)
+    motors = bool(caps & T.Cap.MOTOR_REPORT)
+    return T.State(
+        t=s.t, x=s.pose.x, y=s.pose.y, theta=s.pose.theta,
+        v=s.v if online else None, w=s.w if online else None,
+        bumper=s.bumpers, cliff=s.cliffs, battery=s.battery, online=online,
+        mode=T._text(s.mode) or None,
+        brake=bool(s.brake) if caps & T.Cap.BRAKE else None,
+        faults=s.faults if caps & T.Cap.FAULTS else None,
+        raw_x=float(round(s.raw_x)) if enc else None,
+        raw_y=float(round(s.raw_y)) if enc else None,
+        bump_switches=tuple(bool((s.bump_switches >> i) & 1) for i in range(nsw))
+        if caps & T.Cap.BUMP_SWITCHES and nsw else None,
+        dock_ir=(s.dock_ir[0], s.dock_ir[1], s.dock_ir[2]) if caps & T.Cap.DOCK_IR else None,
+        joystick=T.Joystick(s.joystick.x, s.joystick.y, s.joystick.buttons)
+        if caps & T.Cap.JOYSTICK and s.joystick.active else None,
+        power=T.Power(T._num(s.power.voltage), T._num(s.power.logic_voltage), T._num(s.power.current),
+                    s.power.status) if caps & T.Cap.POWER else None,
+        estimated=bool(s.estimated), estimated_time=s.estimated_time,
+        wheel_drops=s.wheel_drops, buttons=s.buttons, stalled=bool(s.stalled),
+        battery_current=s.battery_current, battery_charge=s.battery_charge,
+        battery_capacity=s.battery_capacity, battery_temp=s.battery_temp,
+        charging=T._CHARGING[s.charging] if 0 <= s.charging < 4 else "unknown",
+        charge_sources=s.charge_sources, commands_ignored=bool(s.commands_ignored),
+        trans=T.Axis(s.trans.velocity, s.trans.acceleration, s.trans.torque) if motors else None,
+        rot=T.Axis(s.rot.velocity, s.rot.acceleration, s.rot.torque) if motors else None,
+        encoder=(s.encoder[0], s.encoder[1]) if enc else None,
+        counts_per_m=s.counts_per_m if enc else None,
+        unique_id=T._text(s.unique_id) if caps & T.Cap.UNIQUE_ID else None,
+        gains=T.Gains(bool(s.gains.known), bool(s.gains.user), s.gains.p, s.gains.i, s.gains.d)
+        if caps & T.Cap.GAINS else None,
+        firmware=T._text(s.firmware), hardware=T._text(s.hardware), name=T._text(s.name),
+        ranges=ranges, reconnects=s.reconnects,
+        link=T.Link(s.link.frames, s.link.checksum_errors, s.link.length_errors,
+                  s.link.skipped_bytes, s.link.unknown, s.link.implausible),
+        events_dropped=s.events_dropped)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_state_snapshot_reads_every_field_as_cffi_does(family):
+    # Every family, moving (ranges, encoders, motors, power where it has
+    # them), the one-unpack snapshot field for field as read through cffi.
+    with botwire.Base(f"sim:{family}", clock="virtual") as b:
+        b.drive(0.2, 0.4)
+        for _ in range(3):
+            b.step(0.7)
+            caps = T.lib.bw_base_caps(b._b)
+            fast, slow = T.make_state(b._st, caps), slow_state(b._st, caps)
+            assert repr(fast) == repr(slow)
+            assert fast.online and fast.link.frames > 0
 
 
 def test_bump_event():
