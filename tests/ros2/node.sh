@@ -46,11 +46,11 @@ start_node "kobuki:$tmp/kobuki" --ns robot1
 "$peer" watch 6 robot1 --drive robot1 0.2 2 >"$tmp/watch" 2>"$tmp/peer.err" ||
     fail "peer: no odometry ($(cat "$tmp/watch" "$tmp/peer.err"))"
 set -- $(grep '^odom robot1 ' "$tmp/watch")
-count=${3:-0} hz=${4:-0} frame=${5:-} child=${6:-} x=${7:-} held=${9:-}
-# The rate by the node's own stamps, less the time the machine held its
-# cycles back: a loaded machine's stall is not the node's rate.
+count=${3:-0} hz=${4:-0} frame=${5:-} child=${6:-} x=${7:-} avg=${9:-}
+# The node's cadence by its own stamps (one over the median gap): a loaded
+# machine that holds some of its cycles back lowers the average alone.
 awk -v h="$hz" 'BEGIN { exit !(h >= 40) }' &&
-    pass "rt/robot1/odom at $hz Hz ($count messages; the node's cycles held back $held s)" ||
+    pass "rt/robot1/odom at $hz Hz ($count messages, $avg Hz over the whole watch)" ||
     fail "odometry rate $hz Hz ($(cat "$tmp/watch"))"
 [ "$frame $child" = "robot1/odom robot1/base_footprint" ] &&
     pass "odometry frames $frame -> $child" || fail "odometry frames: $frame -> $child"

@@ -10,13 +10,12 @@
  *       local) and rt/diagnostics for SECONDS; with --drive, once NS's
  *       odometry comes, publishes rt/NS/cmd_vel (reliable, keep last 10)
  *       V m/s ahead at 20 Hz for D seconds, then a zero twist. Prints:
- *         odom NS COUNT HZ FRAME CHILD X Y HELD
- *                                              per namespace: HZ over the
- *                                              stamps of the messages, less
- *                                              HELD, the seconds the
- *                                              machine held the node's
- *                                              cycles back (gaps between
- *                                              its stamps over the median)
+ *         odom NS COUNT HZ FRAME CHILD X Y AVG
+ *                                              per namespace: HZ one over
+ *                                              the median gap between the
+ *                                              messages' stamps (the node's
+ *                                              cadence), AVG the messages
+ *                                              over the stamps' span
  *         tf TREES MIXED                       robots whose NS/odom ->
  *                                              NS/base_footprint came on
  *                                              rt/tf; transforms between
@@ -342,16 +341,16 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
     }
     int trees = 0, missing = 0;
     for (size_t i = 0; i < n; i++) {
-        /* The rate while the node ran: its stamps' span less the time the
-         * machine held its cycles back (a loaded machine's stall is not the
-         * node's rate; a node that publishes every other cycle still shows
-         * at half the rate, as its median gap is twice as long). */
-        double held = w[i].ngaps >= 3 ? held_back(w[i].gaps, w[i].ngaps, median(w[i].gaps, w[i].ngaps)) : 0;
-        double span = w[i].last_stamp - w[i].first_stamp - held;
-        printf("odom %s %u %.1f %s %s %.4f %.4f %.3f\n", *w[i].ns ? w[i].ns : "/", w[i].count,
-               w[i].count > 1 && span > 0 ? (w[i].count - 1) / span : 0.0,
-               *w[i].frame ? w[i].frame : "-", *w[i].child ? w[i].child : "-", w[i].x, w[i].y,
-               held);
+        /* HZ: the node's cadence, one over its median gap between stamps
+         * (a node publishing every other cycle shows at half the rate; a
+         * loaded machine that holds some cycles back does not move the
+         * median unless it holds back most). AVG: over the whole span. */
+        double span = w[i].last_stamp - w[i].first_stamp;
+        double usual = w[i].ngaps >= 1 ? median(w[i].gaps, w[i].ngaps) : 0;
+        printf("odom %s %u %.1f %s %s %.4f %.4f %.1f\n", *w[i].ns ? w[i].ns : "/", w[i].count,
+               usual > 0 ? 1 / usual : 0.0, *w[i].frame ? w[i].frame : "-",
+               *w[i].child ? w[i].child : "-", w[i].x, w[i].y,
+               w[i].count > 1 && span > 0 ? (w[i].count - 1) / span : 0.0);
         printf("static %s %u\n", *w[i].ns ? w[i].ns : "/", w[i].statics);
         printf("online %s %d\n", *w[i].ns ? w[i].ns : "/", w[i].online);
         trees += w[i].tree;
