@@ -154,31 +154,22 @@ static double median(const double *v, unsigned n)
     return sorted[n / 2];
 }
 
-/* The time the machine held the node's cycles back over N gaps between
- * stamps: the node publishes odometry each cycle its state is new, stamped
- * when the cycle ran, so a cycle run late shows as a gap longer than the
- * usual one, USUAL (the median gap of the whole watch). */
-static double held_back(const double *gaps, unsigned n, double usual)
-{
-    double late = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (gaps[i] > 2.5 * usual) /* one cycle skipped: the rates beating */
-            late += gaps[i] - usual;
-    return late;
-}
-
 /* How late the node's cycles ran between the last cmd_vel and the robot at
- * rest, against the usual gap of the whole watch (a window of one or two
+ * rest: the node publishes odometry each cycle its state is new, stamped
+ * when the cycle ran, so a cycle run late shows as a gap longer than the
+ * usual one, the median gap of the whole watch (a window of one or two
  * gaps has no median of its own to tell a late cycle by). */
 static double late_by(const watched_t *w)
 {
     if (w->nstamps < 2 || w->ngaps < 3)
         return 0;
-    double gaps[4096];
-    unsigned n = w->nstamps - 1;
-    for (unsigned i = 0; i < n; i++)
-        gaps[i] = w->stamps[i + 1] - w->stamps[i];
-    return held_back(gaps, n, median(w->gaps, w->ngaps));
+    double usual = median(w->gaps, w->ngaps), late = 0;
+    for (unsigned i = 0; i + 1 < w->nstamps; i++) {
+        double gap = w->stamps[i + 1] - w->stamps[i];
+        if (gap > 2.5 * usual) /* one cycle skipped: the rates beating */
+            late += gap - usual;
+    }
+    return late;
 }
 
 static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, double v, double d,
