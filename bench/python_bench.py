@@ -4,9 +4,10 @@
 
 1. Decode: Kobuki feedback (an emulated Kobuki's own bytes, every
    sub-payload of its 50 Hz frames) into dicts, MB/s of wire: botwire.decode
-   (the C codec, the command's JSON text, json.loads) and, side by side,
+   (the C codec, its tape, dicts built in C) and, side by side,
    bench/kobuki_plain.py (AA 55, length, XOR, struct per sub-payload). Both
-   give the same dicts; the run checks that first.
+   give the same dicts; the run checks that first. Then
+   botwire.decode_columns (NumPy arrays) on the same bytes.
 2. Driver overhead per state update: a botwire.Base on sim:kobuki in virtual
    time, one poll per feedback frame, with and without taking b.state (the
    frozen snapshot) each time; beside the plain parser taking one frame
@@ -63,6 +64,13 @@ def main() -> None:
     print(f"decode: {len(data)} bytes, {len(ours)} messages of Kobuki feedback")
     print(f"  botwire.decode     {mb / t_ours:6.2f} MB/s  {len(ours) / t_ours / 1e3:7.1f} k msgs/s")
     print(f"  plain Python       {mb / t_plain:6.2f} MB/s  {len(plain) / t_plain / 1e3:7.1f} k msgs/s")
+    try:
+        import numpy  # noqa: F401
+        t_cols = best(lambda: botwire.decode_columns("kobuki", data), rounds)
+        print(f"  decode_columns     {mb / t_cols:6.2f} MB/s  {len(ours) / t_cols / 1e3:7.1f} k msgs/s"
+              f"  ({t_plain / t_cols:.1f}x plain; decode {t_plain / t_ours:.1f}x)")
+    except ImportError:
+        print("  decode_columns     (no NumPy)")
 
     n = 500 if quick else 5000
 

@@ -18,8 +18,9 @@
 #             the page in headless Chromium (make check SKIP=view leaves them
 #             out, and builds the tool without the view)
 #   fuzz      the short fuzz run at the end of make check (SKIP=fuzz)
-#   python    the Python package's tests, pytest with Debian's python3 and
-#             cffi (make check SKIP=python leaves them out)
+#   python    the Python package's C module (Python's headers) and its tests:
+#             pytest with Debian's python3, cffi and NumPy, pip into a venv,
+#             mypy over the package (make check SKIP=python leaves them out)
 
 parts_optional="firmware ros ros2 view fuzz python"
 
@@ -38,7 +39,7 @@ pkgs_ros="g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
 pkgs_ros2="cyclonedds-dev cyclonedds-tools tshark"
 pkgs_view="libwebsockets-dev libuv1-dev chromium chromium-driver python3-selenium"
 pkgs_fuzz=""
-pkgs_python="python3 python3-cffi python3-pytest"
+pkgs_python="python3 python3-cffi python3-pytest python3-dev python3-numpy python3-venv mypy"
 
 # KIND:WHAT:PACKAGE, KIND one of cmd (on PATH), file, py (a module Debian's
 # python3 imports).
@@ -67,7 +68,9 @@ needs_view="file:/usr/include/libwebsockets.h:libwebsockets-dev file:/usr/includ
             cmd:chromium:chromium cmd:chromedriver:chromium-driver
             py:selenium:python3-selenium"
 needs_fuzz=""
-needs_python="file:/usr/bin/python3:python3 py:cffi:python3-cffi py:pytest:python3-pytest"
+needs_python="file:/usr/bin/python3:python3 py:cffi:python3-cffi py:pytest:python3-pytest
+              cmd:python3-config:python3-dev py:numpy:python3-numpy py:ensurepip:python3-venv
+              cmd:mypy:mypy"
 
 # parts_check_skip SKIP: exits 2 with one line if SKIP names a part that is
 # not optional. SKIP is a list separated by spaces or commas.

@@ -14,6 +14,10 @@
 # usage: docs.sh PAGE SOURCE_DIR BUILD_DIR | docs.sh --links SOURCE_DIR
 set -u
 . "$(dirname "$0")/testlib.sh"
+# A fresh Debian's python3 and tools, whatever the caller's PATH puts first
+# (another python3 without the Python part's packages, say).
+PATH="/usr/bin:/bin:$PATH"
+export PATH
 
 if [ "$1" = --links ]; then
     src=$(cd "$2" && pwd)

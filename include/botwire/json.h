@@ -52,7 +52,35 @@ void bw_json_decoder_free(bw_json_decoder_t *d);
  * input has come; BW_EINVAL for an unknown flag. */
 #define BW_JSON_RAW 1u
 #define BW_JSON_STRICT 2u
+#define BW_JSON_TAPE 4u
 int bw_json_decoder_options(bw_json_decoder_t *d, unsigned flags);
+
+/*
+ * BW_JSON_TAPE: bw_json_decoder_text gives the same lines as typed entries
+ * instead of text, for a program that builds its own objects from them
+ * (the Python package's dicts, columns) with no text to format and parse.
+ * The members, values and their order are the text's, entry for entry.
+ * Each entry is a tag byte, then its payload, unaligned, in the machine's
+ * byte order:
+ *   '{' '[' '}' ']'  an object or array opens, closes
+ *   'M' pointer      a message object opens with its "type": the pointer's
+ *                    NUL-terminated name
+ *   'K' pointer      a member's key, NUL-terminated
+ *   'i' int32        'I' int64 (an integer: 'i' when it fits)
+ *   'R' double       a real, as the text's number reads back
+ *   'T' 'F'          true, false
+ *   'S' uint32 n, n bytes   a string, UTF-8
+ *   'H' uint32 n, n bytes   bytes the text shows as a string of lowercase hex
+ *   '\n'             the end of a line
+ * The pointers of 'M' and 'K' point into the library and stay valid while
+ * it is loaded: a program may keep what it made of them by the pointer.
+ */
+enum {
+    BW_TAPE_OBJ = '{', BW_TAPE_ARR = '[', BW_TAPE_END_OBJ = '}', BW_TAPE_END_ARR = ']',
+    BW_TAPE_MSG = 'M', BW_TAPE_KEY = 'K', BW_TAPE_INT32 = 'i', BW_TAPE_INT = 'I', BW_TAPE_REAL = 'R',
+    BW_TAPE_TRUE = 'T', BW_TAPE_FALSE = 'F', BW_TAPE_STR = 'S', BW_TAPE_HEX = 'H',
+    BW_TAPE_LINE = '\n'
+};
 
 /*
  * Pushes input, in any split: raw protocol bytes, or the text of a
@@ -69,7 +97,8 @@ int bw_json_decoder_finish(bw_json_decoder_t *d);
  * line's): what `decode --strict` looks at. Zero before it. */
 void bw_json_decoder_stats(const bw_json_decoder_t *d, bw_parse_stats_t *out);
 /* The JSON Lines written since the last call: whole lines, each ending in
- * '\n'; *len 0 when there is none. Valid until the next call on d. */
+ * '\n'; *len 0 when there is none. Valid until the next call on d. With
+ * BW_JSON_TAPE, the same lines as a tape (above). */
 const char *bw_json_decoder_text(bw_json_decoder_t *d, size_t *len);
 /* A record line that could not be read ("line N: ..."), which the command
  * reports on stderr and counts (damaged_lines): 1 with the oldest in buf,

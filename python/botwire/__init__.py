@@ -10,7 +10,8 @@
   ``events()``, ``caps``; it stops when the ``with`` block, the program or
   a Ctrl-C ends.
 - ``decode``, ``Decoder``, ``encode``, ``read_record``: the wire, as
-  `botwire decode` and `botwire encode` see it.
+  `botwire decode` and `botwire encode` see it; ``decode_columns``: a
+  stream as NumPy columns.
 - ``Sim(family, pty=..., tcp=...)``: an emulated robot that any program
   can connect to, with its true pose.
 
@@ -20,7 +21,8 @@ wire's JSON); docs/python.md tells the rest.
 
 from ._ffi import LIBRARY, JSON_LIBRARY
 from .base import Base, Truth
-from .codec import Chunk, Decoder, Record, decode, encode, protocols, read_record
+from .codec import (Chunk, Decoder, Record, decode, decode_columns, encode, protocols,
+                    read_record)
 from .sim import Sim, load_world
 from .types import (Axis, BotwireError, Cap, Event, EventType, Gains, Joystick, Link, Pose,
                     Power, Range, State)
@@ -33,7 +35,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Axis", "Base", "BotwireError", "Cap", "Chunk", "Decoder", "Event", "EventType", "Gains",
     "Joystick", "Link", "Pose", "Power", "Range", "Record", "Sim", "State", "Truth",
-    "decode", "encode", "load_world", "protocols", "read_record", "angle_diff",
+    "decode", "decode_columns", "encode", "load_world", "protocols", "read_record", "angle_diff",
     "LIBRARY", "JSON_LIBRARY",
 ]
 

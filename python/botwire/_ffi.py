@@ -256,6 +256,7 @@ typedef struct bw_json_decoder bw_json_decoder_t;
 int bw_json_decoder_new(bw_json_decoder_t **d, const char *proto, const char *model,
                         const char *from, bool frames, char *err, size_t errlen);
 void bw_json_decoder_free(bw_json_decoder_t *d);
+int bw_json_decoder_options(bw_json_decoder_t *d, unsigned flags);
 int bw_json_decoder_push(bw_json_decoder_t *d, const uint8_t *data, size_t n);
 int bw_json_decoder_finish(bw_json_decoder_t *d);
 const char *bw_json_decoder_text(bw_json_decoder_t *d, size_t *len);

@@ -228,7 +228,9 @@ class Base:
         lib.bw_base_heard(self._b, h)
         own = self.family
         fam = string(h.family)
-        proto = lambda f: string(lib.bw_sniff_protocol(f.encode()))  # noqa: E731
+
+        def proto(f: Optional[str]) -> Optional[str]:
+            return string(lib.bw_sniff_protocol((f or "").encode()))
         if h.wrong and h.sure and fam:
             return f"{self.url} speaks {proto(fam)}, not {proto(own)}: try {fam}:..."
         if h.closed_unheard > 0 and h.bytes == 0:

@@ -1,15 +1,29 @@
 """The wire as `botwire decode` and `botwire encode` see it: bytes into dicts
-and back, through the command's own JSON code (libbotwire_json), so the
-dicts are exactly the JSON the command writes, parsed."""
+and back, through the command's own code (libbotwire_json), so the dicts
+are exactly the JSON the command writes, parsed. The decoder writes them
+as a tape of typed entries (botwire/json.h, BW_JSON_TAPE) that botwire._tape
+turns into dicts in C, with no text between; without that module (a
+build without Python's headers) they come through the text and json."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._ffi import ffi, jlib, string
+
+_tape: Optional[ModuleType]
+try:
+    from . import _tape
+except ImportError:  # built without Python's headers: the JSON text
+    _tape = None
+
+BW_JSON_TAPE = 4
+_PIECE = 1 << 15  # bytes pushed at once
 from .types import BotwireError
 
 Message = Dict[str, Any]
@@ -44,6 +58,7 @@ class Decoder:
         if rc < 0:
             raise BotwireError(string(err) or proto, rc)
         self._d = ffi.gc(pd[0], jlib.bw_json_decoder_free)
+        self._tape = _tape is not None and jlib.bw_json_decoder_options(self._d, BW_JSON_TAPE) == 0
         self._len = ffi.new("size_t *")
         self._warn = ffi.new("char[256]")
         self.warnings: List[str] = []
@@ -56,13 +71,24 @@ class Decoder:
             self.warnings.append(string(self._warn) or "")
         if n == 0:
             return []
+        if self._tape and _tape is not None:
+            objects: List[Any] = _tape.objects(ffi.buffer(text, n))
+            return objects
         # Whole lines, none holding a raw newline (JSON escapes them): one
         # array for json.loads, far faster than a call per line.
         lines = ffi.buffer(text, n)[:].rstrip(b"\n").replace(b"\n", b",")
-        return json.loads(b"[" + lines + b"]")
+        parsed: List[Any] = json.loads(b"[" + lines + b"]")
+        return parsed
 
     def feed(self, data: Data) -> List[Any]:
         """Pushes bytes; returns the messages (dicts) they complete."""
+        if len(data) > _PIECE:
+            # In pieces: the tape (or text) of each stays small, in cache.
+            view = memoryview(data).cast("B")
+            out: List[Any] = []
+            for at in range(0, len(view), _PIECE):
+                out += self.feed(view[at:at + _PIECE])
+            return out
         rc = jlib.bw_json_decoder_push(self._d, ffi.from_buffer(data), len(data))
         if rc < 0:
             raise BotwireError("decode: out of memory" if rc == -12 else "decode: closed", rc)
@@ -83,20 +109,141 @@ def decode(proto: str, data: Union[Data, str, "os.PathLike[str]"],
     """Yields the messages of ``data`` as `botwire decode --proto P` writes
     them (one dict per message, "type" and its fields in wire units; the
     last one {"type": "stats", ...}). ``data`` is bytes, or the path (str)
-    of a file: raw bytes or a `botwire record` file. ``side`` is the
-    command's --from: None decodes raw bytes as the robot's and both sides
-    of a record; ``model`` and ``frames`` as in Decoder."""
+    of a file: raw bytes or a `botwire record` file, read as it is
+    iterated. ``side`` is the command's --from: None decodes raw bytes as
+    the robot's and both sides of a record; ``model`` and ``frames`` as in
+    Decoder (a bad protocol, side or model: BotwireError at once)."""
     d = Decoder(proto, side, model=model, frames=frames)
+    # A list per piece of input, chained in C: no Python frame per message.
+    return itertools.chain.from_iterable(_pieces(d, data))
+
+
+def _pieces(d: Decoder, data: Union[Data, str, "os.PathLike[str]"]) -> Iterator[List[Any]]:
     if isinstance(data, (str, os.PathLike)):
         with open(data, "rb") as f:
             while True:
                 chunk = f.read(1 << 16)
                 if not chunk:
                     break
-                yield from d.feed(chunk)
+                yield d.feed(chunk)
     else:
-        yield from d.feed(data)
-    yield from d.close()
+        yield d.feed(data)
+    yield d.close()
+
+
+def decode_columns(proto: str, data: Union[Data, str, "os.PathLike[str]"],
+                   side: Optional[str] = None, *, model: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
+    """The messages of ``data`` (as ``decode`` takes it) as columns, for
+    NumPy, pandas and plots: ``{type: {member: numpy array}}``, one value
+    per message of the type, in order, the same numbers ``decode`` gives
+    (wire units). Integers are int64, "t" (a record's, s) float64, booleans
+    bool, strings (hex bytes, names, "from") object arrays; an array member
+    is a 2-D array (rows x elements), an array of arrays 3-D (Kobuki's
+    raw_gyro samples: rows x samples x 3); where rows differ in length, as
+    long as the longest, a numpy.ma.MaskedArray masked past each row's end.
+    A member some messages of the type leave out is masked where it is
+    missing. A message inside another's array (a Create stream's packets)
+    is a row of its own type, with the "t" and "from" of the message that
+    holds it. The final stats are left out (``decode`` has them). Needs
+    NumPy (Debian's python3-numpy) and the package's compiled module
+    botwire._tape; ImportError says which is missing.
+
+        cols = botwire.decode_columns("kobuki", open("kobuki.bin", "rb").read())
+        cols["basic_sensor_data"]["left_encoder"]    # int64 array, ticks
+    """
+    import numpy as np
+    if _tape is None:
+        raise ImportError("botwire.decode_columns needs botwire._tape, built with Python's headers "
+                          "(python3-dev)")
+    d = Decoder(proto, side, model=model)
+    if not d._tape:
+        raise BotwireError("decode_columns: the decoder gives no tape", -22)
+    cols = _tape.Columns()
+    n = d._len
+    for piece in _raw_pieces(data):
+        for at in range(0, len(piece), _PIECE):
+            part = piece[at:at + _PIECE]
+            rc = jlib.bw_json_decoder_push(d._d, ffi.from_buffer(part), len(part))
+            if rc < 0:
+                raise BotwireError("decode: out of memory", rc)
+            cols.feed(ffi.buffer(jlib.bw_json_decoder_text(d._d, n), n[0]))
+    rc = jlib.bw_json_decoder_finish(d._d)
+    if rc < 0:
+        raise BotwireError("decode: out of memory", rc)
+    cols.feed(ffi.buffer(jlib.bw_json_decoder_text(d._d, n), n[0]))
+    while jlib.bw_json_decoder_next_warning(d._d, d._warn, 256):
+        pass
+    out: Dict[str, Dict[str, Any]] = {}
+    for kind_name, members in cols.take().items():
+        if kind_name == "stats":
+            continue
+        out[kind_name] = {k: _array(np, spec) for k, spec in members.items()}
+    return out
+
+
+def _raw_pieces(data: Union[Data, str, "os.PathLike[str]"]) -> Iterator[Any]:
+    if isinstance(data, (str, os.PathLike)):
+        with open(data, "rb") as f:
+            while True:
+                chunk = f.read(1 << 16)
+                if not chunk:
+                    return
+                yield chunk
+    else:
+        yield memoryview(data).cast("B")
+
+
+def _array(np: Any, spec: Any) -> Any:
+    """One column of _tape.Columns.take() as a NumPy array."""
+    kind, vals, mask, lens, inner, depth = spec
+    if kind == "o":
+        a = np.empty(len(vals), dtype=object)
+        a[:] = vals
+    elif kind in "irb":
+        a = np.frombuffer(vals, {"i": np.int64, "r": np.float64, "b": np.bool_}[kind]).copy()
+    else:
+        a = _ragged(np, np.frombuffer(vals, np.int64), np.frombuffer(lens, np.int32),
+                    np.frombuffer(inner, np.int32) if depth == 2 else None)
+    if mask is None:
+        return a
+    present = np.frombuffer(mask, np.bool_)
+    shaped = present.reshape(present.shape + (1,) * (a.ndim - 1))
+    missing = np.broadcast_to(~shaped, a.shape)
+    return np.ma.masked_array(a, mask=np.ma.getmaskarray(a) | missing)
+
+
+def _ragged(np: Any, flat: Any, counts: Any, inner: Any) -> Any:
+    """Arrays of integers, counts[r] elements in row r (each an array of
+    inner[k] integers when inner is given) as one array of rows x the
+    longest (x the longest inner): plain when every row is as long, else
+    masked where a row is shorter."""
+    rows = len(counts)
+    if inner is None:
+        longest = int(counts.max()) if rows else 0
+        if rows and (counts == longest).all():
+            return flat.reshape(rows, longest).copy()
+        row = np.repeat(np.arange(rows), counts)
+        pos = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)
+        out = np.zeros((rows, longest), np.int64)
+        hole = np.ones((rows, longest), np.bool_)
+        out[row, pos] = flat
+        hole[row, pos] = False
+        return np.ma.masked_array(out, mask=hole)
+    longest = int(counts.max()) if rows else 0
+    deepest = int(inner.max()) if len(inner) else 0
+    if rows and (counts == longest).all() and (inner == deepest).all():
+        return flat.reshape(rows, longest, deepest).copy()
+    # row and position of each inner array, then of each integer in it
+    arr_row = np.repeat(np.arange(rows), counts)
+    arr_pos = np.arange(len(inner)) - np.repeat(np.cumsum(counts) - counts, counts)
+    row = np.repeat(arr_row, inner)
+    pos = np.repeat(arr_pos, inner)
+    sub = np.arange(len(flat)) - np.repeat(np.cumsum(inner) - inner, inner)
+    out = np.zeros((rows, longest, deepest), np.int64)
+    hole = np.ones((rows, longest, deepest), np.bool_)
+    out[row, pos, sub] = flat
+    hole[row, pos, sub] = False
+    return np.ma.masked_array(out, mask=hole)
 
 
 def encode(proto: str, msg: Union[Message, Iterable[Message]]) -> bytes:

@@ -113,7 +113,7 @@ class Sim:
             if pty:
                 self._open_pty(pty if isinstance(pty, str) else None)
             else:
-                self._open_tcp(tcp)
+                self._open_tcp(tcp if tcp is not None else 0)
         except BaseException:
             self.close()
             raise
@@ -273,7 +273,7 @@ class Sim:
     @property
     def next_deadline(self) -> float:
         """When the robot next has something to do."""
-        return lib.bw_device_next_deadline(self._manual())
+        return float(lib.bw_device_next_deadline(self._manual()))
 
     # ---- the truth ------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import math
 import operator
 import struct
 from dataclasses import dataclass
-from typing import Any, Dict, NamedTuple, Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple, Type, TypeVar
 
 from ._ffi import ffi, lib
 
@@ -250,7 +250,7 @@ def _pose(p: Any) -> Pose:
 
 
 def _text(a: Any) -> str:
-    return ffi.string(a).decode("utf-8", "replace")
+    return str(ffi.string(a).decode("utf-8", "replace"))
 
 
 # The snapshot is read in one step: every scalar of bw_base_state_t it
@@ -358,7 +358,10 @@ def _switches(bits: int, n: int) -> Tuple[bool, ...]:
     return got
 
 
-def _fill(cls: Any, **values: Any) -> Any:
+_T = TypeVar("_T")
+
+
+def _fill(cls: Type[_T], **values: Any) -> _T:
     """A frozen dataclass with VALUES (every field), without its __init__."""
     obj = object.__new__(cls)
     obj.__dict__.update(values)

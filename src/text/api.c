@@ -285,9 +285,22 @@ static int record_feed(bw_json_decoder_t *d, bool at_end)
     return rc;
 }
 
+/* Before a push or the finish: a tape handed out is written over (text
+ * goes through the FILE into out, which out_write empties). */
+static void writing(bw_json_decoder_t *d)
+{
+    if (d->w.tape && d->taken) {
+        d->w.len = 0;
+        d->taken = false;
+    }
+}
+
 static int decoded(bw_json_decoder_t *d, int rc)
 {
-    /* What decoded before a damaged line is kept, and handed out. */
+    /* What decoded before a damaged line is kept, and handed out: a tape
+     * where the writer holds it, text through the FILE. */
+    if (d->w.tape)
+        return rc == -2 || d->w.failed ? BW_ENOMEM : rc == -1 ? BW_EINVAL : 0;
     if (rc == -2 || !jw_flush(&d->w) || fflush(d->f) != 0)
         return BW_ENOMEM;
     return rc == -1 ? BW_EINVAL : 0;
@@ -297,6 +310,7 @@ BW_JSON_API int bw_json_decoder_push(bw_json_decoder_t *d, const uint8_t *data, 
 {
     if (d->finished)
         return BW_ESTATE;
+    writing(d);
     if (d->mode == RAW)
         return decoded(d, d->dec->push(d->state[d->from_robot], data, n, &d->w));
     if (jw_buf_append(&d->pending, data, n) < 0)
@@ -325,6 +339,7 @@ BW_JSON_API int bw_json_decoder_finish(bw_json_decoder_t *d)
 {
     if (d->finished)
         return BW_ESTATE;
+    writing(d);
     int rc = 0;
     if (d->mode == UNDECIDED) {
         /* Too short to be a record: raw bytes. */
@@ -356,11 +371,13 @@ BW_JSON_API int bw_json_decoder_finish(bw_json_decoder_t *d)
 
 BW_JSON_API int bw_json_decoder_options(bw_json_decoder_t *d, unsigned flags)
 {
-    if (d->mode != UNDECIDED || d->finished || (flags & ~(BW_JSON_RAW | BW_JSON_STRICT)))
+    if (d->mode != UNDECIDED || d->finished ||
+        (flags & ~(BW_JSON_RAW | BW_JSON_STRICT | BW_JSON_TAPE)))
         return d->finished || d->mode != UNDECIDED ? BW_ESTATE : BW_EINVAL;
     if (flags & BW_JSON_RAW)
         d->mode = RAW;
     d->strict = flags & BW_JSON_STRICT;
+    d->w.tape = flags & BW_JSON_TAPE;
     return 0;
 }
 
@@ -384,9 +401,13 @@ BW_JSON_API void bw_json_decoder_stats(const bw_json_decoder_t *d, bw_parse_stat
 
 BW_JSON_API const char *bw_json_decoder_text(bw_json_decoder_t *d, size_t *len)
 {
-    *len = d->taken ? 0 : d->out.len;
+    const jw_buf_t *b = &d->out;
+    jw_buf_t tape = { (uint8_t *)d->w.p, d->w.len, d->w.cap };
+    if (d->w.tape)
+        b = &tape;
+    *len = d->taken ? 0 : b->len;
     d->taken = true;
-    return d->out.p ? (const char *)d->out.p : "";
+    return b->p ? (const char *)b->p : "";
 }
 
 BW_JSON_API int bw_json_decoder_next_warning(bw_json_decoder_t *d, char *buf, size_t cap)

@@ -186,6 +186,24 @@ static bool unused_packet(const bw_msgdesc_t *d)
 
 static bool is_group(uint8_t id) { return id <= BW_CREATE_GROUP_6 || id >= BW_CREATE_GROUP_100; }
 
+/* A group packet's type, "sensors_group<id>": names that outlive the
+ * message (a tape keeps them by their pointers). */
+static const char *group_name(uint8_t id)
+{
+    static const char *const low[] = { "sensors_group0", "sensors_group1", "sensors_group2",
+                                       "sensors_group3", "sensors_group4", "sensors_group5",
+                                       "sensors_group6" };
+    static const char *const high[] = { "sensors_group100", "sensors_group101",
+                                        "sensors_group102", "sensors_group103",
+                                        "sensors_group104", "sensors_group105",
+                                        "sensors_group106", "sensors_group107" };
+    if (id <= BW_CREATE_GROUP_6)
+        return low[id];
+    if (id >= BW_CREATE_GROUP_100 && id - BW_CREATE_GROUP_100 < (int)(sizeof high / sizeof *high))
+        return high[id - BW_CREATE_GROUP_100];
+    return "sensors_group"; /* no packet of the OI's has such an id */
+}
+
 static void put_packet(jw_t *w, bw_create_model_t m, uint8_t id, const uint8_t *data)
 {
     const bw_msgdesc_t *d = bw_create_model_packet_desc(m, id);
@@ -200,9 +218,7 @@ static void put_packet(jw_t *w, bw_create_model_t m, uint8_t id, const uint8_t *
         jw_msg_begin(w, d->name);
         jw_key_int(w, "value", bw_field_get(&s, &d->fields[0], 0));
     } else {
-        char group[24];
-        snprintf(group, sizeof group, "sensors_group%u", id);
-        jw_msg_begin(w, group);
+        jw_msg_begin(w, group_name(id));
         jw_desc(w, d, &s);
         uint8_t again[BW_CREATE_GROUP100_SIZE];
         bw_create_model_encode_packet(m, again, sizeof again, id, &s);

@@ -78,8 +78,27 @@ static char *put_int(char *d, int64_t v)
     return d + n;
 }
 
+void jt_bytes(jw_t *w, char tag, const void *p, size_t n)
+{
+    uint32_t len = (uint32_t)n;
+    char *d = n <= UINT32_MAX ? jw_room(w, 5 + n) : NULL;
+    if (!d) {
+        w->failed = true;
+        return;
+    }
+    *d = tag;
+    memcpy(d + 1, &len, 4);
+    if (n)
+        memcpy(d + 5, p, n);
+    w->len += 5 + n;
+}
+
 void jw_int(jw_t *w, int64_t v)
 {
+    if (w->tape) {
+        jt_int(w, v);
+        return;
+    }
     char *d = jw_room(w, 22);
     if (!d)
         return;
@@ -93,6 +112,10 @@ void jw_int(jw_t *w, int64_t v)
 
 void jw_bool(jw_t *w, bool v)
 {
+    if (w->tape) {
+        jt_tag(w, v ? BW_TAPE_TRUE : BW_TAPE_FALSE);
+        return;
+    }
     if (w->comma)
         jw_raw(w, ",", 1);
     jw_raw(w, v ? "true" : "false", v ? 4 : 5);
@@ -103,6 +126,10 @@ void jw_open(jw_t *w, char c)
 {
     if (w->depth++ == 0)
         w->top = c;
+    if (w->tape) {
+        jt_tag(w, c);
+        return;
+    }
     char *d = jw_room(w, 2);
     if (!d)
         return;
@@ -118,6 +145,10 @@ void jw_close(jw_t *w, char c)
 {
     w->depth--;
     w->comma = true;
+    if (w->tape) {
+        jt_tag(w, c);
+        return;
+    }
     char *d = jw_room(w, 1);
     if (!d)
         return;
@@ -171,6 +202,10 @@ static bool utf8_valid(const char *s, size_t n)
 
 void jw_str(jw_t *w, const char *s, size_t n)
 {
+    if (w->tape) {
+        jt_bytes(w, BW_TAPE_STR, s, n);
+        return;
+    }
     /* At most six bytes for each byte of s (\u00XX), quotes and a comma. */
     char *d = jw_room(w, 6 * n + 3);
     if (!d)
@@ -216,6 +251,10 @@ void jw_str(jw_t *w, const char *s, size_t n)
 
 void jw_hex(jw_t *w, const uint8_t *p, size_t n)
 {
+    if (w->tape) {
+        jt_bytes(w, BW_TAPE_HEX, p, n);
+        return;
+    }
     static const char hex[] = "0123456789abcdef";
     char *d = jw_room(w, 2 * n + 3);
     if (!d)
@@ -314,8 +353,40 @@ static keys_t *keys_of(const bw_field_t *fields, size_t n)
     return NULL;
 }
 
+/* jw_fields on a tape: a key and a value (or an array) for each. */
+static void tape_fields(jw_t *w, const bw_field_t *fields, size_t n, const void *base)
+{
+    for (size_t k = 0; k < n; k++) {
+        const bw_field_t *f = &fields[k];
+        if (f->type == BW_FT_PAD)
+            continue;
+        size_t size = bw_ftype_size((bw_ftype_t)f->type);
+        char *d = jw_room(w, 9 + 2 + 9 * (size_t)f->count);
+        if (!d)
+            return;
+        char *start = d;
+        *d++ = BW_TAPE_KEY;
+        memcpy(d, &f->name, sizeof f->name);
+        d += sizeof f->name;
+        const uint8_t *p = (const uint8_t *)base + f->offset;
+        if (f->count != 1)
+            *d++ = BW_TAPE_ARR;
+        for (size_t i = 0; i < f->count; i++, p += size) {
+            d = jt_put_int(d, field_get(p, f->type));
+        }
+        if (f->count != 1)
+            *d++ = BW_TAPE_END_ARR;
+        w->len += (size_t)(d - start);
+    }
+}
+
 void jw_fields(jw_t *w, const bw_field_t *fields, size_t n, const void *base)
 {
+    if (w->tape) {
+        tape_fields(w, fields, n, base);
+        w->comma = true;
+        return;
+    }
     const keys_t *keys = keys_of(fields, n);
     char *d = keys ? jw_room(w, keys->room) : NULL;
     if (!d) {
@@ -361,6 +432,10 @@ void jw_msg_begin(jw_t *w, const char *type)
 {
     if (w->depth++ == 0)
         w->top = '{';
+    if (w->tape) {
+        jt_tag_ptr(w, BW_TAPE_MSG, type);
+        return;
+    }
     size_t n = strlen(type);
     char *d = jw_room(w, n + 11);
     if (!d)
@@ -500,6 +575,7 @@ void jw_set_t(jw_t *w, double t, const char *token, size_t n)
     if (len) {
         w->t_len = len;
         w->t_shown = t;
+        w->t_value = NAN;
     }
 }
 
@@ -511,9 +587,26 @@ void jw_msg_end(jw_t *w)
             if (w->t_len == 0 || memcmp(&w->t, &w->t_shown, sizeof w->t) != 0) {
                 w->t_len = real_text(w->t, w->t_text, sizeof w->t_text);
                 w->t_shown = w->t;
+                w->t_value = NAN;
             }
             jw_key(w, "t");
-            jw_raw(w, w->t_text, w->t_len);
+            if (w->tape) {
+                /* the number the text says, as a reader of the text gets it */
+                if (isnan(w->t_value)) {
+                    char text[sizeof w->t_text + 1];
+                    memcpy(text, w->t_text, w->t_len);
+                    text[w->t_len] = 0;
+                    w->t_value = strtod(text, NULL);
+                }
+                char *d = jw_room(w, 9);
+                if (d) {
+                    *d = BW_TAPE_REAL;
+                    memcpy(d + 1, &w->t_value, 8);
+                    w->len += 9;
+                }
+            } else {
+                jw_raw(w, w->t_text, w->t_len);
+            }
             w->comma = true;
         }
         jw_key_str(w, "from", w->from);
@@ -529,7 +622,7 @@ void jw_line_end(jw_t *w)
     *d = '\n';
     w->len++;
     w->comma = false;
-    if (w->len >= JW_FLUSH_AT)
+    if (w->len >= JW_FLUSH_AT && !w->tape) /* a tape is taken from memory */
         jw_flush(w);
 }
 

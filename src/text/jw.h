@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "botwire/botwire.h"
+#include "botwire/json.h"
 
 /* A writer: output buffered in memory, written to f by jw_flush. */
 typedef struct {
@@ -40,6 +41,11 @@ typedef struct {
     double t_shown; /* t as last formatted into t_text */
     char t_text[40];
     size_t t_len;
+    /* BW_JSON_TAPE (botwire/json.h): typed entries instead of text. Keys
+     * and type names then go out as pointers: they must live as long as
+     * the library (names of the codecs' tables, literals). */
+    bool tape;
+    double t_value; /* t as its text reads back, for the tape */
 } jw_t;
 
 void jw_init(jw_t *w, FILE *f);
@@ -93,9 +99,53 @@ static inline void jw_raw(jw_t *w, const char *s, size_t n)
     w->len += n;
 }
 
+/* ---- the tape (BW_JSON_TAPE): a tag, then its payload unaligned ---------- */
+static inline void jt_tag(jw_t *w, char tag)
+{
+    char *d = jw_room(w, 1);
+    if (d) {
+        *d = tag;
+        w->len++;
+    }
+}
+static inline void jt_tag_ptr(jw_t *w, char tag, const char *p)
+{
+    char *d = jw_room(w, 1 + sizeof p);
+    if (d) {
+        *d = tag;
+        memcpy(d + 1, &p, sizeof p);
+        w->len += 1 + sizeof p;
+    }
+}
+/* An integer's entry at d: returns its end. At most 9 bytes. */
+static inline char *jt_put_int(char *d, int64_t v)
+{
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+        int32_t s = (int32_t)v;
+        *d = BW_TAPE_INT32;
+        memcpy(d + 1, &s, 4);
+        return d + 5;
+    }
+    *d = BW_TAPE_INT;
+    memcpy(d + 1, &v, 8);
+    return d + 9;
+}
+static inline void jt_int(jw_t *w, int64_t v)
+{
+    char *d = jw_room(w, 9);
+    if (d)
+        w->len += (size_t)(jt_put_int(d, v) - d);
+}
+/* A string's or hex's bytes: the tag, their count (uint32), the bytes. */
+void jt_bytes(jw_t *w, char tag, const void *p, size_t n);
+
 /* A member's key ("key":), after a ',' where one is due. */
 static inline void jw_key(jw_t *w, const char *key)
 {
+    if (w->tape) {
+        jt_tag_ptr(w, BW_TAPE_KEY, key);
+        return;
+    }
     size_t n = strlen(key);
     char *d = jw_room(w, n + 4);
     if (!d)
