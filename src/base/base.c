@@ -711,6 +711,8 @@ static int base_new(bw_base_t **out, const char *family, const bw_base_options_t
     if (b->opt.reopen_interval <= 0)
         b->opt.reopen_interval = DEFAULT_REOPEN_INTERVAL;
     b->baud = ops->baud;
+    b->max_v = ops->max_v;
+    b->max_w = ops->max_w;
     /* Nothing the base does not report is given as a number. */
     if (!(ops->caps & BW_CAP_MOTOR_REPORT))
         b->st.trans = b->st.rot = (bw_axis_t){ NAN, NAN, NAN };
@@ -1079,8 +1081,8 @@ const char *bw_base_family(const bw_base_t *b) { return b->ops->family; }
 
 void bw_base_limits(const bw_base_t *b, double *max_v, double *max_w)
 {
-    *max_v = b->ops->max_v;
-    *max_w = b->ops->max_w;
+    *max_v = b->max_v;
+    *max_w = b->max_w;
 }
 bw_device_t *bw_base_device(bw_base_t *b) { return b->device; }
 

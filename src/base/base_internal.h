@@ -83,6 +83,7 @@ typedef struct {
 struct bw_base {
     const bw_driver_ops_t *ops;
     void *drv;
+    double max_v, max_w;   /* the ops' limits, or the model's (a driver's init) */
     bw_port_t *port;       /* NULL while the link is down */
     bw_device_t *device;   /* sim: URLs: the robot, in this process */
     bw_port_t *dev_port;   /* ...and its end of the in-memory pair */

@@ -221,3 +221,12 @@ def test_blocking_calls_release_the_gil():
     done.set()
     t.join()
     assert during > 10000, during
+
+
+def test_limits_are_the_models():
+    """A Create 2's top turn rate is its own (both wheels at 0.5 m/s, 235 mm
+    apart: 4.26 rad/s), not a Create 1's (258 mm: 3.88 rad/s)."""
+    with botwire.Base("sim:create", clock="virtual") as one:
+        assert one.limits == pytest.approx((0.5, 0.5 / 0.129))
+    with botwire.Base("sim:create?model=create2", clock="virtual") as two:
+        assert two.limits == pytest.approx((0.5, 0.5 / 0.1175))

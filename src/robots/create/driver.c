@@ -106,6 +106,8 @@ static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
     D(b)->two = model && strcmp(model, "create2") == 0;
     if (D(b)->two && !bw_url_param(url, "baud"))
         b->baud = BW_CREATE2_BAUD; /* the model's rate, not the family's */
+    if (D(b)->two) /* both wheels at 0.5 m/s the other way, 235 mm apart */
+        b->max_w = 0.5 / (BW_CREATE2_WHEELBASE_M / 2);
     /* The bumper's two switches as packet 7 numbers them: 0 right, 1 left. */
     b->st.nbump_switches = 2;
     if (D(b)->two) {
