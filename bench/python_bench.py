@@ -18,6 +18,7 @@
 Best of several rounds each; a machine's other load slows every figure.
 """
 
+import gc
 import math
 import os
 import sys
@@ -45,10 +46,17 @@ def feedback(seconds: float) -> bytes:
 def best(fn, rounds: int) -> float:
     times = []
     for _ in range(rounds):
+        gc.collect()  # each round from the same heap: no garbage of the last
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def side_by_side(fns, rounds: int):
+    """The best time of each of fns, their rounds taken in turn (a machine
+    that slows down, or a heap that grows, weighs on all alike)."""
+    return [min(ts) for ts in zip(*([best(f, 1) for f in fns] for _ in range(rounds)))]
 
 
 def main() -> None:
@@ -58,16 +66,18 @@ def main() -> None:
     ours = list(botwire.decode("kobuki", data))[:-1]
     plain = KobukiParser().feed(data)
     assert ours == plain, "the two parsers disagree"
+    n_msgs, n_plain = len(ours), len(plain)
+    del ours, plain  # timed with no other parse's objects alive (the collector's work)
     mb = len(data) / 1e6
-    t_ours = best(lambda: list(botwire.decode("kobuki", data)), rounds)
-    t_plain = best(lambda: KobukiParser().feed(data), rounds)
-    print(f"decode: {len(data)} bytes, {len(ours)} messages of Kobuki feedback")
-    print(f"  botwire.decode     {mb / t_ours:6.2f} MB/s  {len(ours) / t_ours / 1e3:7.1f} k msgs/s")
-    print(f"  plain Python       {mb / t_plain:6.2f} MB/s  {len(plain) / t_plain / 1e3:7.1f} k msgs/s")
+    t_ours, t_plain = side_by_side([lambda: list(botwire.decode("kobuki", data)),
+                                    lambda: KobukiParser().feed(data)], rounds)
+    print(f"decode: {len(data)} bytes, {n_msgs} messages of Kobuki feedback")
+    print(f"  botwire.decode     {mb / t_ours:6.2f} MB/s  {n_msgs / t_ours / 1e3:7.1f} k msgs/s")
+    print(f"  plain Python       {mb / t_plain:6.2f} MB/s  {n_plain / t_plain / 1e3:7.1f} k msgs/s")
     try:
         import numpy  # noqa: F401
         t_cols = best(lambda: botwire.decode_columns("kobuki", data), rounds)
-        print(f"  decode_columns     {mb / t_cols:6.2f} MB/s  {len(ours) / t_cols / 1e3:7.1f} k msgs/s"
+        print(f"  decode_columns     {mb / t_cols:6.2f} MB/s  {n_msgs / t_cols / 1e3:7.1f} k msgs/s"
               f"  ({t_plain / t_cols:.1f}x plain; decode {t_plain / t_ours:.1f}x)")
     except ImportError:
         print("  decode_columns     (no NumPy)")
@@ -88,7 +98,7 @@ def main() -> None:
                     frames = b._st.link.frames  # the C struct, no snapshot
             return (time.perf_counter() - t0) / (frames - f0)
 
-    frame_len = len(data) // max(1, len(plain) // 7)
+    frame_len = len(data) // max(1, n_plain // 7)
     frames = [data[i:i + frame_len] for i in range(0, min(len(data), n * frame_len), frame_len)]
 
     def plain_driver() -> None:

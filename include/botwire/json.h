@@ -53,6 +53,7 @@ void bw_json_decoder_free(bw_json_decoder_t *d);
 #define BW_JSON_RAW 1u
 #define BW_JSON_STRICT 2u
 #define BW_JSON_TAPE 4u
+#define BW_JSON_COLUMNS 8u
 int bw_json_decoder_options(bw_json_decoder_t *d, unsigned flags);
 
 /*
@@ -69,17 +70,22 @@ int bw_json_decoder_options(bw_json_decoder_t *d, unsigned flags);
  *   'i' int32        'I' int64 (an integer: 'i' when it fits)
  *   'R' double       a real, as the text's number reads back
  *   'T' 'F'          true, false
+ *   'D' pointer, uint32 n, then int64s   the members of a descriptor table
+ *                    (bw_field_t, botwire/wire.h: the pointer's first n):
+ *                    for each field but BW_FT_PAD ones, its name as a key and
+ *                    its value, or an array of its `count` values, one int64
+ *                    each, in order
  *   'S' uint32 n, n bytes   a string, UTF-8
  *   'H' uint32 n, n bytes   bytes the text shows as a string of lowercase hex
  *   '\n'             the end of a line
- * The pointers of 'M' and 'K' point into the library and stay valid while
+ * The pointers of 'M', 'K' and 'D' point into the library and stay valid while
  * it is loaded: a program may keep what it made of them by the pointer.
  */
 enum {
     BW_TAPE_OBJ = '{', BW_TAPE_ARR = '[', BW_TAPE_END_OBJ = '}', BW_TAPE_END_ARR = ']',
     BW_TAPE_MSG = 'M', BW_TAPE_KEY = 'K', BW_TAPE_INT32 = 'i', BW_TAPE_INT = 'I', BW_TAPE_REAL = 'R',
     BW_TAPE_TRUE = 'T', BW_TAPE_FALSE = 'F', BW_TAPE_STR = 'S', BW_TAPE_HEX = 'H',
-    BW_TAPE_LINE = '\n'
+    BW_TAPE_FIELDS = 'D', BW_TAPE_LINE = '\n'
 };
 
 /*
@@ -100,6 +106,46 @@ void bw_json_decoder_stats(const bw_json_decoder_t *d, bw_parse_stats_t *out);
  * '\n'; *len 0 when there is none. Valid until the next call on d. With
  * BW_JSON_TAPE, the same lines as a tape (above). */
 const char *bw_json_decoder_text(bw_json_decoder_t *d, size_t *len);
+/*
+ * BW_JSON_COLUMNS: the decoder keeps the messages as columns instead of
+ * text (bw_json_decoder_text then gives none): per message type, per
+ * member, a value per message of the type, in order; the same values the
+ * text says. A member some messages of the type leave out has `present`;
+ * a message inside another's array (a Create stream's packets) is a row of
+ * its own type, with the "t" and "from" of the message that holds it. The
+ * final stats are a message of type "stats" as in the text.
+ */
+typedef struct {
+    const char *type;    /* the message type */
+    const char *name;    /* the member */
+    char kind;           /* 'i' int64, 'r' double, 'b' uint8 0/1, 's' strings, 'a' arrays */
+    int depth;           /* 'a': 1, arrays of integers; 2, arrays of arrays of integers */
+    size_t rows;         /* messages of the type */
+    const void *values;  /* i r b: a value per row; s: every row's bytes one after
+                            another; a: every integer (int64) one after another */
+    size_t nvalues;      /* i r b: rows; s: bytes; a: integers */
+    const int64_t *ends; /* s: where each row's bytes end in values */
+    const uint8_t *tags; /* s: per row 's' a string, 'h' bytes the text shows as hex,
+                            'i' 'r' 'b' a number or boolean as its text (a member of
+                            numbers in some messages and strings in others); 0 left out */
+    const int32_t *lens; /* a: elements of each row's array */
+    const int32_t *inner; /* a, depth 2: integers of each inner array, in order */
+    size_t ninner;
+    const uint8_t *present; /* a byte per row, 0 where the message left it out;
+                               NULL when every message has it (an empty array
+                               has it, of length 0) */
+} bw_json_column_t;
+/* How many columns; column i of them (0, BW_EINVAL past the end, BW_ENOMEM),
+ * grouped by type in the order the types came. Valid until the next push,
+ * finish or free. BW_EINVAL from push or finish with BW_JSON_COLUMNS: a
+ * message the columns cannot hold, its reason the next warning. */
+size_t bw_json_decoder_columns(const bw_json_decoder_t *d);
+int bw_json_decoder_column(bw_json_decoder_t *d, size_t i, bw_json_column_t *out);
+/* The message types the columns have seen, in the order they came: type i
+ * and how many messages of it (a type with no members has no column). */
+size_t bw_json_decoder_types(const bw_json_decoder_t *d);
+const char *bw_json_decoder_type(const bw_json_decoder_t *d, size_t i, size_t *rows);
+
 /* A record line that could not be read ("line N: ..."), which the command
  * reports on stderr and counts (damaged_lines): 1 with the oldest in buf,
  * 0 when there is none left. The last 64 are kept (the older are dropped),

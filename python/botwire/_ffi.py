@@ -257,6 +257,25 @@ int bw_json_decoder_new(bw_json_decoder_t **d, const char *proto, const char *mo
                         const char *from, bool frames, char *err, size_t errlen);
 void bw_json_decoder_free(bw_json_decoder_t *d);
 int bw_json_decoder_options(bw_json_decoder_t *d, unsigned flags);
+typedef struct {
+    const char *type;
+    const char *name;
+    char kind;
+    int depth;
+    size_t rows;
+    const void *values;
+    size_t nvalues;
+    const int64_t *ends;
+    const uint8_t *tags;
+    const int32_t *lens;
+    const int32_t *inner;
+    size_t ninner;
+    const uint8_t *present;
+} bw_json_column_t;
+size_t bw_json_decoder_columns(const bw_json_decoder_t *d);
+int bw_json_decoder_column(bw_json_decoder_t *d, size_t i, bw_json_column_t *out);
+size_t bw_json_decoder_types(const bw_json_decoder_t *d);
+const char *bw_json_decoder_type(const bw_json_decoder_t *d, size_t i, size_t *rows);
 int bw_json_decoder_push(bw_json_decoder_t *d, const uint8_t *data, size_t n);
 int bw_json_decoder_finish(bw_json_decoder_t *d);
 const char *bw_json_decoder_text(bw_json_decoder_t *d, size_t *len);

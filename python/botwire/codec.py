@@ -23,6 +23,7 @@ except ImportError:  # built without Python's headers: the JSON text
     _tape = None
 
 BW_JSON_TAPE = 4
+BW_JSON_COLUMNS = 8
 _PIECE = 1 << 15  # bytes pushed at once
 from .types import BotwireError
 
@@ -50,7 +51,7 @@ class Decoder:
     """
 
     def __init__(self, proto: str, side: Optional[str] = None, *, model: Optional[str] = None,
-                 frames: bool = False) -> None:
+                 frames: bool = False, _columns: bool = False) -> None:
         err = ffi.new("char[1024]")
         pd = ffi.new("bw_json_decoder_t **")
         rc = jlib.bw_json_decoder_new(pd, proto.encode(), model.encode() if model else ffi.NULL,
@@ -58,7 +59,13 @@ class Decoder:
         if rc < 0:
             raise BotwireError(string(err) or proto, rc)
         self._d = ffi.gc(pd[0], jlib.bw_json_decoder_free)
-        self._tape = _tape is not None and jlib.bw_json_decoder_options(self._d, BW_JSON_TAPE) == 0
+        if _columns:  # decode_columns: the messages into columns, no dicts
+            self._tape = False
+            if jlib.bw_json_decoder_options(self._d, BW_JSON_COLUMNS) < 0:
+                raise BotwireError("decode_columns: out of memory", -12)
+        else:
+            self._tape = _tape is not None and \
+                jlib.bw_json_decoder_options(self._d, BW_JSON_TAPE) == 0
         self._len = ffi.new("size_t *")
         self._warn = ffi.new("char[256]")
         self.warnings: List[str] = []
@@ -79,6 +86,16 @@ class Decoder:
         lines = ffi.buffer(text, n)[:].rstrip(b"\n").replace(b"\n", b",")
         parsed: List[Any] = json.loads(b"[" + lines + b"]")
         return parsed
+
+    def _check(self, rc: int) -> None:
+        """BotwireError for a push's or finish's failure, with its reason."""
+        if rc >= 0:
+            return
+        while jlib.bw_json_decoder_next_warning(self._d, self._warn, 256):
+            self.warnings.append(string(self._warn) or "")
+        why = self.warnings[-1] if rc == -1 and self.warnings else \
+            "out of memory" if rc == -12 else "finished already" if rc == -14 else str(rc)
+        raise BotwireError(f"decode: {why}", rc)
 
     def feed(self, data: Data) -> List[Any]:
         """Pushes bytes; returns the messages (dicts) they complete."""
@@ -142,42 +159,34 @@ def decode_columns(proto: str, data: Union[Data, str, "os.PathLike[str]"],
     raw_gyro samples: rows x samples x 3); where rows differ in length, as
     long as the longest, a numpy.ma.MaskedArray masked past each row's end.
     A member some messages of the type leave out is masked where it is
-    missing. A message inside another's array (a Create stream's packets)
-    is a row of its own type, with the "t" and "from" of the message that
-    holds it. The final stats are left out (``decode`` has them). Needs
-    NumPy (Debian's python3-numpy) and the package's compiled module
-    botwire._tape; ImportError says which is missing.
+    missing (an empty array is masked whole, as a missing one). A message
+    inside another's array (a Create stream's packets) is a row of its own
+    type, with the "t" and "from" of the message that holds it. The final
+    stats are left out (``decode`` has them). The columns are filled in C as
+    the messages decode (botwire/json.h, BW_JSON_COLUMNS); needs NumPy
+    (Debian's python3-numpy).
 
         cols = botwire.decode_columns("kobuki", open("kobuki.bin", "rb").read())
         cols["basic_sensor_data"]["left_encoder"]    # int64 array, ticks
     """
     import numpy as np
-    if _tape is None:
-        raise ImportError("botwire.decode_columns needs botwire._tape, built with Python's headers "
-                          "(python3-dev)")
-    d = Decoder(proto, side, model=model)
-    if not d._tape:
-        raise BotwireError("decode_columns: the decoder gives no tape", -22)
-    cols = _tape.Columns()
-    n = d._len
+    d = Decoder(proto, side, model=model, _columns=True)
     for piece in _raw_pieces(data):
-        for at in range(0, len(piece), _PIECE):
-            part = piece[at:at + _PIECE]
-            rc = jlib.bw_json_decoder_push(d._d, ffi.from_buffer(part), len(part))
-            if rc < 0:
-                raise BotwireError("decode: out of memory", rc)
-            cols.feed(ffi.buffer(jlib.bw_json_decoder_text(d._d, n), n[0]))
-    rc = jlib.bw_json_decoder_finish(d._d)
-    if rc < 0:
-        raise BotwireError("decode: out of memory", rc)
-    cols.feed(ffi.buffer(jlib.bw_json_decoder_text(d._d, n), n[0]))
-    while jlib.bw_json_decoder_next_warning(d._d, d._warn, 256):
-        pass
+        d._check(jlib.bw_json_decoder_push(d._d, ffi.from_buffer(piece), len(piece)))
+    d._check(jlib.bw_json_decoder_finish(d._d))
     out: Dict[str, Dict[str, Any]] = {}
-    for kind_name, members in cols.take().items():
-        if kind_name == "stats":
-            continue
-        out[kind_name] = {k: _array(np, spec) for k, spec in members.items()}
+    rows = ffi.new("size_t *")
+    for i in range(jlib.bw_json_decoder_types(d._d)):
+        kind = string(jlib.bw_json_decoder_type(d._d, i, rows)) or ""
+        if kind != "stats":
+            out[kind] = {}  # every type, those with no members too
+    col = ffi.new("bw_json_column_t *")
+    for i in range(jlib.bw_json_decoder_columns(d._d)):
+        if jlib.bw_json_decoder_column(d._d, i, col) < 0:
+            raise BotwireError("decode_columns: out of memory", -12)
+        kind = string(col.type) or ""
+        if kind != "stats":
+            out[kind][string(col.name) or ""] = _column(np, col, d)
     return out
 
 
@@ -190,26 +199,65 @@ def _raw_pieces(data: Union[Data, str, "os.PathLike[str]"]) -> Iterator[Any]:
                     return
                 yield chunk
     else:
-        yield memoryview(data).cast("B")
+        yield data
 
 
-def _array(np: Any, spec: Any) -> Any:
-    """One column of _tape.Columns.take() as a NumPy array."""
-    kind, vals, mask, lens, inner, depth = spec
-    if kind == "o":
-        a = np.empty(len(vals), dtype=object)
-        a[:] = vals
-    elif kind in "irb":
-        a = np.frombuffer(vals, {"i": np.int64, "r": np.float64, "b": np.bool_}[kind]).copy()
+def _view(np: Any, ptr: Any, n: int, dtype: Any, owner: Decoder) -> Any:
+    """The n values of dtype at ptr, the decoder's memory, as a NumPy array
+    with no copy (the caller's to change: the decoder is done with it); the
+    array keeps the decoder, and so the memory, alive through the pointer
+    it reads."""
+    if n == 0:
+        return np.empty(0, dtype)
+    kept = ffi.gc(ffi.cast("char *", ptr), lambda _p, o=owner: None)
+    return np.frombuffer(ffi.buffer(kept, n * np.dtype(dtype).itemsize), dtype)
+
+
+def _column(np: Any, c: Any, owner: Decoder) -> Any:
+    """A bw_json_column_t as a NumPy array over the decoder's own memory
+    (finished: it changes no more)."""
+    rows = c.rows
+    kind = c.kind.decode()
+    if kind in "ir":
+        a = _view(np, c.values, rows, np.int64 if kind == "i" else np.float64, owner)
+    elif kind == "b":
+        a = _view(np, c.values, rows, np.bool_, owner)
+    elif kind == "s":
+        a = _strings(np, c)
     else:
-        a = _ragged(np, np.frombuffer(vals, np.int64), np.frombuffer(lens, np.int32),
-                    np.frombuffer(inner, np.int32) if depth == 2 else None)
-    if mask is None:
+        flat = _view(np, c.values, c.nvalues, np.int64, owner)
+        lens = _view(np, c.lens, rows, np.int32, owner)
+        inner = _view(np, c.inner, c.ninner, np.int32, owner) if c.depth == 2 else None
+        a = _ragged(np, flat, lens, inner)
+    if c.present == ffi.NULL:
         return a
-    present = np.frombuffer(mask, np.bool_)
+    present = _view(np, c.present, rows, np.bool_, owner)
     shaped = present.reshape(present.shape + (1,) * (a.ndim - 1))
     missing = np.broadcast_to(~shaped, a.shape)
     return np.ma.masked_array(a, mask=np.ma.getmaskarray(a) | missing)
+
+
+def _strings(np: Any, c: Any) -> Any:
+    """A column of strings (names, hex bytes, "from"; numbers as text where
+    a member mixes them with strings) as an object array."""
+    rows = c.rows
+    data = ffi.buffer(c.values, c.nvalues)[:] if c.nvalues else b""
+    ends = np.frombuffer(ffi.buffer(c.ends, 8 * rows), np.int64).tolist() if rows else []
+    tags = ffi.buffer(c.tags, rows)[:] if rows else b""
+    made: Dict[Any, Any] = {}
+    out = np.empty(rows, dtype=object)
+    start = 0
+    for i, (end, tag) in enumerate(zip(ends, tags)):
+        key = (tag, data[start:end])
+        v = made.get(key)
+        if v is None and tag:
+            raw = key[1]
+            v = (raw.decode() if tag == 115 else raw.hex() if tag == 104 else int(raw) if tag == 105
+                 else float(raw) if tag == 114 else raw == b"true")
+            made[key] = v
+        out[i] = v
+        start = end
+    return out
 
 
 def _ragged(np: Any, flat: Any, counts: Any, inner: Any) -> Any:
@@ -221,7 +269,7 @@ def _ragged(np: Any, flat: Any, counts: Any, inner: Any) -> Any:
     if inner is None:
         longest = int(counts.max()) if rows else 0
         if rows and (counts == longest).all():
-            return flat.reshape(rows, longest).copy()
+            return flat.reshape(rows, longest)
         row = np.repeat(np.arange(rows), counts)
         pos = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)
         out = np.zeros((rows, longest), np.int64)
@@ -232,7 +280,7 @@ def _ragged(np: Any, flat: Any, counts: Any, inner: Any) -> Any:
     longest = int(counts.max()) if rows else 0
     deepest = int(inner.max()) if len(inner) else 0
     if rows and (counts == longest).all() and (inner == deepest).all():
-        return flat.reshape(rows, longest, deepest).copy()
+        return flat.reshape(rows, longest, deepest)
     # row and position of each inner array, then of each integer in it
     arr_row = np.repeat(np.arange(rows), counts)
     arr_pos = np.arange(len(inner)) - np.repeat(np.cumsum(counts) - counts, counts)

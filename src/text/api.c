@@ -24,6 +24,7 @@ struct bw_json_decoder {
     bool model_given;
     bool finished;
     bool strict;     /* a damaged record line ends it */
+    bool cols_said;  /* the columns' failure was said */
     enum { UNDECIDED, RAW, RECORD, MCAP } mode;
     jw_t w;
     FILE *f;        /* the writer's output: into out */
@@ -73,6 +74,7 @@ BW_JSON_API void bw_json_decoder_free(bw_json_decoder_t *d)
     if (d->f)
         fclose(d->f);
     jw_free(&d->w);
+    jc_free(d->w.cols);
     free(d->state[0]);
     free(d->state[1]);
     jw_buf_free(&d->out);
@@ -299,7 +301,16 @@ static int decoded(bw_json_decoder_t *d, int rc)
 {
     /* What decoded before a damaged line is kept, and handed out: a tape
      * where the writer holds it, text through the FILE. */
-    if (d->w.tape)
+    const char *why;
+    if (d->w.cols && jc_failed(d->w.cols, &why) && rc != -2) {
+        /* said once, at the first (the columns take nothing more) */
+        if (!d->cols_said) {
+            d->cols_said = true;
+            warn(d, why);
+        }
+        return BW_EINVAL;
+    }
+    if (d->w.tape || d->w.cols)
         return rc == -2 || d->w.failed ? BW_ENOMEM : rc == -1 ? BW_EINVAL : 0;
     if (rc == -2 || !jw_flush(&d->w) || fflush(d->f) != 0)
         return BW_ENOMEM;
@@ -372,8 +383,11 @@ BW_JSON_API int bw_json_decoder_finish(bw_json_decoder_t *d)
 BW_JSON_API int bw_json_decoder_options(bw_json_decoder_t *d, unsigned flags)
 {
     if (d->mode != UNDECIDED || d->finished ||
-        (flags & ~(BW_JSON_RAW | BW_JSON_STRICT | BW_JSON_TAPE)))
+        (flags & ~(BW_JSON_RAW | BW_JSON_STRICT | BW_JSON_TAPE | BW_JSON_COLUMNS)) ||
+        ((flags & BW_JSON_TAPE) && (flags & BW_JSON_COLUMNS)))
         return d->finished || d->mode != UNDECIDED ? BW_ESTATE : BW_EINVAL;
+    if ((flags & BW_JSON_COLUMNS) && !d->w.cols && !(d->w.cols = jc_new()))
+        return BW_ENOMEM;
     if (flags & BW_JSON_RAW)
         d->mode = RAW;
     d->strict = flags & BW_JSON_STRICT;
@@ -408,6 +422,27 @@ BW_JSON_API const char *bw_json_decoder_text(bw_json_decoder_t *d, size_t *len)
     *len = d->taken ? 0 : b->len;
     d->taken = true;
     return b->p ? (const char *)b->p : "";
+}
+
+BW_JSON_API size_t bw_json_decoder_columns(const bw_json_decoder_t *d)
+{
+    return d->w.cols ? jc_count(d->w.cols) : 0;
+}
+
+BW_JSON_API int bw_json_decoder_column(bw_json_decoder_t *d, size_t i, bw_json_column_t *out)
+{
+    return d->w.cols ? jc_column(d->w.cols, i, out) : BW_EINVAL;
+}
+
+BW_JSON_API size_t bw_json_decoder_types(const bw_json_decoder_t *d)
+{
+    return d->w.cols ? jc_types(d->w.cols) : 0;
+}
+
+BW_JSON_API const char *bw_json_decoder_type(const bw_json_decoder_t *d, size_t i, size_t *rows)
+{
+    *rows = 0;
+    return d->w.cols ? jc_type(d->w.cols, i, rows) : NULL;
 }
 
 BW_JSON_API int bw_json_decoder_next_warning(bw_json_decoder_t *d, char *buf, size_t cap)

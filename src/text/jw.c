@@ -95,6 +95,10 @@ void jt_bytes(jw_t *w, char tag, const void *p, size_t n)
 
 void jw_int(jw_t *w, int64_t v)
 {
+    if (w->cols) {
+        jc_int(w->cols, v);
+        return;
+    }
     if (w->tape) {
         jt_int(w, v);
         return;
@@ -112,6 +116,10 @@ void jw_int(jw_t *w, int64_t v)
 
 void jw_bool(jw_t *w, bool v)
 {
+    if (w->cols) {
+        jc_bool(w->cols, v);
+        return;
+    }
     if (w->tape) {
         jt_tag(w, v ? BW_TAPE_TRUE : BW_TAPE_FALSE);
         return;
@@ -126,6 +134,10 @@ void jw_open(jw_t *w, char c)
 {
     if (w->depth++ == 0)
         w->top = c;
+    if (w->cols) {
+        jc_open(w->cols, c);
+        return;
+    }
     if (w->tape) {
         jt_tag(w, c);
         return;
@@ -145,6 +157,10 @@ void jw_close(jw_t *w, char c)
 {
     w->depth--;
     w->comma = true;
+    if (w->cols) {
+        jc_close(w->cols, c);
+        return;
+    }
     if (w->tape) {
         jt_tag(w, c);
         return;
@@ -202,6 +218,10 @@ static bool utf8_valid(const char *s, size_t n)
 
 void jw_str(jw_t *w, const char *s, size_t n)
 {
+    if (w->cols) {
+        jc_text(w->cols, 's', s, n);
+        return;
+    }
     if (w->tape) {
         jt_bytes(w, BW_TAPE_STR, s, n);
         return;
@@ -251,6 +271,10 @@ void jw_str(jw_t *w, const char *s, size_t n)
 
 void jw_hex(jw_t *w, const uint8_t *p, size_t n)
 {
+    if (w->cols) {
+        jc_text(w->cols, 'h', p, n);
+        return;
+    }
     if (w->tape) {
         jt_bytes(w, BW_TAPE_HEX, p, n);
         return;
@@ -288,19 +312,6 @@ void jw_key_hex(jw_t *w, const char *key, const uint8_t *p, size_t n)
 }
 
 /* ---- fields --------------------------------------------------------------- */
-
-static int64_t field_get(const uint8_t *p, uint8_t type)
-{
-    switch (type) {
-    case BW_FT_U8: return *p;
-    case BW_FT_I8: return (int8_t)*p;
-    case BW_FT_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case BW_FT_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case BW_FT_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case BW_FT_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    default: return 0;
-    }
-}
 
 /* The keys of a field table ("name": for each field shown), made once per
  * table: most of a message's text, and the same every time. */
@@ -353,35 +364,42 @@ static keys_t *keys_of(const bw_field_t *fields, size_t n)
     return NULL;
 }
 
-/* jw_fields on a tape: a key and a value (or an array) for each. */
+/* jw_fields on a tape: the table, then every element of its fields. */
 static void tape_fields(jw_t *w, const bw_field_t *fields, size_t n, const void *base)
 {
+    size_t values = 0;
+    for (size_t k = 0; k < n; k++)
+        values += fields[k].type == BW_FT_PAD ? 0 : fields[k].count;
+    uint32_t count = (uint32_t)n;
+    char *d = jw_room(w, 1 + sizeof fields + 4 + 8 * values);
+    if (!d)
+        return;
+    char *start = d;
+    *d++ = BW_TAPE_FIELDS;
+    memcpy(d, &fields, sizeof fields);
+    d += sizeof fields;
+    memcpy(d, &count, 4);
+    d += 4;
     for (size_t k = 0; k < n; k++) {
         const bw_field_t *f = &fields[k];
         if (f->type == BW_FT_PAD)
             continue;
         size_t size = bw_ftype_size((bw_ftype_t)f->type);
-        char *d = jw_room(w, 9 + 2 + 9 * (size_t)f->count);
-        if (!d)
-            return;
-        char *start = d;
-        *d++ = BW_TAPE_KEY;
-        memcpy(d, &f->name, sizeof f->name);
-        d += sizeof f->name;
         const uint8_t *p = (const uint8_t *)base + f->offset;
-        if (f->count != 1)
-            *d++ = BW_TAPE_ARR;
-        for (size_t i = 0; i < f->count; i++, p += size) {
-            d = jt_put_int(d, field_get(p, f->type));
+        for (size_t i = 0; i < f->count; i++, p += size, d += 8) {
+            int64_t v = jw_field_value(p, f->type);
+            memcpy(d, &v, 8);
         }
-        if (f->count != 1)
-            *d++ = BW_TAPE_END_ARR;
-        w->len += (size_t)(d - start);
     }
+    w->len += (size_t)(d - start);
 }
 
 void jw_fields(jw_t *w, const bw_field_t *fields, size_t n, const void *base)
 {
+    if (w->cols) {
+        jc_fields(w->cols, fields, n, base);
+        return;
+    }
     if (w->tape) {
         tape_fields(w, fields, n, base);
         w->comma = true;
@@ -410,7 +428,7 @@ void jw_fields(jw_t *w, const bw_field_t *fields, size_t n, const void *base)
         from = keys->end[k];
         const uint8_t *p = (const uint8_t *)base + f->offset;
         if (f->count == 1) {
-            d = put_int(d, field_get(p, f->type));
+            d = put_int(d, jw_field_value(p, f->type));
             continue;
         }
         size_t size = bw_ftype_size((bw_ftype_t)f->type);
@@ -418,7 +436,7 @@ void jw_fields(jw_t *w, const bw_field_t *fields, size_t n, const void *base)
         for (size_t i = 0; i < f->count; i++, p += size) {
             if (i)
                 *d++ = ',';
-            d = put_int(d, field_get(p, f->type));
+            d = put_int(d, jw_field_value(p, f->type));
         }
         *d++ = ']';
     }
@@ -432,6 +450,10 @@ void jw_msg_begin(jw_t *w, const char *type)
 {
     if (w->depth++ == 0)
         w->top = '{';
+    if (w->cols) {
+        jc_msg_begin(w->cols, type);
+        return;
+    }
     if (w->tape) {
         jt_tag_ptr(w, BW_TAPE_MSG, type);
         return;
@@ -590,7 +612,7 @@ void jw_msg_end(jw_t *w)
                 w->t_value = NAN;
             }
             jw_key(w, "t");
-            if (w->tape) {
+            if (w->tape || w->cols) {
                 /* the number the text says, as a reader of the text gets it */
                 if (isnan(w->t_value)) {
                     char text[sizeof w->t_text + 1];
@@ -598,8 +620,10 @@ void jw_msg_end(jw_t *w)
                     text[w->t_len] = 0;
                     w->t_value = strtod(text, NULL);
                 }
-                char *d = jw_room(w, 9);
-                if (d) {
+                char *d = w->cols ? NULL : jw_room(w, 9);
+                if (w->cols) {
+                    jc_real(w->cols, w->t_value);
+                } else if (d) {
                     *d = BW_TAPE_REAL;
                     memcpy(d + 1, &w->t_value, 8);
                     w->len += 9;
@@ -616,6 +640,10 @@ void jw_msg_end(jw_t *w)
 
 void jw_line_end(jw_t *w)
 {
+    if (w->cols) {
+        w->comma = false;
+        return;
+    }
     char *d = jw_room(w, 1);
     if (!d)
         return;
