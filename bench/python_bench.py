@@ -6,8 +6,10 @@
    sub-payload of its 50 Hz frames) into dicts, MB/s of wire: botwire.decode
    (the C codec, its tape, dicts built in C) and, side by side,
    bench/kobuki_plain.py (AA 55, length, XOR, struct per sub-payload). Both
-   give the same dicts; the run checks that first. Then
-   botwire.decode_columns (NumPy arrays) on the same bytes.
+   give the same dicts; the run checks that first. Beside them,
+   pickle.loads making the same dicts from a pickle: what the objects
+   alone cost in CPython. Then botwire.decode_columns (NumPy arrays) on
+   the same bytes.
 2. Driver overhead per state update: a botwire.Base on sim:kobuki in virtual
    time, one poll per feedback frame, with and without taking b.state (the
    frozen snapshot) each time; beside the plain parser taking one frame
@@ -21,6 +23,7 @@ Best of several rounds each; a machine's other load slows every figure.
 import gc
 import math
 import os
+import pickle
 import sys
 import time
 
@@ -67,19 +70,28 @@ def main() -> None:
     plain = KobukiParser().feed(data)
     assert ours == plain, "the two parsers disagree"
     n_msgs, n_plain = len(ours), len(plain)
+    # The floor: CPython's own C (the unpickler) making the same objects
+    # from a binary form that needs no parsing.
+    blob = pickle.dumps(ours, protocol=pickle.HIGHEST_PROTOCOL)
     del ours, plain  # timed with no other parse's objects alive (the collector's work)
     mb = len(data) / 1e6
-    t_ours, t_plain = side_by_side([lambda: list(botwire.decode("kobuki", data)),
-                                    lambda: KobukiParser().feed(data)], rounds)
+    try:
+        import numpy  # noqa: F401
+        columns = [lambda: botwire.decode_columns("kobuki", data)]
+    except ImportError:
+        columns = []
+    t_ours, t_plain, t_floor, *t_cols = side_by_side(
+        [lambda: list(botwire.decode("kobuki", data)), lambda: KobukiParser().feed(data),
+         lambda: pickle.loads(blob)] + columns, rounds)
     print(f"decode: {len(data)} bytes, {n_msgs} messages of Kobuki feedback")
     print(f"  botwire.decode     {mb / t_ours:6.2f} MB/s  {n_msgs / t_ours / 1e3:7.1f} k msgs/s")
     print(f"  plain Python       {mb / t_plain:6.2f} MB/s  {n_plain / t_plain / 1e3:7.1f} k msgs/s")
-    try:
-        import numpy  # noqa: F401
-        t_cols = best(lambda: botwire.decode_columns("kobuki", data), rounds)
-        print(f"  decode_columns     {mb / t_cols:6.2f} MB/s  {n_msgs / t_cols / 1e3:7.1f} k msgs/s"
-              f"  ({t_plain / t_cols:.1f}x plain; decode {t_plain / t_ours:.1f}x)")
-    except ImportError:
+    print(f"  pickle.loads       {mb / t_floor:6.2f} MB/s  (the same dicts made by CPython's "
+          "unpickler: the cost of the objects alone)")
+    if t_cols:
+        print(f"  decode_columns     {mb / t_cols[0]:6.2f} MB/s  {n_msgs / t_cols[0] / 1e3:7.1f} k msgs/s"
+              f"  ({t_plain / t_cols[0]:.1f}x plain; decode {t_plain / t_ours:.1f}x)")
+    else:
         print("  decode_columns     (no NumPy)")
 
     n = 500 if quick else 5000

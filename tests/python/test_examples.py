@@ -29,5 +29,5 @@ def test_bench_runs(tmp):
                    timeout=300)
     assert r.returncode == 0, r.stderr
     assert "botwire.decode" in r.stdout and "plain Python" in r.stdout
-    assert len(re.findall(r"MB/s", r.stdout)) == 3 and len(re.findall(r" us\n", r.stdout)) == 5
+    assert len(re.findall(r"MB/s", r.stdout)) == 4 and len(re.findall(r" us\n", r.stdout)) == 5
     assert "b.step(0.02) + b.state" in r.stdout and "b.step(0.02) + b.pose" in r.stdout
