@@ -405,6 +405,70 @@ double bw_kobuki_note_to_hz(uint16_t note);
 /* Version as major, minor, patch from the legacy 2-byte form. */
 bw_kobuki_version_t bw_kobuki_version_from_legacy(uint16_t v);
 
+/* ---- the robot's own program ---------------------------------------------
+ *
+ * The Kobuki side of the protocol in integers: what it obeys of the host's
+ * commands, its command timeout, and the feedback frame it sends every 20
+ * ms from what its sensors read. Codec core: the emulator runs it
+ * (src/robots/kobuki/device.c) and a firmware can, unchanged; whatever
+ * moves the wheels reads `command` (bw_kobuki_robot_wheels gives the wheel
+ * speeds it asks for).
+ */
+typedef struct {
+    uint16_t timestamp_ms;      /* the robot's millisecond clock, wrapping */
+    uint8_t bumper, wheel_drop, cliff;   /* BW_KOBUKI_BUMPER_*, _WHEEL_DROP_*, _CLIFF_* */
+    uint16_t left_encoder, right_encoder; /* ticks, wrapping */
+    int8_t left_pwm, right_pwm;
+    uint8_t charger;            /* BW_KOBUKI_CHARGER_* */
+    uint8_t battery;            /* 0.1 V */
+    uint8_t overcurrent;        /* BW_KOBUKI_OVERCURRENT_* */
+    bw_kobuki_docking_ir_t docking_ir;
+    int16_t angle, angle_rate;  /* hundredths of a degree (per second) */
+    uint16_t cliff_adc[3];      /* left, central, right */
+    uint8_t current[2];         /* left, right: 10 mA */
+    uint8_t gyro_samples;       /* raw gyro samples this frame, 0..3 */
+    int16_t gyro[3][3];         /* each sample's x, y, z */
+    uint16_t digital_input;
+    uint16_t analog_input[4];
+} bw_kobuki_robot_inputs_t;
+
+typedef struct {
+    bw_kobuki_base_control_t command; /* the motion command in force */
+    uint16_t gp_output;      /* digital outputs, external power, LEDs */
+    uint32_t gp_outputs;     /* general purpose output commands received */
+    uint8_t sound_sequence;  /* the last sequence played */
+    uint16_t sound_note;     /* the last note, and its duration (ms) */
+    uint8_t sound_duration;
+    uint32_t sounds;         /* sounds and sequences played */
+    bw_kobuki_gain_t gain;   /* the wheel controller's PID gains */
+    uint32_t udid[3];        /* the unique device id it sends */
+    bw_kobuki_version_t hardware, firmware; /* the versions it sends */
+    uint32_t timeout_ms;     /* no Base Control for this long stops it; 0: never */
+    uint32_t last_command_ms;
+    uint16_t pending_extra;  /* request-extra flags to answer in the next frame */
+    bool pending_gain;       /* controller info to send */
+    uint8_t gyro_frame_id;
+} bw_kobuki_robot_t;
+
+/* Bytes bw_kobuki_robot_report writes at most. */
+#define BW_KOBUKI_ROBOT_REPORT_MAX 160
+
+void bw_kobuki_robot_init(bw_kobuki_robot_t *r, uint32_t now_ms, uint32_t timeout_ms,
+                          const uint32_t udid[3]);
+/* One of the host's messages: 1 obeyed, 0 not a command (feedback a host
+ * sent), BW_EUNKNOWN one the robot does not know. */
+int bw_kobuki_robot_command(bw_kobuki_robot_t *r, const bw_kobuki_msg_t *m, uint32_t now_ms);
+/* The command timeout: true when it has just stopped the wheels. */
+bool bw_kobuki_robot_watch(bw_kobuki_robot_t *r, uint32_t now_ms);
+/* The feedback frame of what the sensors read, with the versions, id and
+ * gains the host asked for since the last: its length (0 if cap is too
+ * small). */
+size_t bw_kobuki_robot_report(bw_kobuki_robot_t *r, const bw_kobuki_robot_inputs_t *in,
+                              uint8_t *out, size_t cap);
+/* The wheel speeds (mm/s, left and right) the command in force asks for,
+ * in integers: Base Control's speed and radius over the 230 mm wheelbase. */
+void bw_kobuki_robot_wheels(const bw_kobuki_robot_t *r, int32_t *left_mm_s, int32_t *right_mm_s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
-/* The emulated Kobuki: the robot side of the protocol, on the shared sim. */
+/* The emulated Kobuki: the robot's own program (program.c) on the shared
+ * sim, which gives it its sensors and moves its wheels. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,19 +23,25 @@
 
 typedef struct {
     bw_kobuki_parser_t parser;
-    bw_kobuki_device_io_t io;
+    bw_kobuki_robot_t robot; /* the robot's program */
+    bw_kobuki_device_io_t io; /* what the host set, as the program holds it */
     double t0;
     unsigned long frames;   /* feedback frames sent */
-    double cmd_timeout;     /* <= 0: never */
-    double last_cmd;        /* time of the last base control */
-    uint16_t pending_extra; /* request-extra flags to answer in the next frame */
-    bool pending_gain;      /* controller info to send */
     double heading0;        /* true heading at power-on: the gyro's zero */
     unsigned long gyro_samples; /* raw gyro samples sent */
-    uint8_t gyro_frame_id;
 } kobuki_dev_t;
 
 static kobuki_dev_t *K(const bw_device_t *d) { return d->priv; }
+
+/* bw_kobuki_device_io's view of what the program holds. */
+static void sync_io(kobuki_dev_t *k)
+{
+    const bw_kobuki_robot_t *r = &k->robot;
+    k->io = (bw_kobuki_device_io_t){ r->gp_output,   r->gp_outputs, r->sound_sequence,
+                                     r->sound_note,  r->sound_duration, r->sounds,
+                                     r->gain,        r->command,    { r->udid[0], r->udid[1],
+                                                                      r->udid[2] } };
+}
 
 static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *err, size_t errlen)
 {
@@ -52,54 +59,40 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     d->sim.rng = p->seed;
     bw_kobuki_parser_init(&k->parser);
     k->t0 = t0;
-    k->cmd_timeout = o->command_timeout == 0 ? DEFAULT_CMD_TIMEOUT : o->command_timeout;
-    k->last_cmd = t0;
     k->heading0 = d->sim.body.pose.theta;
-    k->io.gain = (bw_kobuki_gain_t){ BW_KOBUKI_GAIN_FACTORY, BW_KOBUKI_GAIN_P_DEFAULT,
-                                    BW_KOBUKI_GAIN_I_DEFAULT, BW_KOBUKI_GAIN_D_DEFAULT };
-    k->io.udid[0] = 0x4B4F4255u; /* "KOBU" */
-    k->io.udid[1] = (uint32_t)p->seed;
-    k->io.udid[2] = (uint32_t)(p->seed >> 32);
+    double timeout = o->command_timeout == 0 ? DEFAULT_CMD_TIMEOUT : o->command_timeout;
+    const uint32_t udid[3] = { 0x4B4F4255u /* "KOBU" */, (uint32_t)p->seed,
+                               (uint32_t)(p->seed >> 32) };
+    bw_kobuki_robot_init(&k->robot, 0, timeout > 0 ? (uint32_t)llround(timeout * 1000) : 0, udid);
+    sync_io(k);
     return 0;
 }
 
-static void set_command(bw_device_t *d, bw_kobuki_base_control_t bc)
+/* The program's clock: ms since power-on. */
+static uint32_t ms_of(const kobuki_dev_t *k, double t)
+{
+    return (uint32_t)(uint64_t)llround((t - k->t0) * 1000.0);
+}
+
+/* The wheels to the command in force. */
+static void set_wheels(bw_device_t *d)
 {
     double l, r;
-    K(d)->io.command = bc;
-    bw_kobuki_base_control_to_wheels(bc, &l, &r);
+    bw_kobuki_base_control_to_wheels(K(d)->robot.command, &l, &r);
     bw_sim_set_wheels(&d->sim, l / 1000.0, r / 1000.0);
 }
 
 static void handle(bw_device_t *d, const bw_kobuki_msg_t *m, double now)
 {
     kobuki_dev_t *k = K(d);
-    switch (m->type) {
-    case BW_KOBUKI_BASE_CONTROL:
-        set_command(d, m->u.base_control);
-        k->last_cmd = now;
-        break;
-    case BW_KOBUKI_SOUND:
-        k->io.sound_note = m->u.sound.note;
-        k->io.sound_duration = m->u.sound.duration;
-        k->io.sounds++;
-        break;
-    case BW_KOBUKI_SOUND_SEQUENCE:
-        k->io.sound_sequence = m->u.sound_sequence.sequence;
-        k->io.sounds++;
-        break;
-    case BW_KOBUKI_REQUEST_EXTRA: k->pending_extra |= m->u.request_extra.flags; break;
-    case BW_KOBUKI_GENERAL_PURPOSE_OUTPUT:
-        k->io.gp_output = m->u.general_purpose_output.flags;
-        k->io.gp_outputs++;
-        break;
-    case BW_KOBUKI_SET_CONTROLLER_GAIN: k->io.gain = m->u.set_controller_gain; break;
-    case BW_KOBUKI_GET_CONTROLLER_GAIN: k->pending_gain = true; break;
-    /* (A sound sequence beyond the seed's 6 decodes as unknown: the robot
-     * has no such sound, it plays nothing; counted by its number.) */
-    case BW_KOBUKI_UNKNOWN: bw_device_unknown(d, m->id); break;
-    default: bw_device_ignored(d, m->id); break; /* feedback sent by a host */
-    }
+    int rc = bw_kobuki_robot_command(&k->robot, m, ms_of(k, now));
+    if (rc == BW_EUNKNOWN)
+        bw_device_unknown(d, m->id); /* counted by its number */
+    else if (rc == 0)
+        bw_device_ignored(d, m->id); /* feedback sent by a host */
+    else if (m->type == BW_KOBUKI_BASE_CONTROL)
+        set_wheels(d);
+    sync_io(k);
 }
 
 static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
@@ -127,9 +120,10 @@ static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
 static void watchdog(bw_device_t *d, double now)
 {
     kobuki_dev_t *k = K(d);
-    bool moving = k->io.command.speed != 0;
-    if (k->cmd_timeout > 0 && moving && now - k->last_cmd > k->cmd_timeout)
-        set_command(d, (bw_kobuki_base_control_t){ 0, 0 });
+    if (bw_kobuki_robot_watch(&k->robot, ms_of(k, now))) {
+        set_wheels(d);
+        sync_io(k);
+    }
 }
 
 static int16_t sat16(double x)
@@ -194,108 +188,55 @@ static bw_kobuki_docking_ir_t docking_ir(const bw_device_t *d)
     return ir;
 }
 
-static void add(bw_kobuki_writer_t *w, const bw_kobuki_msg_t *m) { bw_kobuki_writer_add(w, m); }
-
+/* What the robot's sensors read at t, from the simulated body. */
 static void emit_feedback(bw_device_t *d, double t)
 {
     kobuki_dev_t *k = K(d);
     const bw_body_t *b = &d->sim.body;
     const bw_body_params_t *p = &b->prm;
-    uint8_t frame[BW_KOBUKI_MAX_FRAME];
-    bw_kobuki_writer_t w;
-    bw_kobuki_msg_t m;
-    bw_kobuki_writer_init(&w, frame, sizeof frame);
-
-    bool moving_cmd = k->io.command.speed != 0;
-    bw_kobuki_msg_init(&m, BW_KOBUKI_BASIC_SENSOR_DATA);
-    bw_kobuki_basic_sensor_data_t *s = &m.u.basic_sensor_data;
-    s->timestamp = (uint16_t)(unsigned long)llround((t - k->t0) * 1000.0);
-    s->bumper = bumper_bits(b);
-    s->wheel_drop = (uint8_t)((b->drop_right ? BW_KOBUKI_WHEEL_DROP_RIGHT : 0) |
+    bw_kobuki_robot_inputs_t in;
+    memset(&in, 0, sizeof in);
+    bool moving_cmd = k->robot.command.speed != 0;
+    in.timestamp_ms = (uint16_t)(unsigned long)llround((t - k->t0) * 1000.0);
+    in.bumper = bumper_bits(b);
+    in.wheel_drop = (uint8_t)((b->drop_right ? BW_KOBUKI_WHEEL_DROP_RIGHT : 0) |
                               (b->drop_left ? BW_KOBUKI_WHEEL_DROP_LEFT : 0));
     /* Sim cliff sensors: 0 front-left, 1 front, 2 front-right. */
-    s->cliff = (uint8_t)(((b->cliff & 1u) ? BW_KOBUKI_CLIFF_LEFT : 0) |
+    in.cliff = (uint8_t)(((b->cliff & 1u) ? BW_KOBUKI_CLIFF_LEFT : 0) |
                          ((b->cliff & 2u) ? BW_KOBUKI_CLIFF_CENTRAL : 0) |
                          ((b->cliff & 4u) ? BW_KOBUKI_CLIFF_RIGHT : 0));
-    s->left_encoder = (uint16_t)(ENC_LEFT_AT_BOOT + (uint64_t)(int64_t)floor(b->odo_left / BW_KOBUKI_M_PER_TICK));
-    s->right_encoder = (uint16_t)(ENC_RIGHT_AT_BOOT + (uint64_t)(int64_t)floor(b->odo_right / BW_KOBUKI_M_PER_TICK));
-    s->left_pwm = (int8_t)sat16(fmax(-127, fmin(127, 127 * b->cmd_left / p->max_wheel_speed)));
-    s->right_pwm = (int8_t)sat16(fmax(-127, fmin(127, 127 * b->cmd_right / p->max_wheel_speed)));
+    in.left_encoder = (uint16_t)(ENC_LEFT_AT_BOOT + (uint64_t)(int64_t)floor(b->odo_left / BW_KOBUKI_M_PER_TICK));
+    in.right_encoder = (uint16_t)(ENC_RIGHT_AT_BOOT + (uint64_t)(int64_t)floor(b->odo_right / BW_KOBUKI_M_PER_TICK));
+    in.left_pwm = (int8_t)sat16(fmax(-127, fmin(127, 127 * b->cmd_left / p->max_wheel_speed)));
+    in.right_pwm = (int8_t)sat16(fmax(-127, fmin(127, 127 * b->cmd_right / p->max_wheel_speed)));
     if (b->docked)
-        s->charger = b->battery >= p->battery_full - 0.05 ? BW_KOBUKI_CHARGER_DOCKING_CHARGED
+        in.charger = b->battery >= p->battery_full - 0.05 ? BW_KOBUKI_CHARGER_DOCKING_CHARGED
                                                           : BW_KOBUKI_CHARGER_DOCKING_CHARGING;
-    s->battery = sat_u8(b->battery * 10.0);
+    in.battery = sat_u8(b->battery * 10.0);
     bool straining = b->blocked && moving_cmd;
-    s->overcurrent = straining ? (BW_KOBUKI_OVERCURRENT_LEFT | BW_KOBUKI_OVERCURRENT_RIGHT) : 0;
-    add(&w, &m);
-
-    bw_kobuki_msg_init(&m, BW_KOBUKI_DOCKING_IR);
-    m.u.docking_ir = docking_ir(d);
-    add(&w, &m);
-
-    bw_kobuki_msg_init(&m, BW_KOBUKI_INERTIAL_SENSOR);
+    in.overcurrent = straining ? (BW_KOBUKI_OVERCURRENT_LEFT | BW_KOBUKI_OVERCURRENT_RIGHT) : 0;
+    in.docking_ir = docking_ir(d);
     double heading_cdeg = bw_angle_norm(b->pose.theta - k->heading0) * 18000.0 / BW_PI;
-    m.u.inertial_sensor.angle = sat16(heading_cdeg >= 17999.5 ? heading_cdeg - 36000.0 : heading_cdeg);
-    m.u.inertial_sensor.angle_rate = sat16(b->w * 18000.0 / BW_PI);
-    add(&w, &m);
-
-    bw_kobuki_msg_init(&m, BW_KOBUKI_CLIFF);
-    m.u.cliff.left = (b->cliff & 1u) ? PSD_DROP : PSD_FLOOR;
-    m.u.cliff.central = (b->cliff & 2u) ? PSD_DROP : PSD_FLOOR + 20;
-    m.u.cliff.right = (b->cliff & 4u) ? PSD_DROP : PSD_FLOOR - 15;
-    add(&w, &m);
-
-    bw_kobuki_msg_init(&m, BW_KOBUKI_CURRENT);
-    m.u.current.left = straining ? 200 : sat_u8(5 + 100 * fabs(b->left));
-    m.u.current.right = straining ? 200 : sat_u8(5 + 100 * fabs(b->right));
-    add(&w, &m);
-
-    bw_kobuki_msg_init(&m, BW_KOBUKI_RAW_GYRO);
+    in.angle = sat16(heading_cdeg >= 17999.5 ? heading_cdeg - 36000.0 : heading_cdeg);
+    in.angle_rate = sat16(b->w * 18000.0 / BW_PI);
+    in.cliff_adc[0] = (b->cliff & 1u) ? PSD_DROP : PSD_FLOOR;
+    in.cliff_adc[1] = (b->cliff & 2u) ? PSD_DROP : PSD_FLOOR + 20;
+    in.cliff_adc[2] = (b->cliff & 4u) ? PSD_DROP : PSD_FLOOR - 15;
+    in.current[0] = straining ? 200 : sat_u8(5 + 100 * fabs(b->left));
+    in.current[1] = straining ? 200 : sat_u8(5 + 100 * fabs(b->right));
     unsigned long due = (unsigned long)floor((t - k->t0) * GYRO_RATE_HZ + 1e-9);
     unsigned n = (unsigned)(due - k->gyro_samples);
     if (n > 3)
         n = 3;
     k->gyro_samples = due;
-    m.u.raw_gyro.frame_id = k->gyro_frame_id;
-    m.u.raw_gyro.count = (uint8_t)n;
+    in.gyro_samples = (uint8_t)n;
     int16_t z = sat16(b->w * (180.0 / BW_PI) / BW_KOBUKI_GYRO_DPS_PER_DIGIT);
-    for (unsigned i = 0; i < n; i++) {
-        m.u.raw_gyro.samples[i][0] = 0;
-        m.u.raw_gyro.samples[i][1] = 0;
-        m.u.raw_gyro.samples[i][2] = z;
-    }
-    k->gyro_frame_id = (uint8_t)(k->gyro_frame_id + n);
-    add(&w, &m);
-
-    bw_kobuki_msg_init(&m, BW_KOBUKI_GENERAL_PURPOSE_INPUT);
-    add(&w, &m);
-
-    if (k->pending_extra & BW_KOBUKI_EXTRA_HARDWARE_VERSION) {
-        bw_kobuki_msg_init(&m, BW_KOBUKI_HARDWARE_VERSION);
-        m.u.hardware_version = (bw_kobuki_version_t){ 1, 0, 4, false };
-        add(&w, &m);
-    }
-    if (k->pending_extra & BW_KOBUKI_EXTRA_FIRMWARE_VERSION) {
-        bw_kobuki_msg_init(&m, BW_KOBUKI_FIRMWARE_VERSION);
-        m.u.firmware_version = (bw_kobuki_version_t){ 1, 2, 0, false };
-        add(&w, &m);
-    }
-    if (k->pending_extra & BW_KOBUKI_EXTRA_UDID) {
-        bw_kobuki_msg_init(&m, BW_KOBUKI_UNIQUE_DEVICE_ID);
-        m.u.unique_device_id = (bw_kobuki_unique_device_id_t){ k->io.udid[0], k->io.udid[1],
-                                                                  k->io.udid[2] };
-        add(&w, &m);
-    }
-    k->pending_extra = 0;
-    if (k->pending_gain) {
-        bw_kobuki_msg_init(&m, BW_KOBUKI_CONTROLLER_INFO);
-        m.u.controller_info = k->io.gain;
-        add(&w, &m);
-        k->pending_gain = false;
-    }
-    int len = bw_kobuki_writer_finish(&w);
+    for (unsigned i = 0; i < n; i++)
+        in.gyro[i][2] = z;
+    uint8_t frame[BW_KOBUKI_ROBOT_REPORT_MAX];
+    size_t len = bw_kobuki_robot_report(&k->robot, &in, frame, sizeof frame);
     if (len > 0)
-        bw_device_emit(d, frame, (size_t)len);
+        bw_device_emit(d, frame, len);
 }
 
 static double frame_time(const kobuki_dev_t *k, unsigned long i)
