@@ -136,15 +136,8 @@ def decode(proto: str, data: Union[Data, str, "os.PathLike[str]"],
 
 
 def _pieces(d: Decoder, data: Union[Data, str, "os.PathLike[str]"]) -> Iterator[List[Any]]:
-    if isinstance(data, (str, os.PathLike)):
-        with open(data, "rb") as f:
-            while True:
-                chunk = f.read(1 << 16)
-                if not chunk:
-                    break
-                yield d.feed(chunk)
-    else:
-        yield d.feed(data)
+    for piece in _raw_pieces(data):
+        yield d.feed(piece)
     yield d.close()
 
 

@@ -48,3 +48,18 @@ def cli(*args: str, **kw) -> subprocess.CompletedProcess:
 @pytest.fixture
 def tmp(tmp_path):
     return str(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def records(tmp_path_factory):
+    """A record of every family's emulated robot, driven meanwhile (real
+    processes: `botwire record`), for every test that reads one (none
+    writes to them)."""
+    d = tmp_path_factory.mktemp("records")
+    out = {}
+    for family in FAMILIES:
+        path = str(d / f"{family}.jsonl")
+        r = cli("record", f"sim:{family}", "-o", path, "--for", "0.4", "--v", "0.1", "--w", "0.2")
+        assert r.returncode == 0, r.stderr
+        out[family] = path
+    return out

@@ -18,20 +18,6 @@ def cli_decode(proto, path, *opts):
     return [json.loads(line) for line in r.stdout.decode().splitlines()]
 
 
-@pytest.fixture(scope="module")
-def records(tmp_path_factory):
-    """A record of every family's emulated robot, driven meanwhile (real
-    processes: `botwire record`)."""
-    d = tmp_path_factory.mktemp("records")
-    out = {}
-    for family in FAMILIES:
-        path = str(d / f"{family}.jsonl")
-        r = cli("record", f"sim:{family}", "-o", path, "--for", "0.4", "--v", "0.1", "--w", "0.2")
-        assert r.returncode == 0, r.stderr
-        out[family] = path
-    return out
-
-
 def same(got, want):
     """Equal as the JSON they write: members in the same order, 1 and 1.0
     told apart (== alone would take either)."""

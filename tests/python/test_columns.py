@@ -12,22 +12,10 @@ import numpy as np
 import pytest
 
 import botwire
-from conftest import DATA, FAMILIES, cli
+from conftest import DATA, FAMILIES
 from test_codec import HEX_FILES, hex_bytes
 
 MISSING = object()
-
-
-@pytest.fixture(scope="module")
-def records(tmp_path_factory):
-    d = tmp_path_factory.mktemp("records")
-    out = {}
-    for family in FAMILIES:
-        path = str(d / f"{family}.jsonl")
-        r = cli("record", f"sim:{family}", "-o", path, "--for", "0.4", "--v", "0.1", "--w", "0.2")
-        assert r.returncode == 0, r.stderr
-        out[family] = path
-    return out
 
 
 def expected(messages):

@@ -18,18 +18,6 @@ def module(*args, stdin=None, cwd=None):
                           env=fresh_env(os.path.join(BUILD, "python")), timeout=120, cwd=cwd)
 
 
-@pytest.fixture(scope="module")
-def records(tmp_path_factory):
-    d = tmp_path_factory.mktemp("records")
-    out = {}
-    for family in FAMILIES:
-        path = str(d / f"{family}.jsonl")
-        r = cli("record", f"sim:{family}", "-o", path, "--for", "0.3", "--v", "0.1")
-        assert r.returncode == 0, r.stderr
-        out[family] = path
-    return out
-
-
 @pytest.mark.parametrize("family", FAMILIES)
 def test_decode_is_the_cli_byte_for_byte(records, family):
     want = cli("decode", "--proto", family, records[family])
