@@ -63,7 +63,9 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     double timeout = o->command_timeout == 0 ? DEFAULT_CMD_TIMEOUT : o->command_timeout;
     const uint32_t udid[3] = { 0x4B4F4255u /* "KOBU" */, (uint32_t)p->seed,
                                (uint32_t)(p->seed >> 32) };
-    bw_kobuki_robot_init(&k->robot, 0, timeout > 0 ? (uint32_t)llround(timeout * 1000) : 0, udid);
+    /* in the program's ms: a timeout under one is one, not never (0) */
+    uint32_t timeout_ms = timeout > 0 ? (uint32_t)fmax(1, (double)llround(timeout * 1000)) : 0;
+    bw_kobuki_robot_init(&k->robot, 0, timeout_ms, udid);
     sync_io(k);
     return 0;
 }
