@@ -9,7 +9,47 @@
 # (2 KB of flash, 128 bytes of RAM for each family's device side, beyond
 # the stub's own buffers and the C runtime: an empty program is taken off).
 # usage: firmware-sizes.sh [OUTPUT_DIR]   (default build/firmware)
+#
+# With --base, the base firmwares (firmware/base) whole, run in the
+# simulated chip (botwire-avr, the driver at 0.3 m/s and 1 rad/s for 3 s of
+# the chip's time): flash and static RAM from the ELF, the stack's
+# high-water mark and the longest control period measured in the run, each
+# against its budget; a table row each, and exit 1 when one is over.
+# usage: firmware-sizes.sh --base BOTWIRE_AVR FIRMWARE.elf...
 set -eu
+if [ "${1:-}" = --base ]; then
+    avr=$2
+    shift 2
+    # flash and static RAM: the Makefile's budget (firmware-fit.sh); the
+    # stack: what the 8 KB leave is far more, 1 KB keeps room for growth;
+    # the period: half of the 10 ms between periods
+    flash_budget=32768 ram_budget=2048 stack_budget=1024 loop_budget=5000
+    fail=0
+    printf '| firmware | flash | static RAM | stack (high-water) | longest period |\n'
+    printf '|---|---|---|---|---|\n'
+    for elf in "$@"; do
+        name=$(basename "$elf" .elf)
+        # shellcheck disable=SC2046
+        set -- $(avr-size -A "$elf" | awk '
+            $1 == ".text" { flash += $2 }
+            $1 == ".data" { flash += $2; ram += $2 }
+            $1 == ".bss" || $1 == ".noinit" { ram += $2 }
+            END { print flash, ram }')
+        flash=$1 ram=$2
+        run=$("$avr" "$name" "$elf" --drive 0.3 1.0 3) || { echo "firmware sizes: $name did not run" >&2; exit 1; }
+        stack=$(echo "$run" | sed -n 's/.*stack: \([0-9]*\) bytes at most.*/\1/p')
+        loop=$(echo "$run" | sed -n 's/.*cycles min \/ mean \/ max ([0-9.]* \/ [0-9.]* \/ \([0-9]*\)\.[0-9] us.*/\1/p')
+        [ -n "$stack" ] && [ -n "$loop" ] || { echo "firmware sizes: $name: no stack or loop figure in: $run" >&2; exit 1; }
+        printf '| %s | %s / %s B | %s / %s B | %s / %s B | %s / %s us |\n' "$name" "$flash" "$flash_budget" \
+            "$ram" "$ram_budget" "$stack" "$stack_budget" "$loop" "$loop_budget"
+        if [ "$flash" -gt "$flash_budget" ] || [ "$ram" -gt "$ram_budget" ] ||
+            [ "$stack" -gt "$stack_budget" ] || [ "$loop" -gt "$loop_budget" ]; then
+            echo "firmware sizes: $name is over a budget" >&2
+            fail=1
+        fi
+    done
+    exit $fail
+fi
 cd "$(dirname "$0")/.."
 out=${1:-build/firmware}
 mkdir -p "$out"

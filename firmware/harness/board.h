@@ -26,6 +26,7 @@ typedef struct {
     /* The busy pin: cycles per loop. */
     bool in_loop;
     uint64_t busy_since, loops, cyc_min, cyc_max, cyc_sum;
+    uint32_t static_end;  /* where the firmware's static data ends and the painted RAM begins */
     void *priv;           /* the board's own */
 } harness_t;
 
@@ -45,7 +46,9 @@ struct board {
     void (*destroy)(harness_t *h);
 };
 
-extern const board_t board_lobot_cm, board_rbsm_mega;
+extern const board_t board_lobot_cm, board_rbsm_mega, board_base_kobuki;
+/* --wall X: a wall across the way X m ahead of a base's start (NAN: none). */
+extern double harness_wall;
 
 double harness_time(const harness_t *h);
 void harness_to_chip(harness_t *h, const uint8_t *b, size_t n);

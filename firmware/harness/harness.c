@@ -15,6 +15,11 @@
  *             (PA1, low: the operator drives), drive encoder (PD0, INT0,
  *             one edge per tick) and battery divider (ADC0) are the
  *             emulated buggy's (botwire's rbsm device in its chip model).
+ *   base-kobuki an ATmega2560 at 16 MHz on a home-built base (firmware/base,
+ *             built to speak Kobuki): USART0 to the pty; two DC motors on
+ *             timer 4's PWM and direction pins, quadrature encoders on
+ *             INT2..INT5, bumpers, cliff sensors, wheel drops and the
+ *             battery as firmware/base/hardware.h wires them (base.c).
  *
  * With --drive V W SECONDS the host is botwire's own driver of the family
  * instead of a pty, in the same process, and the clock is the chip's: the
@@ -46,6 +51,8 @@
 
 #include "botwire/botwire.h"
 #include "board.h"
+
+double harness_wall = NAN;
 
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
@@ -256,6 +263,31 @@ static int drive_virtual(harness_t *h, double v, double w, double seconds)
     return status;
 }
 
+/* ---- the stack's high-water mark ----------------------------------------------- */
+
+#define PAINT 0xa5
+
+/* The RAM above the firmware's static data (.data and .bss from the start
+ * of the RAM, past the I/O registers; none of these firmwares allocates)
+ * is painted before it runs; the lowest byte the stack overwrote is found
+ * at the end. */
+static void paint_stack(harness_t *h, const elf_firmware_t *fw)
+{
+    h->static_end = h->avr->ioend + 1u + fw->datasize + fw->bsssize;
+    if (h->static_end <= h->avr->ramend)
+        memset(h->avr->data + h->static_end, PAINT, h->avr->ramend + 1u - h->static_end);
+}
+
+static void report_stack(const harness_t *h)
+{
+    uint32_t low = h->static_end;
+    while (low <= h->avr->ramend && h->avr->data[low] == PAINT)
+        low++;
+    printf("botwire-avr: stack: %u bytes at most (high-water mark), %u bytes of static data, "
+           "%u never touched\n",
+           h->avr->ramend + 1u - low, h->static_end - h->avr->ioend - 1u, low - h->static_end);
+}
+
 /* ---- main --------------------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -267,9 +299,12 @@ static void usage(FILE *f)
             "UART on a new pseudo-terminal and its robot side on botwire's emulated robot.\n"
             "  BOARD          lobot-cm (ATmega168, 18.432 MHz, Command Module on a Create)\n"
             "                 rbsm-mega (ATmega2560, 16 MHz, the RoboBuggy's Mega)\n"
+            "                 base-kobuki (ATmega2560, 16 MHz, firmware/base on a\n"
+            "                 home-built base with two motors, speaking Kobuki)\n"
             "  --pty LINK     also name the pty's slave LINK (a symlink)\n"
             "  --for SECONDS  stop after this long (default: until SIGINT or SIGTERM)\n"
             "  --world FILE   the world the robot moves in (default: the family's own)\n"
+            "  --wall X       base boards: a wall across the way X m ahead of the start\n"
             "  --drive V W SECONDS\n"
             "                 no pty: botwire's driver of the family, in this process and\n"
             "                 in the chip's simulated time, drives at V m/s and W rad/s\n"
@@ -289,7 +324,7 @@ static void avr_logger(avr_t *avr, const int level, const char *fmt, va_list ap)
     }
 }
 
-static const board_t *boards[] = { &board_lobot_cm, &board_rbsm_mega };
+static const board_t *boards[] = { &board_lobot_cm, &board_rbsm_mega, &board_base_kobuki };
 
 int main(int argc, char **argv)
 {
@@ -306,7 +341,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], boards[i]->name))
             board = boards[i];
     if (!board) {
-        fprintf(stderr, "botwire-avr: no board \"%s\" (lobot-cm, rbsm-mega)\n", argv[1]);
+        fprintf(stderr, "botwire-avr: no board \"%s\" (lobot-cm, rbsm-mega, base-kobuki)\n", argv[1]);
         return 2;
     }
     const char *elf = argv[2], *link = NULL, *world_file = NULL;
@@ -329,6 +364,15 @@ int main(int argc, char **argv)
             i += 3;
         } else if (!strcmp(argv[i], "--pty") && i + 1 < argc) {
             link = argv[++i];
+        } else if (!strcmp(argv[i], "--wall") && i + 1 < argc && !strncmp(board->name, "base-", 5)) {
+            char *end;
+            harness_wall = strtod(argv[++i], &end);
+            if (*end || !(harness_wall > 0.2)) {
+                fprintf(stderr, "botwire-avr: --wall wants metres ahead, more than the base's 0.15 "
+                                "m radius and some, not \"%s\"\n",
+                        argv[i]);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--world") && i + 1 < argc) {
             world_file = argv[++i];
         } else if (!strcmp(argv[i], "--for") && i + 1 < argc) {
@@ -367,6 +411,7 @@ int main(int argc, char **argv)
     avr_init(h->avr);
     h->avr->log = LOG_ERROR;
     avr_load_firmware(h->avr, &fw);
+    paint_stack(h, &fw);
     h->avr->frequency = board->hz;
 
     uint32_t flags = 0; /* no console echo, no sleeping while the firmware polls */
@@ -405,6 +450,7 @@ int main(int argc, char **argv)
     if (status < 0)
         return 1;
     board->report(h);
+    report_stack(h);
     double mhz = board->hz / 1e6;
     if (h->loops)
         printf("botwire-avr: firmware loop: %llu loops, %llu / %.0f / %llu cycles min / mean / max "

@@ -450,6 +450,10 @@ typedef struct {
     uint8_t gyro_frame_id;
 } bw_kobuki_robot_t;
 
+/* The command timeout the emulator and the base firmware give the program:
+ * no Base Control for this long stops the wheels. */
+#define BW_KOBUKI_ROBOT_TIMEOUT_MS 500u
+
 /* Bytes bw_kobuki_robot_report writes at most. */
 #define BW_KOBUKI_ROBOT_REPORT_MAX 160
 

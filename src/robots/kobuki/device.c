@@ -9,7 +9,7 @@
 
 #define FEEDBACK_PERIOD 0.020  /* 50 Hz */
 #define GYRO_RATE_HZ 108.0     /* L3G4200D output rate: 2-3 samples a frame */
-#define DEFAULT_CMD_TIMEOUT 0.5
+#define DEFAULT_CMD_TIMEOUT (BW_KOBUKI_ROBOT_TIMEOUT_MS / 1000.0)
 #define NOMINAL_SLIP 0.01
 #define NOMINAL_ENCODER_NOISE 0.002
 /* Arbitrary power-on encoder counts, so the host's 16-bit wrap handling is
