@@ -63,6 +63,20 @@
 /* ---- the battery: ADC0 [A0] through a divider ---------------------------- */
 #define BASE_BATTERY_ADC 0
 #define BASE_BATTERY_DIVIDER 4     /* 16.8 V reads 4.2 V */
+#define BASE_BATTERY_FULL_MV 16800 /* a 4-cell lithium pack: charged, */
+#define BASE_BATTERY_EMPTY_MV 12800 /* and empty */
+#define BASE_BATTERY_MAH 2600      /* its capacity (Create 2: packets 25, 26) */
+
+/* ---- the Create 2 build ---------------------------------------------------- */
+/* A command timeout the Open Interface does not have: 0 drives on after
+ * the host has gone, as a Create 2 does (pycreate2 programs that sleep
+ * between commands rely on it); N stops the wheels N ms after the last
+ * command of any kind, and then the host must send one at least that
+ * often while it drives (botwire's driver, streaming, sends a Drive only
+ * when the speed changes: it would be stopped). */
+#ifndef BASE_OI_WATCHDOG_MS
+#define BASE_OI_WATCHDOG_MS 0
+#endif
 
 /* ---- the host: USART0, the Mega's USB port [D0, D1] ---------------------- */
 #define BASE_UBRR_115200 16        /* with U2X: 16 MHz / (8 * 17) = 117647 baud, 2.1 % fast */

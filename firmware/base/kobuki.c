@@ -64,12 +64,13 @@ void base_proto_byte(uint8_t b, uint32_t now_ms)
  * host's to undo, as a Kobuki's. */
 static void ticks(const int32_t count[2], uint16_t *left, uint16_t *right)
 {
-    static const int64_t mean_q16 = (int64_t)(TICKS_PER_COUNT / 2 * 65536.0 + 0.5);
-    static const int64_t turn_q16 =
-        (int64_t)(TICKS_PER_COUNT * KOBUKI_TRACK_UM / BASE_TRACK_UM / 2 * 65536.0 + 0.5);
+    /* times 2^24: a tick in 2^24 over a million metres of counts */
+    static const int64_t mean_q24 = (int64_t)(TICKS_PER_COUNT / 2 * 16777216.0 + 0.5);
+    static const int64_t turn_q24 =
+        (int64_t)(TICKS_PER_COUNT * KOBUKI_TRACK_UM / BASE_TRACK_UM / 2 * 16777216.0 + 0.5);
     int64_t sum = (int64_t)count[0] + count[1], diff = (int64_t)count[1] - count[0];
-    *left = (uint16_t)((sum * mean_q16 - diff * turn_q16 + 32768) >> 16);
-    *right = (uint16_t)((sum * mean_q16 + diff * turn_q16 + 32768) >> 16);
+    *left = (uint16_t)((sum * mean_q24 - diff * turn_q24 + ((int64_t)1 << 23)) >> 24);
+    *right = (uint16_t)((sum * mean_q24 + diff * turn_q24 + ((int64_t)1 << 23)) >> 24);
 }
 
 static int32_t wrap_q12(int32_t a)

@@ -135,8 +135,8 @@ static void setup(void)
     EIFR = _BV(INTF2) | _BV(INTF3) | _BV(INTF4) | _BV(INTF5);
     EIMSK = _BV(INT2) | _BV(INT3) | _BV(INT4) | _BV(INT5);
     ADCSRA = _BV(ADEN) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0); /* 125 kHz */
+    UCSR0A = _BV(U2X0); /* first: a simulator takes the rate as UBRR0 is written */
     UBRR0 = BASE_UBRR_115200;
-    UCSR0A = _BV(U2X0);
     UCSR0B = _BV(RXCIE0) | _BV(RXEN0) | _BV(TXEN0);
     UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
     SMCR = 0; /* sleep mode: idle (the timer and the USART wake it) */

@@ -1,4 +1,4 @@
-/* A home-built base (firmware/base) on its wheels: two DC motors driven by
+/* A home-built base (firmware/base, built as a Kobuki or a Create 2) on its wheels: two DC motors driven by
  * timer 4's PWM (OC4A left, OC4B right) and a direction pin each (PH5,
  * PH6), with a first-order lag, friction and a load; quadrature encoders on
  * INT4/INT5 (PE4, PE5: left A, B) and INT2/INT3 (PD2, PD3: right A, B);
@@ -6,7 +6,8 @@
  * floor), wheel drops on PA6, PA7 (high: on the ground), the battery on
  * ADC0 through a 4:1 divider. The plant's true pose is integrated from the
  * wheels every 25 us of the chip's clock, and an optional wall across the
- * way (--wall X, in metres ahead of the start) presses the bumpers of the side that meets it.
+ * way (--wall X, in metres ahead of the start) presses the bumpers of the side that meets it,
+ * and a floor's edge (--cliff X) shows under the cliff sensors that pass it.
  * The geometry is firmware/base/hardware.h's. */
 #include <math.h>
 #include <stdio.h>
@@ -41,12 +42,14 @@ typedef struct {
     double x, y, theta;      /* truth */
     double path, turn;       /* how far the centre went, how far the body turned (rad) */
     double wall;             /* x of a wall across the way, or NAN */
+    double edge;             /* x where the floor ends (a stair), or NAN */
     unsigned bumper;         /* bits 0..2: right, centre, left, as the pins are wired */
+    unsigned cliff;          /* bits 0..2: right, centre, left cliff sensors over the drop */
     unsigned bumps;          /* presses */
     /* the watch on the host: when it last sent, and when the wheels came to
      * rest after it fell silent while they turned */
     double host_last, quiet_moving, drive_cut, at_rest;
-    bool told_rest;
+    bool told_rest, told_driving;
     uint64_t to_host, from_host;
     /* What the firmware's feedback says, read as a Kobuki's: the pose its
      * ticks alone give over a Kobuki's 230 mm (no gyro), to judge the
@@ -123,6 +126,19 @@ static avr_cycle_count_t tick(avr_t *avr, avr_cycle_count_t when, void *param)
         if (bits != b->bumper)
             press(h, bits);
     }
+    if (!isnan(b->edge)) {
+        /* the floor sensors at the front, right, centre, left */
+        static const double at[3][2] = { { 0.12, -0.08 }, { 0.15, 0 }, { 0.12, 0.08 } };
+        unsigned bits = 0;
+        for (int i = 0; i < 3; i++)
+            if (b->x + cos(b->theta) * at[i][0] - sin(b->theta) * at[i][1] >= b->edge)
+                bits |= 1u << i;
+        if (bits != b->cliff) {
+            for (int i = 0; i < 3; i++)
+                avr_raise_irq(harness_pin(h, 'A', 3 + i), bits >> i & 1);
+            b->cliff = bits;
+        }
+    }
     double t = harness_time(h);
     bool turning = fabs(b->v[0]) > 1e-4 || fabs(b->v[1]) > 1e-4;
     if (isnan(b->quiet_moving) && turning && t - b->host_last > 0.1)
@@ -158,6 +174,7 @@ static int init(harness_t *h, const bw_device_options_t *opt, char *err, size_t 
     b.quiet_moving = b.drive_cut = b.at_rest = NAN;
     bw_kobuki_parser_init(&b.told);
     b.wall = harness_wall;
+    b.edge = harness_edge;
     h->priv = &b;
     h->avr->avcc = h->avr->vcc = h->avr->aref = 5000;
     avr_irq_register_notify(avr_io_getirq(h->avr, (uint32_t)AVR_IOCTL_TIMER_GETIRQ('4'), TIMER_IRQ_OUT_PWM0),
@@ -198,6 +215,8 @@ static void chip_byte(harness_t *h, uint8_t byte)
     base_t *b = B(h);
     harness_to_host(h, &byte, 1);
     b->to_host++;
+    if (h->board != &board_base_kobuki)
+        return;
     const uint8_t *p = &byte;
     size_t n = 1;
     bw_kobuki_frame_t f;
@@ -220,14 +239,21 @@ static void host_bytes(harness_t *h, const uint8_t *b, size_t n)
     B(h)->from_host += n;
     B(h)->host_last = harness_time(h);
     B(h)->quiet_moving = B(h)->drive_cut = B(h)->at_rest = NAN;
-    B(h)->told_rest = false;
+    B(h)->told_rest = B(h)->told_driving = false;
     harness_to_chip(h, b, n);
 }
 
 static void step(harness_t *h, double t)
 {
-    (void)t;
     base_t *b = B(h);
+    if (!isnan(b->quiet_moving) && isnan(b->at_rest) && !b->told_driving &&
+        t - b->quiet_moving >= 2.0) {
+        printf("botwire-avr: the host quiet for 2 s (since %.3f s), the wheels still turning at "
+               "%.3f and %.3f m/s\n",
+               b->quiet_moving, b->v[0], b->v[1]);
+        fflush(stdout);
+        b->told_driving = true;
+    }
     if (!isnan(b->at_rest) && !b->told_rest) {
         printf("botwire-avr: the host quiet since %.3f s with the wheels turning; their drive cut at "
                "%.3f s, at rest at %.3f s\n",
@@ -244,9 +270,10 @@ static void report(harness_t *h)
            "%.3f m/s, encoders %lld %lld counts, %u bumps; it went %.3f m and turned %.1f degrees\n",
            b->x, b->y, b->theta * 180 / BW_PI, b->v[0], b->v[1], b->count[0], b->count[1], b->bumps,
            b->path, b->turn * 180 / BW_PI);
-    printf("botwire-avr: the firmware's ticks alone (as a Kobuki's, no gyro): x %.4f m, y %.4f m, "
-           "heading %.3f degrees, from %lu frames\n",
-           b->tx, b->ty, b->ttheta * 180 / BW_PI, b->frames);
+    if (h->board == &board_base_kobuki)
+        printf("botwire-avr: the firmware's ticks alone (as a Kobuki's, no gyro): x %.4f m, y %.4f "
+               "m, heading %.3f degrees, from %lu frames\n",
+               b->tx, b->ty, b->ttheta * 180 / BW_PI, b->frames);
     printf("botwire-avr: USART bytes: %llu to the host, %llu from it\n",
            (unsigned long long)b->to_host, (unsigned long long)b->from_host);
 }
@@ -261,3 +288,4 @@ static void destroy(harness_t *h) { (void)h; }
     }
 
 const board_t board_base_kobuki = BASE_BOARD("base-kobuki", "kobuki");
+const board_t board_base_create2 = BASE_BOARD("base-create2", "create?model=create2");

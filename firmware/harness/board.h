@@ -46,9 +46,11 @@ struct board {
     void (*destroy)(harness_t *h);
 };
 
-extern const board_t board_lobot_cm, board_rbsm_mega, board_base_kobuki;
+extern const board_t board_lobot_cm, board_rbsm_mega, board_base_kobuki, board_base_create2;
 /* --wall X: a wall across the way X m ahead of a base's start (NAN: none). */
 extern double harness_wall;
+/* --cliff X: the floor ends X m ahead of a base's start (NAN: never). */
+extern double harness_edge;
 
 double harness_time(const harness_t *h);
 void harness_to_chip(harness_t *h, const uint8_t *b, size_t n);

@@ -15,8 +15,9 @@
  *             (PA1, low: the operator drives), drive encoder (PD0, INT0,
  *             one edge per tick) and battery divider (ADC0) are the
  *             emulated buggy's (botwire's rbsm device in its chip model).
- *   base-kobuki an ATmega2560 at 16 MHz on a home-built base (firmware/base,
- *             built to speak Kobuki): USART0 to the pty; two DC motors on
+ *   base-kobuki, base-create2 an ATmega2560 at 16 MHz on a home-built base
+ *             (firmware/base, built to speak Kobuki or the Create 2's Open
+ *             Interface): USART0 to the pty; two DC motors on
  *             timer 4's PWM and direction pins, quadrature encoders on
  *             INT2..INT5, bumpers, cliff sensors, wheel drops and the
  *             battery as firmware/base/hardware.h wires them (base.c).
@@ -52,7 +53,7 @@
 #include "botwire/botwire.h"
 #include "board.h"
 
-double harness_wall = NAN;
+double harness_wall = NAN, harness_edge = NAN;
 
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
@@ -301,10 +302,12 @@ static void usage(FILE *f)
             "                 rbsm-mega (ATmega2560, 16 MHz, the RoboBuggy's Mega)\n"
             "                 base-kobuki (ATmega2560, 16 MHz, firmware/base on a\n"
             "                 home-built base with two motors, speaking Kobuki)\n"
+            "                 base-create2 (the same base, speaking the Create 2's OI)\n"
             "  --pty LINK     also name the pty's slave LINK (a symlink)\n"
             "  --for SECONDS  stop after this long (default: until SIGINT or SIGTERM)\n"
             "  --world FILE   the world the robot moves in (default: the family's own)\n"
             "  --wall X       base boards: a wall across the way X m ahead of the start\n"
+            "  --cliff X      base boards: the floor ends X m ahead of the start\n"
             "  --drive V W SECONDS\n"
             "                 no pty: botwire's driver of the family, in this process and\n"
             "                 in the chip's simulated time, drives at V m/s and W rad/s\n"
@@ -324,7 +327,8 @@ static void avr_logger(avr_t *avr, const int level, const char *fmt, va_list ap)
     }
 }
 
-static const board_t *boards[] = { &board_lobot_cm, &board_rbsm_mega, &board_base_kobuki };
+static const board_t *boards[] = { &board_lobot_cm, &board_rbsm_mega, &board_base_kobuki,
+                                   &board_base_create2 };
 
 int main(int argc, char **argv)
 {
@@ -341,7 +345,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], boards[i]->name))
             board = boards[i];
     if (!board) {
-        fprintf(stderr, "botwire-avr: no board \"%s\" (lobot-cm, rbsm-mega, base-kobuki)\n", argv[1]);
+        fprintf(stderr, "botwire-avr: no board \"%s\" (lobot-cm, rbsm-mega, base-kobuki, base-create2)\n", argv[1]);
         return 2;
     }
     const char *elf = argv[2], *link = NULL, *world_file = NULL;
@@ -369,6 +373,15 @@ int main(int argc, char **argv)
             harness_wall = strtod(argv[++i], &end);
             if (*end || !(harness_wall > 0.2)) {
                 fprintf(stderr, "botwire-avr: --wall wants metres ahead, more than the base's 0.15 "
+                                "m radius and some, not \"%s\"\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--cliff") && i + 1 < argc && !strncmp(board->name, "base-", 5)) {
+            char *end;
+            harness_edge = strtod(argv[++i], &end);
+            if (*end || !(harness_edge > 0.2)) {
+                fprintf(stderr, "botwire-avr: --cliff wants metres ahead, more than the base's 0.15 "
                                 "m radius and some, not \"%s\"\n",
                         argv[i]);
                 return 2;

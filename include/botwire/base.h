@@ -333,7 +333,8 @@ int bw_base_open(bw_base_t **base, const char *url, const bw_base_options_t *opt
                  char *err, size_t errlen);
 /*
  * Opens a robot of a family on a port the caller opened (any transport the
- * library does not know). The base takes the port in every case (closing it
+ * library does not know). The family may carry a URL's options after a
+ * "?" ("create?model=create2&mode=safe"). The base takes the port in every case (closing it
  * if the open fails) and cannot reopen it: a lost link stays offline.
  */
 int bw_base_open_port(bw_base_t **base, const char *family, bw_port_t *port,

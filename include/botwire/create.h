@@ -789,6 +789,71 @@ int bw_create_cmd_parse(bw_create_cmd_parser_t *p, const uint8_t **data, size_t 
  * 0, when the parser is empty. */
 int bw_create_cmd_parser_finish(bw_create_cmd_parser_t *p, bw_create_cmd_frame_t *cmd);
 
+/* ---- the robot's own program ---------------------------------------------
+ *
+ * The Create side of the Open Interface in integers: its modes and what each
+ * command does in each, Drive's radius rules, the stream's schedule and the
+ * replies, distance and angle since the last read, Safe mode's stop. Codec
+ * core: the emulator runs it (src/robots/create/device.c) and a firmware
+ * can, unchanged. Whoever moves the wheels reads `wheel`; whoever senses
+ * fills the packets of `s` the body gives (bumps, cliffs, battery, encoder
+ * counts...); the program keeps the OI's own (mode, requested speeds,
+ * stream count, song, buttons) and distance and angle. No watchdog: the OI
+ * has none, a Create drives on its last command until told otherwise.
+ */
+#define BW_CREATE_STREAM_MS 15u  /* between Stream frames, as the Create sends them */
+#define BW_CREATE2_BUTTON_MS 167u /* a Buttons command holds them pushed (1/6 s) */
+
+typedef struct {
+    uint8_t model;           /* bw_create_model_t */
+    uint16_t wheelbase_mm;   /* Drive's radius rules and the angle: 258 (Create 1), 235 (Create 2) */
+    bw_create_sensors_t s;   /* what the robot reports */
+    int16_t wheel[2];        /* mm/s asked of the left and right wheels */
+    bool streaming, stream_paused;
+    uint8_t nstream, nreply;
+    uint8_t stream_ids[BW_CREATE2_MAX_PACKETS];
+    uint8_t reply_ids[BW_CREATE2_MAX_PACKETS]; /* a Sensors or Query List to answer */
+    uint32_t next_stream_ms;
+    /* since distance or angle was last read, micrometres: the two wheels'
+     * travel summed, and the right's less the left's */
+    int32_t travel2_um, turn_um;
+    uint8_t leds[3];         /* LEDs: bits, power colour, power intensity */
+    uint8_t motors;          /* Create 2: Motors' bits */
+    uint8_t digits[4];       /* Create 2: what the digit LEDs show */
+    bool buttons_held;       /* Create 2: a Buttons command's push lasts until buttons_until_ms */
+    uint32_t buttons_until_ms;
+    uint8_t song_len[16];
+    bw_create_note_t songs[16][BW_CREATE_MAX_SONG];
+    uint32_t songs_played;
+} bw_create_robot_t;
+
+/* bw_create_robot_command's answers beyond 1 (obeyed) and 0 (ignored: not
+ * in this mode, not the program's, a packet the model has not). */
+#define BW_CREATE_ROBOT_REPLY 2 /* obeyed: sense, then bw_create_robot_reply */
+#define BW_CREATE_ROBOT_RESET 3 /* Create 2 Reset: the OI off, the encoders' counts from zero */
+
+void bw_create_robot_init(bw_create_robot_t *r, bw_create_model_t model, uint16_t wheelbase_mm);
+int bw_create_robot_command(bw_create_robot_t *r, const bw_create_cmd_t *cmd, uint32_t now_ms);
+/* The wheels turned this far (micrometres, left and right) since the last
+ * call: distance and angle. */
+void bw_create_robot_moved(bw_create_robot_t *r, int32_t left_um, int32_t right_um);
+/* The program's period: a Buttons push ends; in Safe mode, danger (a cliff,
+ * a wheel drop, the charger) while the wheels are asked to turn stops them
+ * and leaves the OI in Passive: true when it did. */
+bool bw_create_robot_watch(bw_create_robot_t *r, uint32_t now_ms, bool danger);
+/* The reply to the last Sensors or Query List (its length; 0 if cap is too
+ * small); reading distance or angle resets them. */
+size_t bw_create_robot_reply(bw_create_robot_t *r, uint8_t *out, size_t cap);
+/* A Stream frame is due (every BW_CREATE_STREAM_MS while streaming). */
+bool bw_create_robot_stream_due(const bw_create_robot_t *r, uint32_t now_ms);
+/* The frame, and the next one scheduled; 0 when it does not fit a frame
+ * (the robot sends nothing then) or cap. */
+size_t bw_create_robot_stream(bw_create_robot_t *r, uint32_t now_ms, uint8_t *out, size_t cap);
+/* Drive's wheel speeds (mm/s) for a velocity and radius: the OI's rules
+ * (the specials, radius and speed limits, the outer wheel at most 500). */
+void bw_create_robot_drive_wheels(uint16_t wheelbase_mm, int16_t velocity, int16_t radius,
+                                  int16_t *left, int16_t *right);
+
 /* ---- the emulated Create (the library's emulator; not in a firmware) ----- */
 
 struct bw_device;

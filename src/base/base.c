@@ -789,11 +789,29 @@ int bw_base_open_port(bw_base_t **out, const char *family, bw_port_t *port,
         bw_port_close(port);
         return BW_EINVAL;
     }
+    /* "create?model=create2": the options a URL would carry after its path */
+    bw_url_t url;
+    memset(&url, 0, sizeof url);
+    const char *query = strchr(family, '?');
+    if (query) {
+        char text[512];
+        snprintf(text, sizeof text, "%.*s:/port%s", (int)(query - family), family, query);
+        int rc = bw_url_parse(text, &url, err, errlen);
+        if (rc < 0) {
+            bw_port_close(port);
+            return rc;
+        }
+        family = url.family;
+    }
     bw_base_t *b;
     int rc = base_new(&b, family, opt, err, errlen);
     if (rc < 0) {
         bw_port_close(port);
         return rc;
+    }
+    if (query) { /* its options only: the port is the caller's */
+        b->url.nparams = url.nparams;
+        memcpy(b->url.params, url.params, sizeof url.params);
     }
     snprintf(b->url.family, sizeof b->url.family, "%s", family);
     b->fixed_port = true;

@@ -1,7 +1,10 @@
 /* The emulated iRobot Create on the shared sim: a Create 1 (Open Interface),
- * or with model "create2" a Create 2 (Roomba 600 Open Interface): its
- * opcodes and packets (create.h), the encoder counts from the wheels' true
- * turning, its light bumper, motor currents and stasis. */
+ * or with model "create2" a Create 2 (Roomba 600 Open Interface). What it
+ * obeys and answers is the Create's own program (program.c,
+ * bw_create_robot_*, which a firmware runs too); this file gives it the
+ * simulated body and world: the wheels it moves, the sensors it reads (the
+ * encoder counts from the wheels' true turning, its light bumper, motor
+ * currents and stasis), the battery. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,8 +12,8 @@
 #include "../../sim/device_internal.h"
 #include "botwire/create.h"
 
-#define STREAM_PERIOD 0.015  /* s between Stream frames, as the Create sends them */
 #define CONTROL_PERIOD 0.005 /* s: the wheel and sensor loop */
+#define CONTROL_MS 5u        /* the same, in the program's milliseconds */
 #define WHEELBASE 0.258      /* m; a Create 2's: BW_CREATE2_WHEELBASE_M */
 #define BODY_RADIUS 0.165    /* m */
 #define BODY_RADIUS2 0.17    /* m: a Create 2 is 340 mm across */
@@ -20,7 +23,6 @@
 #define WHEEL_FULL_MA 400
 #define MAIN_BRUSH_MA 300    /* mA of the cleaning motors, on */
 #define SIDE_BRUSH_MA 100
-#define BUTTON_TIME (1.0 / 6) /* s a Buttons command holds them pushed (Create 2 OI) */
 #define CAPACITY 2700        /* mAh */
 #define VOLTS_FULL 16.5
 #define VOLTS_EMPTY 12.0
@@ -47,26 +49,14 @@ static const double light_at[6] = { 1.15, 0.62, 0.20, -0.20, -0.62, -1.15 }; /* 
 typedef struct {
     uint8_t model;           /* bw_create_model_t */
     bw_create_cmd_parser_t parser;
-    bw_create_sensors_t s;   /* what the sensors say now (distance and angle aside) */
-    double distance, angle;  /* mm, degrees since the last read, not yet truncated */
-    double last_left, last_right; /* encoder travel already counted, m */
+    bw_create_robot_t robot; /* the robot's program; its s: what the sensors say now */
+    long long last_left, last_right; /* wheel travel already given to the program, um */
     double t0;
     unsigned long ticks;
-    unsigned long next_stream; /* tick of the next Stream frame */
-    bool streaming, stream_paused;
-    uint8_t stream_ids[BW_CREATE2_MAX_PACKETS];
-    uint8_t nstream;
     double charge;           /* mAh */
-    bw_create_note_t songs[16][BW_CREATE_MAX_SONG];
-    uint8_t song_len[16];
-    uint32_t songs_played;
-    uint8_t leds[3];
     uint8_t remote;          /* the IR byte the receiver hears */
     bool stepped;            /* a step has run: the notice of init is out */
     double odo0_left, odo0_right; /* wheel travel at power-up, m: the encoders' zero */
-    uint8_t motors;          /* Create 2: Motors' bits (BW_CREATE2 Motors command) */
-    uint8_t digits[4];       /* Create 2: what the digit LEDs show */
-    unsigned long buttons_until; /* Create 2: tick the pushed buttons are let go */
     bool stasis;             /* Create 2: the caster's toggle */
     /* Requests for a packet the model does not have, by packet id: not
      * answered, as the robot does not, and listed when the emulator stops. */
@@ -89,6 +79,12 @@ static double tick_time(const create_dev_t *c, unsigned long tick)
 {
     return c->t0 + (double)tick * CONTROL_PERIOD;
 }
+
+/* The program's clock: milliseconds of the control loop's ticks. */
+static uint32_t ms_of(const create_dev_t *c) { return (uint32_t)(c->ticks * CONTROL_MS); }
+
+/* Wheel travel in whole micrometres, as the program counts it. */
+static long long um(double m) { return llround(m * 1e6); }
 
 static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *err,
                 size_t errlen)
@@ -124,58 +120,28 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     bw_create_cmd_parser_model(&c->parser, (bw_create_model_t)c->model);
     /* What is no opcode of the model is listed by number when the emulator stops. */
     bw_create_cmd_parser_tally(&c->parser, d->stats.unknown_by_id);
+    bw_create_robot_init(&c->robot, (bw_create_model_t)c->model,
+                         (uint16_t)lround(b->wheelbase * 1000));
     c->t0 = t0;
     c->charge = CAPACITY;
     c->remote = BW_CREATE_IR_NONE;
-    c->s.oi_mode = BW_CREATE_MODE_OFF;
-    c->s.battery_capacity = CAPACITY;
-    c->s.battery_temp = 25;
-    c->last_left = c->odo0_left = d->sim.body.odo_left;
-    c->last_right = c->odo0_right = d->sim.body.odo_right;
+    c->robot.s.battery_capacity = CAPACITY;
+    c->robot.s.battery_temp = 25;
+    c->odo0_left = d->sim.body.odo_left;
+    c->odo0_right = d->sim.body.odo_right;
+    c->last_left = um(c->odo0_left);
+    c->last_right = um(c->odo0_right);
     /* The first thing `botwire sim create` says after where it serves. */
     bw_device_notice(d, "a Create has no watchdog: it drives on its last Drive until told "
                         "otherwise, when its host has gone too (docs/create.md)");
     return 0;
 }
 
-/* Wheel speeds (mm/s) of a Drive: the OI's radius rules. */
-static void drive_wheels(double wheelbase, int16_t v, int16_t r, double *left, double *right)
+/* The wheels to what the program asks. */
+static void set_wheels(bw_device_t *d)
 {
-    double vel = fmax(-BW_CREATE_MAX_SPEED, fmin(BW_CREATE_MAX_SPEED, v));
-    double half = wheelbase * 1000 / 2;
-    if (r == BW_CREATE_RADIUS_STRAIGHT || r == BW_CREATE_RADIUS_STRAIGHT_ALT || r == 0) {
-        *left = *right = vel;
-    } else if (r == BW_CREATE_RADIUS_CCW || r == BW_CREATE_RADIUS_CW) {
-        *right = r == BW_CREATE_RADIUS_CCW ? vel : -vel;
-        *left = -*right;
-    } else {
-        double rad = fmax(-BW_CREATE_MAX_RADIUS, fmin(BW_CREATE_MAX_RADIUS, r));
-        *right = vel * (rad + half) / rad;
-        *left = vel * (rad - half) / rad;
-        double top = fmax(fabs(*left), fabs(*right)); /* the outer wheel sets the pace */
-        if (top > BW_CREATE_MAX_SPEED) {
-            *left *= BW_CREATE_MAX_SPEED / top;
-            *right *= BW_CREATE_MAX_SPEED / top;
-        }
-    }
-}
-
-static void set_wheels(bw_device_t *d, double left, double right)
-{
-    bw_sim_set_wheels(&d->sim, left / 1000, right / 1000);
-}
-
-static void stop(bw_device_t *d)
-{
-    create_dev_t *c = C(d);
-    c->s.requested_speed = c->s.requested_radius = 0;
-    c->s.requested_right_speed = c->s.requested_left_speed = 0;
-    set_wheels(d, 0, 0);
-}
-
-static bool can_drive(const create_dev_t *c)
-{
-    return c->s.oi_mode == BW_CREATE_MODE_SAFE || c->s.oi_mode == BW_CREATE_MODE_FULL;
+    const bw_create_robot_t *r = &C(d)->robot;
+    bw_sim_set_wheels(&d->sim, r->wheel[0] / 1000.0, r->wheel[1] / 1000.0);
 }
 
 /* Counts of an encoder whose wheel has turned travel metres since power-up:
@@ -201,7 +167,7 @@ static void sense2(bw_device_t *d)
 {
     create_dev_t *c = C(d);
     const bw_body_t *b = &d->sim.body;
-    bw_create_sensors_t *s = &c->s;
+    bw_create_sensors_t *s = &c->robot.s;
     /* No caster drop switch, no cargo bay. */
     s->bumps_wheel_drops &= (uint8_t)~BW_CREATE_WHEEL_DROP_CASTER;
     s->cargo_bay_digital_inputs = 0;
@@ -224,8 +190,8 @@ static void sense2(bw_device_t *d)
     s->infrared_left = s->infrared_right = c->remote;
     s->left_motor_current = wheel_current(b->left);
     s->right_motor_current = wheel_current(b->right);
-    s->main_brush_motor_current = (int16_t)(c->motors & 0x04 ? MAIN_BRUSH_MA : 0);
-    s->side_brush_motor_current = (int16_t)(c->motors & 0x01 ? SIDE_BRUSH_MA : 0);
+    s->main_brush_motor_current = (int16_t)(c->robot.motors & 0x04 ? MAIN_BRUSH_MA : 0);
+    s->side_brush_motor_current = (int16_t)(c->robot.motors & 0x01 ? SIDE_BRUSH_MA : 0);
     /* The caster's toggle flips as the robot rolls forward. */
     if ((b->left + b->right) / 2 > 0.01 && !b->contact)
         c->stasis = !c->stasis;
@@ -238,7 +204,7 @@ static void sense(bw_device_t *d)
 {
     create_dev_t *c = C(d);
     const bw_body_t *b = &d->sim.body;
-    bw_create_sensors_t *s = &c->s;
+    bw_create_sensors_t *s = &c->robot.s;
     uint8_t bumps = 0;
     if (b->contact && fabs(b->contact_angle) <= BW_PI / 2) {
         /* The bumper spans the front: a hit near the middle closes both. */
@@ -290,28 +256,6 @@ static void sense(bw_device_t *d)
         sense2(d);
 }
 
-/* Distance and angle since the last read, as the Create 1 reports them:
- * truncated toward zero to whole millimetres and degrees, the rest lost.
- * Read often during a slow turn, the angle says less than the robot turned. */
-static void take_odometry(create_dev_t *c, bw_create_sensors_t *out)
-{
-    out->distance = (int16_t)fmax(-32768, fmin(32767, trunc(c->distance)));
-    out->angle = (int16_t)fmax(-32768, fmin(32767, trunc(c->angle)));
-    c->distance = c->angle = 0;
-}
-
-/* The bytes of packets, as a reply or a Stream frame gives them. Reading
- * distance or angle resets them. */
-static bool reads_odometry(const uint8_t *ids, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (ids[i] == BW_CREATE_GROUP_0 || ids[i] == BW_CREATE_GROUP_2 || ids[i] == BW_CREATE_GROUP_6 ||
-            ids[i] == BW_CREATE_GROUP_100 || ids[i] == BW_CREATE_PKT_DISTANCE ||
-            ids[i] == BW_CREATE_PKT_ANGLE)
-            return true;
-    return false;
-}
-
 /* Whether the model has every packet asked for. One it does not have makes
  * the request go unanswered (the robot cannot size its reply), counted by
  * packet id and said the first time. */
@@ -339,201 +283,36 @@ static bool packets_known(bw_device_t *d, uint8_t op, const uint8_t *ids, size_t
     return false;
 }
 
-static void reply(bw_device_t *d, const uint8_t *ids, size_t n)
+static void reply(bw_device_t *d)
 {
-    create_dev_t *c = C(d);
     sense(d);
-    bw_create_sensors_t s = c->s;
-    if (reads_odometry(ids, n))
-        take_odometry(c, &s);
     uint8_t out[BW_CREATE2_MAX_PACKETS * BW_CREATE_GROUP100_SIZE];
-    int len = bw_create_model_encode_query((bw_create_model_t)c->model, out, sizeof out, ids, n, &s);
+    size_t len = bw_create_robot_reply(&C(d)->robot, out, sizeof out);
     if (len > 0)
-        bw_device_emit(d, out, (size_t)len);
-}
-
-static void send_stream(bw_device_t *d)
-{
-    create_dev_t *c = C(d);
-    sense(d);
-    bw_create_sensors_t s = c->s;
-    if (reads_odometry(c->stream_ids, c->nstream))
-        take_odometry(c, &s);
-    uint8_t out[BW_CREATE_MAX_FRAME];
-    int len = bw_create_model_encode_stream((bw_create_model_t)c->model, out, sizeof out,
-                                            c->stream_ids, c->nstream, &s, BW_CREATE_SUM_WITH_HEADER);
-    if (len > 0)
-        bw_device_emit(d, out, (size_t)len);
-    /* A request too long for one frame sends nothing, as the robot does. */
-}
-
-/* The OI off: the stream stops with it, and the wheels. */
-static void oi_off(bw_device_t *d)
-{
-    create_dev_t *c = C(d);
-    stop(d);
-    c->streaming = false;
-    c->nstream = 0;
-    c->s.num_stream_packets = 0;
-    c->s.oi_mode = BW_CREATE_MODE_OFF;
-}
-
-/* A Create 2's own commands (and its meanings of 135, 136, 138, 143, 144);
- * false for a command both models share. */
-static bool command2(bw_device_t *d, const bw_create_cmd_t *cmd)
-{
-    create_dev_t *c = C(d);
-    bw_create_sensors_t *s = &c->s;
-    switch (cmd->opcode) {
-    case BW_CREATE2_OP_RESET: /* as a battery change: the OI off, counts from zero */
-        oi_off(d);
-        c->odo0_left = d->sim.body.odo_left;
-        c->odo0_right = d->sim.body.odo_right;
-        break;
-    case BW_CREATE2_OP_STOP: oi_off(d); break;
-    case BW_CREATE2_OP_POWER: /* powers down, the OI left in Passive */
-        stop(d);
-        s->oi_mode = BW_CREATE_MODE_PASSIVE;
-        break;
-    case BW_CREATE_OP_SPOT:
-    case BW_CREATE2_OP_CLEAN:
-    case BW_CREATE2_OP_MAX:
-    case BW_CREATE2_OP_SEEK_DOCK:
-        /* A cleaning mode takes the robot from the host: Passive. Its
-         * cleaning is not emulated: the robot stands. */
-        stop(d);
-        s->oi_mode = BW_CREATE_MODE_PASSIVE;
-        bw_device_ignored(d, cmd->opcode);
-        break;
-    case BW_CREATE2_OP_DRIVE_PWM:
-        if (!can_drive(c)) {
-            bw_device_ignored(d, cmd->opcode);
-            break;
-        }
-        /* Full PWM taken as full speed: a wheel's speed under a duty
-         * cycle depends on its load, which the OI does not say. */
-        set_wheels(d, fmax(-255, fmin(255, cmd->u.drive_pwm.left)) * BW_CREATE_MAX_SPEED / 255.0,
-                   fmax(-255, fmin(255, cmd->u.drive_pwm.right)) * BW_CREATE_MAX_SPEED / 255.0);
-        break;
-    case BW_CREATE2_OP_MOTORS:
-        if (can_drive(c))
-            c->motors = cmd->u.motors;
-        else
-            bw_device_ignored(d, cmd->opcode);
-        break;
-    case BW_CREATE2_OP_PWM_MOTORS:
-        if (can_drive(c))
-            c->motors = (uint8_t)((cmd->u.pwm_motors.side_brush ? 0x01 : 0) |
-                                  (cmd->u.pwm_motors.vacuum ? 0x02 : 0) |
-                                  (cmd->u.pwm_motors.main_brush ? 0x04 : 0));
-        else
-            bw_device_ignored(d, cmd->opcode);
-        break;
-    case BW_CREATE2_OP_DIGIT_LEDS_RAW:
-    case BW_CREATE2_OP_DIGIT_LEDS_ASCII: memcpy(c->digits, cmd->u.digits, 4); break;
-    case BW_CREATE2_OP_BUTTONS:
-        s->buttons = cmd->u.buttons;
-        c->buttons_until = c->ticks + (unsigned long)lround(BUTTON_TIME / CONTROL_PERIOD);
-        break;
-    case BW_CREATE2_OP_SCHEDULING_LEDS:
-    case BW_CREATE2_OP_SCHEDULE:
-    case BW_CREATE2_OP_SET_DAY_TIME: bw_device_ignored(d, cmd->opcode); break; /* no clock kept */
-    default: return false;
-    }
-    return true;
+        bw_device_emit(d, out, len);
 }
 
 static void command(bw_device_t *d, const bw_create_cmd_t *cmd)
 {
     create_dev_t *c = C(d);
-    bw_create_sensors_t *s = &c->s;
-    bool two = c->model == BW_CREATE_MODEL_2;
-    if (two && cmd->opcode == BW_CREATE2_OP_RESET) { /* in any mode */
-        command2(d, cmd);
+    uint8_t op = cmd->opcode;
+    /* A packet the model has not: said and counted here (the program only
+     * leaves such a request unanswered), once the OI is on to hear it. */
+    if (c->robot.s.oi_mode != BW_CREATE_MODE_OFF &&
+        (op == BW_CREATE_OP_SENSORS || op == BW_CREATE_OP_QUERY_LIST || op == BW_CREATE_OP_STREAM) &&
+        !packets_known(d, op, op == BW_CREATE_OP_SENSORS ? &cmd->u.sensors : cmd->u.packets.ids,
+                       op == BW_CREATE_OP_SENSORS ? 1 : cmd->u.packets.n))
         return;
+    int rc = bw_create_robot_command(&c->robot, cmd, ms_of(c));
+    if (rc == 0)
+        bw_device_ignored(d, op); /* not in this mode, or not emulated (cleaning, scripts, ...) */
+    else if (rc == BW_CREATE_ROBOT_REPLY)
+        reply(d);
+    else if (rc == BW_CREATE_ROBOT_RESET) { /* as a battery change: counts from zero */
+        c->odo0_left = d->sim.body.odo_left;
+        c->odo0_right = d->sim.body.odo_right;
     }
-    if (s->oi_mode == BW_CREATE_MODE_OFF && cmd->opcode != BW_CREATE_OP_START) {
-        bw_device_ignored(d, cmd->opcode); /* the OI is not started */
-        return;
-    }
-    if (two && command2(d, cmd))
-        return;
-    switch (cmd->opcode) {
-    case BW_CREATE_OP_START:
-        s->oi_mode = BW_CREATE_MODE_PASSIVE;
-        stop(d);
-        break;
-    case BW_CREATE_OP_CONTROL:
-    case BW_CREATE_OP_SAFE: s->oi_mode = BW_CREATE_MODE_SAFE; break;
-    case BW_CREATE_OP_FULL: s->oi_mode = BW_CREATE_MODE_FULL; break;
-    case BW_CREATE_OP_DRIVE:
-        if (!can_drive(c)) {
-            bw_device_ignored(d, cmd->opcode); /* passive: motors are not the host's */
-            break;
-        }
-        {
-            double l, r;
-            drive_wheels(d->sim.body.prm.wheelbase, cmd->u.drive.velocity, cmd->u.drive.radius, &l, &r);
-            s->requested_speed = cmd->u.drive.velocity;
-            s->requested_radius = cmd->u.drive.radius;
-            set_wheels(d, l, r);
-        }
-        break;
-    case BW_CREATE_OP_DRIVE_DIRECT:
-        if (!can_drive(c)) {
-            bw_device_ignored(d, cmd->opcode);
-            break;
-        }
-        s->requested_right_speed = cmd->u.drive_direct.right;
-        s->requested_left_speed = cmd->u.drive_direct.left;
-        set_wheels(d, fmax(-500, fmin(500, cmd->u.drive_direct.left)),
-                   fmax(-500, fmin(500, cmd->u.drive_direct.right)));
-        break;
-    case BW_CREATE_OP_LEDS:
-        c->leds[0] = cmd->u.leds.bits;
-        c->leds[1] = cmd->u.leds.color;
-        c->leds[2] = cmd->u.leds.intensity;
-        break;
-    case BW_CREATE_OP_SONG:
-        if (cmd->u.song.number < 16) {
-            c->song_len[cmd->u.song.number] = cmd->u.song.length;
-            memcpy(c->songs[cmd->u.song.number], cmd->u.song.notes, sizeof c->songs[0]);
-        }
-        break;
-    case BW_CREATE_OP_PLAY:
-        if (cmd->u.play < 16 && c->song_len[cmd->u.play]) {
-            s->song_number = cmd->u.play;
-            c->songs_played++;
-        }
-        break;
-    case BW_CREATE_OP_SENSORS:
-        if (packets_known(d, cmd->opcode, &cmd->u.sensors, 1))
-            reply(d, &cmd->u.sensors, 1);
-        break;
-    case BW_CREATE_OP_QUERY_LIST:
-        if (packets_known(d, cmd->opcode, cmd->u.packets.ids, cmd->u.packets.n))
-            reply(d, cmd->u.packets.ids, cmd->u.packets.n);
-        break;
-    case BW_CREATE_OP_STREAM:
-        if (!packets_known(d, cmd->opcode, cmd->u.packets.ids, cmd->u.packets.n))
-            break; /* the stream goes on as it was */
-        c->nstream = cmd->u.packets.n;
-        memcpy(c->stream_ids, cmd->u.packets.ids, c->nstream);
-        c->streaming = c->nstream > 0;
-        c->stream_paused = false;
-        s->num_stream_packets = c->nstream;
-        c->next_stream = c->ticks + (unsigned long)lround(STREAM_PERIOD / CONTROL_PERIOD);
-        break;
-    case BW_CREATE_OP_PAUSE_RESUME_STREAM:
-        c->stream_paused = cmd->u.pause_resume_stream == 0;
-        break;
-    case BW_CREATE_OP_BAUD: break; /* a pty or TCP has no baud rate to change */
-    default:
-        /* Demo modes, cleaning, scripts, low side drivers, IR: known and
-         * left alone by this emulation. */
-        bw_device_ignored(d, cmd->opcode);
-        break;
-    }
+    set_wheels(d);
 }
 
 static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
@@ -555,20 +334,13 @@ static void input(bw_device_t *d, const uint8_t *data, size_t n, double now)
     bw_device_link_stats(d, &c->parser.stats);
 }
 
-/* Safe mode: a cliff, a wheel drop or the charger stops the robot and puts
- * the OI in passive mode, as the Create does. */
-static void safety(bw_device_t *d)
+/* Safe mode's danger: a cliff, a wheel drop or the charger (the program
+ * stops the robot for it and puts the OI in Passive, as the Create does). */
+static bool danger(const bw_device_t *d)
 {
-    create_dev_t *c = C(d);
     const bw_body_t *b = &d->sim.body;
-    if (c->s.oi_mode != BW_CREATE_MODE_SAFE)
-        return;
-    bool danger = b->cliff || b->drop_left || b->drop_right || b->docked ||
-                  (c->s.bumps_wheel_drops & BW_CREATE_WHEEL_DROP_CASTER);
-    if (danger && (b->cmd_left != 0 || b->cmd_right != 0)) {
-        stop(d);
-        c->s.oi_mode = BW_CREATE_MODE_PASSIVE;
-    }
+    return b->cliff || b->drop_left || b->drop_right || b->docked ||
+           (C(d)->robot.s.bumps_wheel_drops & BW_CREATE_WHEEL_DROP_CASTER);
 }
 
 static void step(bw_device_t *d, double now)
@@ -579,26 +351,25 @@ static void step(bw_device_t *d, double now)
         c->ticks++;
         bw_sim_step_to(&d->sim, t);
         const bw_body_t *b = &d->sim.body;
-        double dl = (b->odo_left - c->last_left) * 1000, dr = (b->odo_right - c->last_right) * 1000;
-        c->last_left = b->odo_left;
-        c->last_right = b->odo_right;
-        c->distance += (dl + dr) / 2;
-        c->angle += (dr - dl) / (b->prm.wheelbase * 1000) * 180 / BW_PI;
+        long long l = um(b->odo_left), r = um(b->odo_right);
+        bw_create_robot_moved(&c->robot, (int32_t)(l - c->last_left), (int32_t)(r - c->last_right));
+        c->last_left = l;
+        c->last_right = r;
         double ma = b->docked ? CHARGE_MA
                               : -(IDLE_MA + DRIVE_MA * (fabs(b->left) + fabs(b->right)) / 2 /
                                                 (BW_CREATE_MAX_SPEED / 1000.0));
         c->charge = fmax(0, fmin(CAPACITY, c->charge + ma * CONTROL_PERIOD / 3600));
-        if (c->buttons_until && c->ticks >= c->buttons_until) {
-            c->s.buttons = 0; /* the Buttons command's push is over */
-            c->buttons_until = 0;
-        }
-        if (c->ticks % 4 == 0) { /* the sensors, every 20 ms */
+        bool sensing = c->ticks % 4 == 0; /* the sensors, every 20 ms */
+        if (sensing)
             sense(d);
-            safety(d);
-        }
-        if (c->streaming && !c->stream_paused && c->ticks >= c->next_stream) {
-            send_stream(d);
-            c->next_stream += (unsigned long)lround(STREAM_PERIOD / CONTROL_PERIOD);
+        if (bw_create_robot_watch(&c->robot, ms_of(c), sensing && danger(d)))
+            set_wheels(d);
+        if (bw_create_robot_stream_due(&c->robot, ms_of(c))) {
+            sense(d);
+            uint8_t out[BW_CREATE_MAX_FRAME];
+            size_t len = bw_create_robot_stream(&c->robot, ms_of(c), out, sizeof out);
+            if (len > 0)
+                bw_device_emit(d, out, len);
         }
     }
     bw_sim_step_to(&d->sim, now);
@@ -609,7 +380,8 @@ static double next_deadline(const bw_device_t *d)
     const create_dev_t *c = C(d);
     if (!c->stepped)
         return c->t0; /* a step at once, so that an emulator says the notice of init first */
-    return c->streaming && !c->stream_paused ? tick_time(c, c->next_stream) : INFINITY;
+    const bw_create_robot_t *r = &c->robot;
+    return r->streaming && !r->stream_paused ? c->t0 + r->next_stream_ms / 1000.0 : INFINITY;
 }
 
 static void reset_line(bw_device_t *d)
