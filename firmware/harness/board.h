@@ -21,6 +21,9 @@ typedef struct {
     uint8_t inq[4096];    /* bytes for the chip, waiting for room in its FIFO */
     size_t inq_head, inq_len;
     bool xoff;
+    uint8_t outq[65536];  /* bytes for the host, waiting for room in the pty */
+    size_t outq_head, outq_len;
+    bool listening;       /* a client has the pty open (always, for an in-process driver) */
     uint64_t lost;        /* bytes the select line cut off */
     uint64_t overflow, host_dropped;
     /* The busy pin: cycles per loop. */

@@ -99,11 +99,47 @@ void harness_drop_to_chip(harness_t *h)
     h->inq_len = 0;
 }
 
+/* Bytes for the host wait here while the pty is full (a host held back by
+ * the machine), as a USB serial adapter's bytes wait in the kernel's
+ * buffer for a reader (64 KB); only past that are they lost, and counted.
+ * While no client has the pty open they go nowhere, as to a serial port
+ * nobody has open, and what the last client left unread goes with it. */
+static void watch_clients(harness_t *h)
+{
+    bool emptied;
+    int clients = bw_pty_clients(h->host, &emptied);
+    h->listening = clients != 0; /* (not a pty: an in-process driver, always there) */
+    if (!h->listening || emptied)
+        h->outq_len = 0;
+}
+
+static void flush_to_host(harness_t *h)
+{
+    while (h->outq_len) {
+        size_t at = h->outq_head, run = sizeof h->outq - at;
+        if (run > h->outq_len)
+            run = h->outq_len;
+        int w = bw_port_write(h->host, h->outq + at, run);
+        if (w <= 0)
+            return;
+        h->outq_head = (at + (size_t)w) % sizeof h->outq;
+        h->outq_len -= (size_t)w;
+    }
+}
+
 void harness_to_host(harness_t *h, const uint8_t *b, size_t n)
 {
-    int w = bw_port_write(h->host, b, n);
-    if (w < (int)n)
-        h->host_dropped += n - (size_t)(w > 0 ? w : 0);
+    if (!h->listening)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (h->outq_len == sizeof h->outq) {
+            h->host_dropped++;
+            continue;
+        }
+        h->outq[(h->outq_head + h->outq_len) % sizeof h->outq] = b[i];
+        h->outq_len++;
+    }
+    flush_to_host(h);
 }
 
 static void on_xon(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -176,12 +212,16 @@ static int slice(harness_t *h, double until)
         }
     }
     h->board->step(h, harness_time(h));
+    watch_clients(h);
+    flush_to_host(h);
     uint8_t buf[256];
     int n = bw_port_read(h->host, buf, sizeof buf);
     if (n > 0)
         h->board->host_bytes(h, buf, (size_t)n);
     return 0;
 }
+
+#define MAX_LAG 0.005 /* s the chip may be behind the wall clock */
 
 /* Real time: the chip runs until its clock catches up with the wall, a
  * millisecond of simulated time at most between looks at the host. */
@@ -195,11 +235,19 @@ static int serve_pty(harness_t *h, const char *link, const char *elf, double sec
     printf("botwire-avr: %s on %s (%s at %.3f MHz, %s)\n", h->board->name, slave, h->board->mcu,
            h->board->hz / 1e6, elf);
     fflush(stdout);
-    double start = wall();
+    double begin = wall(), start = begin;
     while (!stop_signal) {
-        double now = wall() - start;
-        if (now >= seconds)
+        if (wall() - begin >= seconds)
             break;
+        double now = wall() - start;
+        /* Never faster than real time: a harness the machine held back
+         * takes up where it was instead of running the chip ahead to catch
+         * up (its host would get seconds of the robot's time in a burst,
+         * and its silence in the robot's time, as no robot gives them). */
+        if (now - harness_time(h) > MAX_LAG) {
+            start += now - harness_time(h) - MAX_LAG;
+            now = harness_time(h) + MAX_LAG;
+        }
         if (slice(h, now))
             return 1;
         double ahead = harness_time(h) - (wall() - start);
@@ -416,6 +464,7 @@ int main(int argc, char **argv)
     static harness_t hs;
     harness_t *h = &hs;
     h->board = board;
+    h->listening = true; /* until the first look at the pty's clients */
     h->avr = avr_make_mcu_by_name(board->mcu);
     if (!h->avr) {
         fprintf(stderr, "botwire-avr: simavr has no %s\n", board->mcu);

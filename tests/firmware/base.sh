@@ -123,7 +123,8 @@ stop_base square
 read -r tx ty th path turn bumps <<T
 $(truth "$tmp/square.out")
 T
-within "${path:-0}" 4 0.1 && within "${turn:-0}" 360 10 &&
+# (at least: a driver the machine holds back goes past a corner and back)
+awk -v p="${path:-0}" -v t="${turn:-0}" 'BEGIN { exit !(p >= 3.9 && t >= 350) }' &&
     pass "the plant went $path m and turned $turn degrees (a 1 m square: 4 m, 360)" ||
     fail "the plant went ${path:-?} m and turned ${turn:-?} degrees (a 1 m square: 4 m, 360)"
 read -r d dh <<T
@@ -135,11 +136,11 @@ awk -v d="$d" -v h="$dh" 'BEGIN { exit !(d <= 0.02 && h <= 2) }' &&
 [ "$proto" = kobuki ] && check_ticks "$tmp/square.out" 0.02 2
 [ "$(field rejected "$last")" = 0 ] && pass "no frame rejected" || fail "rejected frames: $last"
 
-# 3. A wall 1.2 m ahead presses the bumper, which the driver reports; then
+# 3. A wall 0.6 m ahead presses the bumper, which the driver reports; then
 # a host that stops talking while the wheels turn (SIGKILL: no stop sent).
 # A Kobuki's command timeout (0.5 s) cuts the drive and the wheels come to
 # rest; a Create 2 turns on (the OI has no watchdog).
-start_base safety --wall 1.2
+start_base safety --wall 0.6
 case $proto in
 kobuki) bump='"event":"bump","on":true,"mask":2' ;;
 create2) bump='"event":"bump","on":true,"mask":5' ;; # a hit at the centre closes both switches
@@ -182,7 +183,7 @@ stop_base safety
 read -r tx ty th path turn bumps <<T
 $(truth "$tmp/safety.out")
 T
-within "${tx:-0}" 1.05 0.001 && [ "${bumps:-0}" -ge 1 ] &&
+within "${tx:-0}" 0.45 0.001 && [ "${bumps:-0}" -ge 1 ] &&
     pass "the plant stopped at the wall (x $tx m, $bumps bumps)" || fail "the plant at x ${tx:-?}, ${bumps:-?} bumps"
 
 # 4. The floor ends 0.6 m ahead: the front cliff sensor passes the edge
@@ -191,13 +192,19 @@ within "${tx:-0}" 1.05 0.001 && [ "${bumps:-0}" -ge 1 ] &&
 # to Passive, as the OI does.
 start_base edge --cliff 0.6
 case $proto in
-kobuki) url="kobuki:$tmp/edge" cliff='"event":"cliff","on":true,"mask":4' ;; # BW_CLIFF_FRONT
-create2) url="create:$tmp/edge?model=create2&mode=safe" cliff='"event":"cliff","on":true,"mask":10' ;; # front left and front right
+kobuki) url="kobuki:$tmp/edge" front="4" ;; # BW_CLIFF_FRONT
+create2) url="create:$tmp/edge?model=create2&mode=safe" front="2 8" ;; # front left, front right
 esac
 "$bw" drive "$url" --v 0.2 --for 4 >"$tmp/edge.drive" 2>"$tmp/edge.err"
 stop_base edge
-grep -q "$cliff" "$tmp/edge.drive" &&
-    pass "the edge under the front cliff sensor reported: $(grep '"event":"cliff"' "$tmp/edge.drive" | head -n 1)" ||
+# the first cliff the driver heard has the front sensor's bit (a driver the
+# machine holds back may first hear the side sensors' too)
+first=$(grep -m 1 '"event":"cliff","on":true' "$tmp/edge.drive")
+awk -v m="$(field mask "$first")" -v bits="$front" 'BEGIN {
+        if (m == "") exit 1
+        n = split(bits, b, " ")
+        for (i = 1; i <= n; i++) if (int(m / b[i]) % 2 != 1) exit 1 }' &&
+    pass "the edge under the front cliff sensor reported: $first" ||
     fail "no front cliff reported: $(grep event "$tmp/edge.drive") $(cat "$tmp/edge.err")"
 read -r tx ty th path turn bumps <<T
 $(truth "$tmp/edge.out")
