@@ -170,6 +170,13 @@ static void test_reply_odometry(void **state)
     assert_int_equal(bw_create_robot_command(&r, &c, 0), BW_CREATE_ROBOT_REPLY);
     assert_int_equal(bw_create_robot_reply(&r, out, sizeof out), 4);
     assert_int_equal((int16_t)(out[0] << 8 | out[1]), -1);
+    /* a host that never reads them: held, never wrapped (3 km each way) */
+    for (int i = 0; i < 3000; i++)
+        bw_create_robot_moved(&r, 1000000, 1000000);
+    c.u.packets.ids[1] = BW_CREATE_PKT_ANGLE;
+    assert_int_equal(bw_create_robot_command(&r, &c, 0), BW_CREATE_ROBOT_REPLY);
+    assert_int_equal(bw_create_robot_reply(&r, out, sizeof out), 4);
+    assert_int_equal((int16_t)(out[0] << 8 | out[1]), 32767);
     /* a packet a Create 2 has not: no reply */
     c.u.packets.ids[1] = 59;
     assert_int_equal(bw_create_robot_command(&r, &c, 0), 0);

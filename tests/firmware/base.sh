@@ -5,9 +5,10 @@
 # wall when asked), built to speak PROTO: kobuki or create2. Judged by the
 # plant's true pose, integrated from its wheels, never by what the firmware
 # says of itself.
-# usage: base.sh PROTO BOTWIRE BOTWIRE_AVR FIRMWARE_ELF
+# usage: base.sh PROTO BOTWIRE BOTWIRE_AVR FIRMWARE_ELF [WATCHDOG_ELF]
+# (create2: WATCHDOG_ELF, the build with BASE_OI_WATCHDOG_MS=500)
 set -u
-proto=$1 bw=$2 avr=$3 elf=$4
+proto=$1 bw=$2 avr=$3 elf=$4 watchdog_elf=${5:-}
 board=base-$proto
 case $proto in
 kobuki) url_of() { echo "kobuki:$1"; } ;;
@@ -220,6 +221,37 @@ create2)
         pass "Safe mode stopped the wheels at the edge (x $tx m, the sensor over it at 0.45) and left Passive" ||
         fail "Safe mode at the edge: x ${tx:-?} m, $(tail -n 1 "$tmp/edge.drive")" ;;
 esac
+
+# 5. The Create 2 built with the watchdog the OI has not (500 ms): a host
+# that sends Drive every 100 ms (Start, Full, then Drive 100 mm/s turning
+# in place, ten times) and falls silent has the wheels cut as a Kobuki's
+# are. (botwire's driver sends a Drive only when the speed changes: such a
+# build stops it every half second, which is why the option is off.)
+if [ -n "$watchdog_elf" ]; then
+    plain=$elf
+    elf=$watchdog_elf
+    start_base watchdog
+    (
+        exec 3>"$tmp/watchdog"
+        printf '\200\204' >&3
+        for i in 1 2 3 4 5 6 7 8 9 10; do
+            printf '\211\000\144\000\001' >&3
+            sleep 0.1 # the host's own pace, not a wait for anything
+        done
+    )
+    wait_line "$tmp/watchdog.out" "the host quiet since" 20 ||
+        fail "the watchdog build's wheels never came to rest after the host went quiet"
+    # the last silence is the host's end (a machine that held the host back
+    # longer than the watchdog may have made one before)
+    read -r silent cut rest <<T
+$(sed -n 's/.*the host quiet since \([0-9.]*\) s with the wheels turning; their drive cut at \([0-9.]*\) s, at rest at \([0-9.]*\) s.*/\1 \2 \3/p' "$tmp/watchdog.out" | tail -n 1)
+T
+    stop_base watchdog
+    awk -v q="${silent:-0}" -v c="${cut:-0}" -v r="${rest:-0}" 'BEGIN { exit !(c - q >= 0.49 && c - q <= 0.53 && r - q <= 0.7) }' &&
+        pass "watchdog build: host quiet at $silent s, the drive cut at $cut s, at rest at $rest s" ||
+        fail "watchdog build: host quiet at ${silent:-?} s, the drive cut at ${cut:-?} s, at rest at ${rest:-?} s"
+    elf=$plain
+fi
 
 loops=$(sed -n 's/.*firmware loop: \([0-9]*\) loops.*/\1/p' "$tmp/square.out")
 [ "${loops:-0}" -gt 1000 ] && pass "firmware loop timed in simulated cycles: $(grep 'firmware loop' "$tmp/square.out" | sed 's/.*loop: //')" ||

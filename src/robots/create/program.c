@@ -242,11 +242,18 @@ int bw_create_robot_command(bw_create_robot_t *r, const bw_create_cmd_t *cmd, ui
     }
 }
 
+/* Held to 32 bits: a host that never reads distance or angle (it counts
+ * the encoders) must not overflow them; read, they saturate anyway. */
+static int32_t held(int64_t x)
+{
+    return x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : (int32_t)x;
+}
+
 void bw_create_robot_moved(bw_create_robot_t *r, int32_t left_um, int32_t right_um)
 {
     /* kept whole, divided once when read: nothing lost between reads */
-    r->travel2_um += left_um + right_um;
-    r->turn_um += right_um - left_um;
+    r->travel2_um = held((int64_t)r->travel2_um + left_um + right_um);
+    r->turn_um = held((int64_t)r->turn_um + right_um - left_um);
 }
 
 bool bw_create_robot_watch(bw_create_robot_t *r, uint32_t now_ms, bool danger)
