@@ -153,7 +153,9 @@ grep -q "$bump" "$tmp/bump.drive" &&
 
 "$bw" drive "$(url_of "$tmp/safety")" --w 0.8 --for 60 >"$tmp/killed.drive" 2>&1 &
 driver=$!
-wait_line "$tmp/killed.drive" '"w":0\.[78]' 20 && pass "the base is turning" || fail "never turning: $(tail -n 2 "$tmp/killed.drive")"
+# (any turn: a chip held back by a loaded machine runs slower than the
+# host's clock, by which the Create's driver times its odometry)
+wait_line "$tmp/killed.drive" '"w":0\.[1-9]\|"w":1\.' 20 && pass "the base is turning" || fail "never turning: $(tail -n 2 "$tmp/killed.drive")"
 # what the harness says from here on is about the silence to come (a host
 # that ends its session stops the wheels at the acceleration limit, and the
 # harness tells of that too)
