@@ -82,6 +82,7 @@ plugin_ok() {
     src/robots/*/device.c:src/sim/rng.h) return 0 ;;
     src/robots/*/driver.c:src/base/base_internal.h) return 0 ;;
     src/robots/lobot/driver.c:src/robots/create/host.h) return 0 ;; # the Create's OI host side
+    firmware/*/main.c:firmware/common/mega.h) return 0 ;; # the Mega firmwares' chip
     esac
     return 1
 }

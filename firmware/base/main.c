@@ -8,13 +8,13 @@
  * wheel's PI loop (wheels.c) towards the speed the protocol asks, set the
  * PWM and direction pins, and give the protocol its period (its timeout,
  * its messages to the host). Between periods, each byte from the host goes
- * to the protocol as it comes. Output leaves a 256-byte ring by interrupt,
- * so a period never waits for the line.
+ * to the protocol as it comes. The clock, the host's USART0 and the ADC
+ * are the Mega's, as every Mega firmware here has them (../common/mega.h).
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
-#include <avr/sleep.h>
 
+#include "../common/mega.h"
 #include "hardware.h"
 #include "proto.h"
 #include "wheels.h"
@@ -22,16 +22,8 @@
 #define LED _BV(BASE_LED_BIT)
 #define PERIOD_MS (1000 / BASE_LOOP_HZ)
 
-static volatile uint32_t clock_ms;
 static volatile int32_t enc[2];
 static volatile uint8_t enc_state[2];
-static volatile uint8_t rx_buf[64];
-static volatile uint8_t rx_head, rx_len;
-static volatile uint8_t tx_buf[256];
-static volatile uint8_t tx_head;
-static volatile uint16_t tx_len; /* 0..256 */
-
-ISR(TIMER0_COMPA_vect) { clock_ms++; }
 
 /* Quadrature, both edges of both channels: the step from the last state
  * (A << 1 | B) to this one, indexed old << 2 | new; forward is
@@ -62,48 +54,7 @@ ISR(INT5_vect, ISR_ALIASOF(INT4_vect));
 ISR(INT2_vect) { edge(1, right_ab(), BASE_RIGHT_ENCODER_REVERSED ? -1 : 1); }
 ISR(INT3_vect, ISR_ALIASOF(INT2_vect));
 
-ISR(USART0_RX_vect)
-{
-    uint8_t b = UDR0;
-    if (rx_len < sizeof rx_buf) {
-        rx_buf[(uint8_t)(rx_head + rx_len) % sizeof rx_buf] = b;
-        rx_len++;
-    }
-    /* else: an overrun, as the UART's own; the protocol's parser counts
-     * what it misses */
-}
-
-ISR(USART0_UDRE_vect)
-{
-    if (tx_len) {
-        UDR0 = tx_buf[tx_head++]; /* uint8_t wraps at 256 */
-        tx_len--;
-    } else {
-        UCSR0B &= (uint8_t)~_BV(UDRIE0);
-    }
-}
-
-void base_send(const uint8_t *b, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        cli();
-        if (tx_len < sizeof tx_buf) {
-            tx_buf[(uint8_t)(tx_head + tx_len)] = b[i++];
-            tx_len++;
-            UCSR0B |= _BV(UDRIE0);
-        }
-        sei();
-    }
-}
-
-static uint16_t adc(uint8_t channel)
-{
-    ADMUX = (uint8_t)(_BV(REFS0) | channel); /* AVcc reference */
-    ADCSRA |= _BV(ADSC);
-    while (ADCSRA & _BV(ADSC))
-        ;
-    return ADC;
-}
+void base_send(const uint8_t *b, size_t n) { mega_send(b, n); }
 
 static void setup(void)
 {
@@ -121,11 +72,6 @@ static void setup(void)
     BASE_SENSE_PORT |= _BV(BASE_BUMP_RIGHT_BIT) | _BV(BASE_BUMP_CENTRE_BIT) | _BV(BASE_BUMP_LEFT_BIT) |
                        _BV(BASE_DROP_RIGHT_BIT) | _BV(BASE_DROP_LEFT_BIT);
     DDRB |= LED;
-    /* The millisecond clock. */
-    TCCR0A = _BV(WGM01);              /* CTC */
-    TCCR0B = _BV(CS01) | _BV(CS00);   /* clk/64: 250 kHz */
-    OCR0A = 249;                      /* 1 kHz */
-    TIMSK0 = _BV(OCIE0A);
     /* The encoders: any edge of INT2..INT5; the lines as they stand now
      * are where counting starts. */
     EICRA = _BV(ISC20) | _BV(ISC30);
@@ -134,21 +80,7 @@ static void setup(void)
     enc_state[1] = right_ab();
     EIFR = _BV(INTF2) | _BV(INTF3) | _BV(INTF4) | _BV(INTF5);
     EIMSK = _BV(INT2) | _BV(INT3) | _BV(INT4) | _BV(INT5);
-    ADCSRA = _BV(ADEN) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0); /* 125 kHz */
-    UCSR0A = _BV(U2X0); /* first: a simulator takes the rate as UBRR0 is written */
-    UBRR0 = BASE_UBRR_115200;
-    UCSR0B = _BV(RXCIE0) | _BV(RXEN0) | _BV(TXEN0);
-    UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
-    SMCR = 0; /* sleep mode: idle (the timer and the USART wake it) */
-    sei();
-}
-
-static uint32_t now_ms(void)
-{
-    cli();
-    uint32_t x = clock_ms;
-    sei();
-    return x;
+    mega_start(BASE_UBRR_115200, true); /* the clock, the ADC, the host; interrupts on */
 }
 
 /* Millimetres of a wheel's rim to encoder counts (rounded to nearest). */
@@ -197,29 +129,13 @@ int main(void)
         bw_wheel_init(&wheel[i], BASE_KP, BASE_KI, counts(BASE_ACCEL_MM_S2), BASE_PWM_TOP, BASE_LOOP_HZ, 0);
     uint32_t next = PERIOD_MS;
     for (;;) {
-        cli();
-        if (rx_len == 0 && (int32_t)(clock_ms - next) < 0) {
-            sleep_enable();
-            sei();
-            sleep_cpu();
-            sleep_disable();
+        mega_sleep_until(next);
+        uint8_t b;
+        while (mega_received(&b))
+            base_proto_byte(b, mega_now_ms());
+        uint32_t now;
+        if (!mega_due(&next, PERIOD_MS, &now))
             continue;
-        }
-        sei();
-        while (rx_len) {
-            cli();
-            uint8_t b = rx_buf[rx_head];
-            rx_head = (uint8_t)((rx_head + 1u) % sizeof rx_buf);
-            rx_len--;
-            sei();
-            base_proto_byte(b, now_ms());
-        }
-        uint32_t now = now_ms();
-        if ((int32_t)(now - next) < 0)
-            continue;
-        next += PERIOD_MS;
-        if ((int32_t)(now - next) >= 0)
-            next = now + PERIOD_MS; /* fell behind: no burst to catch up */
 
         PORTB |= LED;
         __asm__ __volatile__("" ::: "memory"); /* the period stays between the LED's edges */
@@ -233,7 +149,7 @@ int main(void)
         s.cliff = sensors(pins, BASE_CLIFF_RIGHT_BIT, BASE_CLIFF_CENTRE_BIT, BASE_CLIFF_LEFT_BIT, 1);
         s.wheel_drop = (uint8_t)(sensors(pins, BASE_DROP_RIGHT_BIT, BASE_DROP_RIGHT_BIT, BASE_DROP_LEFT_BIT, 0) &
                                  (BASE_RIGHT | BASE_LEFT));
-        s.battery_mv = (uint16_t)((uint32_t)adc(BASE_BATTERY_ADC) * 5000u * BASE_BATTERY_DIVIDER / 1023u);
+        s.battery_mv = (uint16_t)((uint32_t)mega_adc(BASE_BATTERY_ADC) * 5000u * BASE_BATTERY_DIVIDER / 1023u);
         base_wheels_t want;
         base_proto_wheels(&want);
         for (uint8_t i = 0; i < 2; i++) {

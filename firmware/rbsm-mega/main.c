@@ -19,17 +19,19 @@
  *     rising edge per tick.
  *   PB7 [D13] out: the Mega's LED, lit while a loop computes (its duty is
  *     the CPU load; a probe on it measures a loop).
- *   Timer 0 (CTC, /64, OCR0A 249): the millisecond clock.
+ *   Timer 0: the millisecond clock (../common/mega.h).
  *
  * Every 10 ms: read the switches, run the watchdog, set the servo and the
  * brake, read the potentiometer, the battery and the encoder, queue the
- * telemetry; between loops, obey each message as it comes. Output goes out
- * of a 256-byte ring by interrupt, so a loop never waits for the line.
+ * telemetry; between loops, obey each message as it comes. The clock, the
+ * host's USART0 and the ADC are the Mega's, as every Mega firmware here has
+ * them (../common/mega.h): output leaves a ring by interrupt, so a loop
+ * never waits for the line.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
-#include <avr/sleep.h>
 
+#include "../common/mega.h"
 #include "botwire/rbsm.h"
 
 #define SERVO _BV(PB5)
@@ -44,36 +46,9 @@
 #define POT_DEG 30             /* the potentiometer's half range, degrees */
 #define STEER_LIMIT ((int32_t)BW_RBSM_STEER_LIMIT_DEG)
 
-static volatile uint32_t clock_ms;
 static volatile uint32_t enc_ticks;
-static volatile uint8_t rx_buf[64];
-static volatile uint8_t rx_head, rx_len;
-static volatile uint8_t tx_buf[256];
-static volatile uint8_t tx_head;
-static volatile uint16_t tx_len; /* 0..256 */
 
-ISR(TIMER0_COMPA_vect) { clock_ms++; }
 ISR(INT0_vect) { enc_ticks++; }
-
-ISR(USART0_RX_vect)
-{
-    uint8_t b = UDR0;
-    if (rx_len < sizeof rx_buf) {
-        rx_buf[(uint8_t)(rx_head + rx_len) % sizeof rx_buf] = b;
-        rx_len++;
-    }
-    /* else: an overrun, as the UART's own; the parser counts what it misses */
-}
-
-ISR(USART0_UDRE_vect)
-{
-    if (tx_len) {
-        UDR0 = tx_buf[tx_head++]; /* uint8_t wraps at 256 */
-        tx_len--;
-    } else {
-        UCSR0B &= (uint8_t)~_BV(UDRIE0);
-    }
-}
 
 static uint32_t atomic32(volatile uint32_t *v)
 {
@@ -81,29 +56,6 @@ static uint32_t atomic32(volatile uint32_t *v)
     uint32_t x = *v;
     sei();
     return x;
-}
-
-/* Queues bytes for the host, waiting for room if the ring is full. */
-static void send(const uint8_t *b, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        cli();
-        if (tx_len < sizeof tx_buf) {
-            tx_buf[(uint8_t)(tx_head + tx_len)] = b[i++];
-            tx_len++;
-            UCSR0B |= _BV(UDRIE0);
-        }
-        sei();
-    }
-}
-
-static uint16_t adc(uint8_t channel)
-{
-    ADMUX = (uint8_t)(_BV(REFS0) | channel); /* AVcc reference */
-    ADCSRA |= _BV(ADSC);
-    while (ADCSRA & _BV(ADSC))
-        ;
-    return ADC;
 }
 
 static void setup(void)
@@ -114,23 +66,13 @@ static void setup(void)
     PORTB = 0;
     DDRB = SERVO | LED;
     /* PD0: the encoder drives it both ways; no pull-up */
-    TCCR0A = _BV(WGM01);              /* CTC */
-    TCCR0B = _BV(CS01) | _BV(CS00);   /* clk/64: 250 kHz */
-    OCR0A = 249;                      /* 1 kHz */
-    TIMSK0 = _BV(OCIE0A);
     TCCR1A = _BV(COM1A1) | _BV(WGM11);            /* OC1A: clear on match, set at bottom */
     TCCR1B = _BV(WGM13) | _BV(WGM12) | _BV(CS11); /* fast PWM, TOP ICR1, clk/8 */
     ICR1 = SERVO_PERIOD;
     OCR1A = SERVO_CENTRE;
     EICRA = _BV(ISC01) | _BV(ISC00); /* INT0 on a rising edge */
     EIMSK = _BV(INT0);
-    ADCSRA = _BV(ADEN) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0); /* 125 kHz */
-    UBRR0 = UBRR_76800;
-    UCSR0A = _BV(U2X0);
-    UCSR0B = _BV(RXCIE0) | _BV(RXEN0) | _BV(TXEN0);
-    UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
-    SMCR = 0; /* sleep mode: idle (the timer and the USART wake it) */
-    sei();
+    mega_start(UBRR_76800, true); /* the clock, the ADC, the host; interrupts on */
 }
 
 /* Wire steering units to a servo pulse, and a potentiometer reading back. */
@@ -161,22 +103,10 @@ int main(void)
     int32_t per_degree = bw_rbsm_steer_per_degree(mega.variant);
     uint32_t next_loop = BW_RBSM_MEGA_LOOP_MS;
     for (;;) {
-        cli();
-        if (rx_len == 0 && (int32_t)(clock_ms - next_loop) < 0) {
-            sleep_enable();
-            sei();
-            sleep_cpu();
-            sleep_disable();
-            continue;
-        }
-        sei();
+        mega_sleep_until(next_loop);
         /* The host's messages, as they come. */
-        while (rx_len) {
-            cli();
-            uint8_t b = rx_buf[rx_head];
-            rx_head = (uint8_t)((rx_head + 1u) % sizeof rx_buf);
-            rx_len--;
-            sei();
+        uint8_t b;
+        while (mega_received(&b)) {
             const uint8_t *p = &b;
             size_t n = 1;
             bw_rbsm_frame_t f;
@@ -187,16 +117,13 @@ int main(void)
                     continue;
                 }
                 size_t k;
-                (void)bw_rbsm_mega_command(&mega, &f, atomic32(&clock_ms), out, sizeof out, &k);
-                send(out, k);
+                (void)bw_rbsm_mega_command(&mega, &f, mega_now_ms(), out, sizeof out, &k);
+                mega_send(out, k);
             }
         }
-        uint32_t now = atomic32(&clock_ms);
-        if ((int32_t)(now - next_loop) < 0)
+        uint32_t now;
+        if (!mega_due(&next_loop, BW_RBSM_MEGA_LOOP_MS, &now))
             continue;
-        next_loop += BW_RBSM_MEGA_LOOP_MS;
-        if ((int32_t)(now - next_loop) >= 0)
-            next_loop = now + BW_RBSM_MEGA_LOOP_MS; /* fell behind: no burst to catch up */
 
         PORTB |= LED;
         __asm__ __volatile__("" ::: "memory"); /* the loop stays between the LED's edges */
@@ -211,12 +138,12 @@ int main(void)
         else
             PORTA |= BRAKE_RELEASE;
         bw_rbsm_mega_inputs_t in;
-        in.steer_feedback = pot_wire(adc(1), per_degree);
-        in.battery_mv = (uint32_t)adc(0) * 5000u * 3u / 1023u;
+        in.steer_feedback = pot_wire(mega_adc(1), per_degree);
+        in.battery_mv = (uint32_t)mega_adc(0) * 5000u * 3u / 1023u;
         in.enc_ticks = atomic32(&enc_ticks);
         size_t k = bw_rbsm_mega_report(&mega, now, &in, out, sizeof out);
         __asm__ __volatile__("" ::: "memory");
         PORTB &= (uint8_t)~LED;
-        send(out, k);
+        mega_send(out, k);
     }
 }
