@@ -62,6 +62,16 @@ fail() {
 pass() { echo "ok: $*"; }
 field() { echo "$2" | sed -E "s/.*\"$1\":(-?[0-9.e+-]+).*/\1/"; }
 within() { awk -v x="$1" -v want="$2" -v tol="$3" 'BEGIN { d = x - want; exit !(d <= tol && -d <= tol) }'; }
+# drove X V SECONDS LAST: a real-time `botwire drive --v V --for SECONDS`
+# went X m: at least V m/s for SECONDS less 5 cm, and no farther than V m/s
+# for the whole of the drive's own run, its settling included (LAST, its
+# final line, gives the time: at most SECONDS + 2 s) plus 1 cm. A machine
+# that holds a process back delays the stop as much as the start, and adds
+# no speed; a fixed window around V * SECONDS failed on loaded machines.
+drove() {
+    awk -v x="$1" -v v="$2" -v s="$3" -v t="$(field t "$4")" \
+        'BEGIN { exit !(t + 0 > 0 && t <= s + 2.05 && x >= v * s - 0.05 && x <= v * t + 0.01) }'
+}
 
 run_expecting() {
     quiet=$1 name=$2 want=$3 pattern=$4

@@ -9,13 +9,13 @@ bw=$1
 start=$(start_of create)
 start_emulator "botwire sim: create on /dev/" create --pty "$tmp/create" --for 120
 
-# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm, stopped at the end.
+# 1. Two seconds at 0.2 m/s: x = 0.40 m (`drove`, testlib.sh), stopped at the end.
 "$bw" drive "create:$tmp/create" --v 0.2 --for 2 >"$tmp/drive.out" 2>"$tmp/drive.err"
 status=$?
 last=$(tail -n 1 "$tmp/drive.out")
 x=$(field x "$last")
 [ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
-within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
+drove "$x" 0.2 2 "$last" && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
 v=$(field v "$last")
 within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving at the end: v = $v"
 # The odometry against how far the emulated robot truly went (its own

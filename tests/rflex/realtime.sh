@@ -13,14 +13,14 @@ state_line() { tail -n 1 "$1" | sed 's/,"joystick":{[^}]*}//'; }
 start=$(start_of rflex)
 start_emulator "botwire sim: rflex b21r on /dev/" rflex --pty "$tmp/b21" --for 120
 
-# 1. Two seconds at 0.2 m/s: x = 0.40 m within 5 cm, stopped, and braked
+# 1. Two seconds at 0.2 m/s: x = 0.40 m (`drove`, testlib.sh), stopped, and braked
 # once the driver closes.
 "$bw" drive "rflex:$tmp/b21" --v 0.2 --for 2 >"$tmp/drive.out" 2>"$tmp/drive.err"
 status=$?
 last=$(state_line "$tmp/drive.out")
 x=$(field x "$last")
 [ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
-within "$x" 0.40 0.05 && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
+drove "$x" 0.2 2 "$last" && pass "2 s at 0.2 m/s over the pty: x = $x m" || fail "x = $x (last: $last)"
 v=$(field v "$last")
 within "$v" 0 0.01 && pass "stopped at the end (v = $v)" || fail "still moving at the end: v = $v"
 # The odometry against how far the emulated robot truly went (its own
