@@ -267,7 +267,8 @@ static void no_sleep(avr_t *avr, avr_cycle_count_t how_long)
 
 /* Virtual time: the family's driver on the other end of an in-memory pair,
  * stepped on the chip's clock; (v, w) renewed every 100 ms as a teleop
- * would, for seconds, then a stop, and a second to come to rest. */
+ * would, for seconds, then a stop, and a second to come to rest. Each event
+ * the driver hears (a bump, a cliff, ...) is a line as it comes. */
 static int drive_virtual(harness_t *h, double v, double w, double seconds)
 {
     bw_port_t *driver_end;
@@ -297,6 +298,10 @@ static int drive_virtual(harness_t *h, double v, double w, double seconds)
             next += 0.1;
         }
         (void)bw_base_poll(base, t);
+        bw_event_t ev;
+        while (bw_base_next_event(base, &ev))
+            printf("botwire-avr: the driver heard %s %s, mask %u, at %.3f s\n", bw_event_name(ev.type),
+                   ev.on ? "on" : "off", (unsigned)ev.mask, ev.t);
         if (slice(h, fmin(next, end))) {
             status = 1;
             break;

@@ -224,6 +224,20 @@ create2)
         fail "Safe mode at the edge: x ${tx:-?} m, $(tail -n 1 "$tmp/edge.drive")" ;;
 esac
 
+# 4b. The same edge met on an arc, in the chip's simulated time: turning
+# left (0.25 rad/s at 0.2 m/s) the right sensor passes the edge first, at a
+# heading of about 35 degrees and 0.16 s before the centre's; turning right,
+# the left. The first cliff the driver hears is that side's, not the other.
+for arc in "0.25 right 16 left 1" "-0.25 left 1 right 16"; do # BW_CLIFF_RIGHT, BW_CLIFF_LEFT
+    set -- $arc
+    "$avr" "$board" "$elf" --drive 0.2 "$1" 4 --cliff 0.6 >"$tmp/arc.out" 2>"$tmp/arc.err"
+    first=$(grep -m 1 "heard cliff on" "$tmp/arc.out")
+    m=$(echo "$first" | sed -n 's/.*mask \([0-9]*\),.*/\1/p')
+    awk -v m="${m:-0}" -v yes="$3" -v no="$5" 'BEGIN { exit !(int(m / yes) % 2 == 1 && int(m / no) % 2 == 0) }' &&
+        pass "turning at $1 rad/s towards the edge: the $2 cliff first ($(echo "$first" | sed 's/botwire-avr: //'))" ||
+        fail "turning at $1 rad/s: wanted the $2 cliff first, not the $4: $(grep heard "$tmp/arc.out") $(cat "$tmp/arc.err")"
+done
+
 # 5. The Create 2 built with the watchdog the OI has not (500 ms): a host
 # that sends Drive every 100 ms (Start, Full, then Drive 100 mm/s turning
 # in place, ten times) and falls silent has the wheels cut as a Kobuki's
