@@ -62,16 +62,20 @@ got=$(robot_hex "$tmp/got.jsonl")
 # Paced: no byte reached the driver before its recorded time (the driver's
 # clock starts before it opens the pty, the replay's when it has: a replay
 # held back by the machine is only later). A replay that sent all at once,
-# or too fast, has bytes early.
+# or too fast, has bytes early, in most reads. The driver stamps a read
+# with the time its loop woke, just before it reads: a machine that holds
+# it back between the two (15 ms seen on a loaded machine) makes that one
+# read look early, so two such reads are let pass.
 robot_times "$tmp/k.jsonl" >"$tmp/k.times"
 robot_times "$tmp/got.jsonl" >"$tmp/got.times"
 early=$(awk 'NR == FNR { end[++n] = $1; t[n] = $2; next }
     { while (i < n && end[i + 1] < $1) i++
-      if (i < n && t[i + 1] > $2 + 0.005) { bad++; if (!first) first = $2 " s for " t[i + 1] " s" } }
-    END { print bad + 0, first }' "$tmp/k.times" "$tmp/got.times")
-[ "${early%% *}" = 0 ] && [ "$(wc -l <"$tmp/got.times")" -gt 20 ] &&
-    pass "at the recorded pace: none of the driver's $(wc -l <"$tmp/got.times") reads came before the record's time of its bytes" ||
-    fail "not paced: $early (reads early)"
+      if (i < n && t[i + 1] > $2 + 0.005) { bad++; if (!first) first = ", the first at " $2 " s for " t[i + 1] " s" } }
+    END { print bad + 0 first }' "$tmp/k.times" "$tmp/got.times")
+reads=$(wc -l <"$tmp/got.times")
+[ "${early%%,*}" -le 2 ] && [ "$reads" -gt 20 ] &&
+    pass "at the recorded pace: $early of the driver's $reads reads came before the record's time of its bytes" ||
+    fail "not paced: $early of $reads reads early"
 said=$(tail -n 1 "$tmp/rep.err")
 [ "$status" = 0 ] && echo "$said" | grep -q ', 0 it never did$' && ! echo "$said" | grep -q 'sent 0 messages' &&
     pass "every host message was the record's host's: $said" ||
