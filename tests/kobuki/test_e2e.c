@@ -280,7 +280,15 @@ static void feed_open(feed_t *f)
 /* One feedback frame 20 ms on: the wheels each `ticks` further, the gyro
  * `turn` degrees further; with `damage` its inertial sub-payload is
  * mis-sized and the checksum made to match, as two flipped bits can. */
+static void feed_write(feed_t *f, int ticks, double turn, bool damage);
 static void feed_frame(feed_t *f, int ticks, double turn, bool damage)
+{
+    feed_write(f, ticks, turn, damage);
+    bw_base_poll(f->b, f->now);
+}
+
+/* The same frame, written and not read: the host is held back. */
+static void feed_write(feed_t *f, int ticks, double turn, bool damage)
 {
     f->now += 0.02;
     f->stamp = (uint16_t)(f->stamp + 20);
@@ -307,7 +315,42 @@ static void feed_frame(feed_t *f, int ticks, double turn, bool damage)
         fr[n - 1] ^= 0x01;
     }
     assert_int_equal(bw_port_write(f->robot, fr, (size_t)n), n);
-    bw_base_poll(f->b, f->now);
+}
+
+/* Regression (a driver held back 1.2 s on a loaded machine set aside the
+ * first three frames it then read at once, and lost their motion: its
+ * clock had moved 1.2 s, the robot's stamps 20 ms a frame): frames read
+ * late and then together are the robot's motion, each by its own stamp;
+ * a stamp ahead of the host's clock, or going back, is still set aside. */
+static void test_frames_read_late_and_at_once(void **state)
+{
+    (void)state;
+    feed_t f;
+    feed_open(&f);
+    feed_frame(&f, 0, 0, false);
+    for (int i = 0; i < 10; i++)
+        feed_frame(&f, 47, 0, false); /* 0.2 m/s */
+    for (int i = 0; i < 60; i++)
+        feed_write(&f, 47, 0, false); /* 1.2 s the host did not read */
+    bw_base_poll(f.b, f.now);
+    for (int i = 0; i < 10; i++)
+        feed_frame(&f, 47, 0, false);
+    const bw_base_state_t *st = bw_base_state(f.b);
+    double s = 80 * 47 * BW_KOBUKI_M_PER_TICK;
+    printf("kobuki: %.4f m by the driver of %.4f, %llu implausible\n", st->pose.x, s,
+           (unsigned long long)st->link.implausible);
+    assert_int_equal(st->link.implausible, 0);
+    assert_true(fabs(st->pose.x - s) < 1e-6);
+    /* A stamp 1.5 s ahead of the host's 20 ms: corrupt, set aside. */
+    f.stamp = (uint16_t)(f.stamp + 1500);
+    feed_frame(&f, 47, 0, false);
+    assert_int_equal(st->link.implausible, 1);
+    /* A stamp going back: likewise. */
+    f.stamp = (uint16_t)(f.stamp - 1600);
+    feed_frame(&f, 47, 0, false);
+    assert_int_equal(st->link.implausible, 2);
+    bw_base_close(f.b, f.now);
+    bw_port_close(f.robot);
 }
 
 /* Regression (a frame damaged past its checksum made the heading lag 3
@@ -839,6 +882,7 @@ int main(void)
         cmocka_unit_test(test_turning_and_gyro_heading),
         cmocka_unit_test(test_noise_makes_odometry_drift),
         cmocka_unit_test(test_damage_past_the_checksum),
+        cmocka_unit_test(test_frames_read_late_and_at_once),
         cmocka_unit_test(test_stop_when_feedback_stops),
         cmocka_unit_test(test_bumper_and_cliff_sides_as_the_seed_says),
         cmocka_unit_test(test_bad_urls),

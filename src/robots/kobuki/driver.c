@@ -13,7 +13,10 @@
 #define GAIN_REQUESTS 5
 /* What a Kobuki can do between two frames, with room to spare: its wheels
  * and gyro at half again their top speeds, a volt of battery, the firmware's
- * clock within a second of ours. Beyond it a frame is corrupt. */
+ * clock never ahead of ours by more than a second, nor going back. Beyond
+ * it a frame is corrupt. Its clock may fall behind ours without limit: a
+ * host held back (or a USB adapter that holds bytes) reads frames the
+ * robot made on time, late and then at once. */
 #define SPARE 1.5
 #define SLACK 0.1         /* s added to the elapsed time */
 #define BATTERY_JUMP 10   /* 0.1 V */
@@ -244,16 +247,21 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
      * passed its checksum damaged. */
     malformed = k->sub_stats.length_errors - malformed;
     if (k->have_last) {
-        double dt = now - k->last_time + SLACK;
+        int stamp = bw_wrap_delta16(core.timestamp, k->last_stamp);
+        double host_ms = (now - k->last_time) * 1000;
+        bool slipped = stamp < 0 || stamp > host_ms + STAMP_SLIP;
+        /* The robot's own time between the frames, where it is believable:
+         * frames read at once after a host was held back are each 20 ms of
+         * the robot's motion, not none. */
+        double dt = fmax(now - k->last_time, slipped ? 0 : stamp / 1000.0) + SLACK;
         double ticks = (b->ops->max_v * SPARE * dt / BW_KOBUKI_M_PER_TICK) + 20;
         int dl = bw_wrap_delta16(core.left_encoder, k->last_left);
         int dr = bw_wrap_delta16(core.right_encoder, k->last_right);
-        int stamp = bw_wrap_delta16(core.timestamp, k->last_stamp);
         bool gyro_jump = have_gyro && k->have_offset &&
                          fabs(bw_angle_diff(heading, k->last_heading)) > b->ops->max_w * SPARE * dt;
         bool bad = malformed || abs(dl) > ticks || abs(dr) > ticks ||
-                   abs((int)core.battery - (int)k->last_battery) > BATTERY_JUMP ||
-                   fabs(stamp - (now - k->last_time) * 1000) > STAMP_SLIP || gyro_jump;
+                   abs((int)core.battery - (int)k->last_battery) > BATTERY_JUMP || slipped ||
+                   gyro_jump;
         if (bw_base_implausible(b, bad))
             return; /* set aside: nothing of it is believed */
         if (bad) {
