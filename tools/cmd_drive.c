@@ -35,8 +35,9 @@ static void usage(FILE *f)
             "moved, e.g. lobot backing off a bump) adds detail, distance (m) and angle (rad).\n"
             "Then the robot is stopped; the last line is the final state, with what the\n"
             "link let through: frames, rejected (bad checksum or length), skipped_bytes,\n"
-            "implausible (good checksum, values the robot cannot have). Ctrl-C stops the\n"
-            "robot and ends the run.\n"
+            "implausible (good checksum, values the robot cannot have), and where the\n"
+            "driver estimated the motion of frames lost (a Create's distance and angle),\n"
+            "estimated_time (s). Ctrl-C stops the robot and ends the run.\n"
             "\n"
             "%s"
             "\n"
@@ -105,8 +106,11 @@ static void print_state(FILE *out, const bw_base_t *b, const bw_base_state_t *s,
     if (s->commands_ignored)
         json_object_set_new(o, "commands_ignored", json_true());
     cli_put_sensors(o, b, s);
-    if (last)
+    if (last) {
         put_link(o, &s->link);
+        if (s->estimated_time > 0) /* how much of the pose is the driver's guess */
+            json_object_set_new(o, "estimated_time", json_real(round(s->estimated_time * 1000) / 1000));
+    }
     json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(6));
     fputc('\n', out);
     json_decref(o);
@@ -511,7 +515,12 @@ int cmd_drive(int argc, char **argv)
     }
 
     /* Stop, and let the robot come to rest before the final word; a second
-     * signal cuts that short. The stop goes first, whatever ended the run. */
+     * signal cuts that short. The stop goes first, whatever ended the run.
+     * A robot not heard for its link's timeout is waited for too, within
+     * the same time: a machine that held this process (or the robot's
+     * line) back makes the link look lost, and the final word must be
+     * what the robot says, not what it said before. A link truly gone
+     * (its port closed) ends the wait. */
     int signalled = cli_interrupted;
     cli_interrupted = 0;
     bool stop_sent = bw_base_stop(b, clk.now) == 0;
@@ -519,7 +528,7 @@ int cmd_drive(int argc, char **argv)
     do {
         advance(&clk, b, fmin(settle_end, clk.now + PRINT_PERIOD));
     } while (clk.now < settle_end && !cli_interrupted &&
-             (fabs(st->v) > 0.005 || fabs(st->w) > 0.01) && st->online);
+             (st->online ? fabs(st->v) > 0.005 || fabs(st->w) > 0.01 : bw_base_fd(b) >= 0));
     while (bw_base_next_event(b, &ev))
         print_event(stdout, &ev, t0);
     print_state(stdout, b, st, clk.now - t0, true);
