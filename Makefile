@@ -29,11 +29,16 @@ demo: build
 check: deps
 	@SKIP="$(SKIP)" sh scripts/check.sh
 
-# The real-time tests of both builds STRESS_RUNS times in a row (default 5)
-# with every core kept busy at nice 10: each test's pass count.
+# The flake hunt: the real-time tests of the release build STRESS_RUNS times
+# in a row (default 5) and of the sanitizer build STRESS_RUNS_CHECK times
+# (default the same), with every core kept busy at nice 10; per test, its
+# runs and failures with the line of each. STRESS_TESTS=REGEX: only those.
 STRESS_RUNS ?= 5
+STRESS_RUNS_CHECK ?= $(STRESS_RUNS)
+STRESS_TESTS ?=
 check-stress: deps
-	@SKIP="$(SKIP)" STRESS=$(STRESS_RUNS) sh scripts/check.sh
+	@SKIP="$(SKIP)" STRESS=$(STRESS_RUNS) STRESS_CHECK=$(STRESS_RUNS_CHECK) STRESS_TESTS="$(STRESS_TESTS)" \
+		sh scripts/check.sh
 
 # A longer fuzz run of every parser (FUZZ_SECONDS each).
 fuzz: deps
