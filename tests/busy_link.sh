@@ -10,6 +10,27 @@
 set -u
 bw=$1
 . "$(dirname "$0")/testlib.sh"
+# cruised X V LAST OUT: a real-time `botwire drive --v V` (LAST: its final
+# line; OUT: its output) went X m at V m/s: the robot's own speed, as its
+# odometry gives it (the median v of the state lines that heard it moving,
+# above V / 2: three at least), within 5 % of V, and X no farther than V
+# m/s over the drive's whole time (LAST's), plus 1 cm. How far it went in
+# all is not judged by the drive's time: a robot whose emulator a loaded
+# machine held back past its command timeout (a Kobuki's 0.5 s) stopped
+# meanwhile, as a real one would, and one the drive did not hear at its
+# end (its last line offline, a silence past the 0.1 s link timeout) went
+# on unheard; the emulator's own pose says how far (where there is one).
+cruised() {
+    cr_v=$(grep '"online":true' "$4" | sed -n 's/.*"v":\([-0-9.e+]*\),.*/\1/p' |
+        awk -v v="$2" '$1 > v / 2' | sort -g |
+        awk '{ a[NR] = $1 } END { if (NR >= 3) print a[int((NR + 1) / 2)] }')
+    [ -n "$cr_v" ] && awk -v x="$1" -v v="$2" -v m="$cr_v" -v t="$(field t "$3")" \
+        'BEGIN { d = m - v; exit !(d <= 0.05 * v && -d <= 0.05 * v && x > 0 && x <= v * t + 0.01) }'
+}
+holder=
+cleanup() {
+    for p in $sim $holder; do kill "$p" 2>/dev/null; done
+}
 
 # ---- the pty link ----
 link=$tmp/robot
@@ -27,11 +48,11 @@ else
 fi
 [ "$(readlink "$link")" = "$served" ] && pass "the link still leads to the first one ($served)" ||
     fail "the link now leads to $(readlink "$link"), not $served"
-"$bw" drive "kobuki:$link" --v 0.2 --for 0.5 >"$tmp/drive.out" 2>"$tmp/drive.err"
+"$bw" drive "kobuki:$link" --v 0.2 --for 1 >"$tmp/drive.out" 2>"$tmp/drive.err"
 status=$?
 last=$(tail -n 1 "$tmp/drive.out")
 x=$(field x "$last")
-[ "$status" = 0 ] && within "$x" 0.1 0.05 && pass "the first one still serves: drove x = $x m" ||
+[ "$status" = 0 ] && cruised "$x" 0.2 "$last" "$tmp/drive.out" && pass "the first one still serves: drove x = $x m" ||
     fail "drive through the link: status $status, $last $(cat "$tmp/drive.err")"
 
 # Killed without a word, the first leaves its link behind, leading to a pty
@@ -57,10 +78,12 @@ rm -f "$tmp/announce"
 start_emulator "botwire sim: p2os p2dx on tcp://127.0.0.1:" p2os --tcp 127.0.0.1:0 --for 60
 port=$(echo "$ready" | sed 's/.*tcp:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/')
 url=p2os:tcp://127.0.0.1:$port
-# The first client, online (its first line read) and driving for a while;
-# its output is read all along (drive stops when nobody reads).
+# The first client, online (its first line read) and driving until it is
+# interrupted after the second has tried (a drive of a fixed time could
+# end before a loaded machine started the second); its output is read all
+# along (drive stops when nobody reads).
 mkfifo "$tmp/lines"
-"$bw" drive "$url" --v 0.1 --for 6 >"$tmp/lines" 2>"$tmp/holder.err" &
+"$bw" drive "$url" --v 0.1 >"$tmp/lines" 2>"$tmp/holder.err" &
 holder=$!
 exec 3<"$tmp/lines"
 read -r line <&3
@@ -77,6 +100,7 @@ else
 fi
 kill -INT "$holder"
 wait "$holder"
+holder=
 wait "$drain"
 exec 3<&-
 holder_at=$(sed -n 's/^botwire sim: client \(.*\) connected$/\1/p' "$tmp/sim.err" | head -n 1)

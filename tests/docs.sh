@@ -78,7 +78,18 @@ awk -v dir="$tmp" '
 ' "$page"
 
 pids=""
-cleanup() { [ -n "$pids" ] && kill $pids 2>/dev/null; }
+# The emulators the blocks sent to the background, stopped, and gone
+# before the test ends: the next test that takes their places (/tmp/kobuki,
+# TCP 8101) starts as soon as this one ends, while a loaded machine may
+# not yet have run their exit. tail --pid ends when the process does; the
+# 30 s of timeout only end the wait for one that never goes.
+cleanup() {
+    [ -n "$pids" ] || return 0
+    kill $pids 2>/dev/null
+    for p in $pids; do
+        timeout 30 tail --pid="$p" -s 0.05 -f /dev/null 2>/dev/null
+    done
+}
 
 for f in "$tmp"/c.*; do
     [ -e "$f" ] || continue

@@ -126,8 +126,14 @@ static double wait_event(bw_base_t *b, bw_event_type_t type, double limit)
     }
 }
 
+/* Every wait for an event below is bounded for a broken build only (a
+ * hang): HANG seconds, far beyond what a loaded machine takes. What is
+ * judged is what the run says of itself (the base's port, the emulator's
+ * log, the robot's motion), not how soon it came. */
+#define HANG 20.0
+
 /* Kills the emulator under a connected base and starts it again the same
- * way: the base sees it go within 200 ms and comes back by itself. */
+ * way: the base sees the port close under it and comes back by itself. */
 static void die_and_return(const char *url_given, const char *family, const char *opt,
                            const char *where_given)
 {
@@ -136,34 +142,45 @@ static void die_and_return(const char *url_given, const char *family, const char
     place_of(opt, said, where_given, url_given, where, sizeof where, url, sizeof url);
     bw_base_t *b;
     assert_int_equal(bw_base_open(&b, url, NULL, now_s(), err, sizeof err), 0);
-    assert_true(happened(wait_event(b, BW_EV_ONLINE, 3.0)));
+    assert_true(happened(wait_event(b, BW_EV_ONLINE, HANG)));
 
     kill(sim, SIGKILL);
     double killed = now_s();
     waitpid(sim, NULL, 0);
-    double off = wait_event(b, BW_EV_OFFLINE, 3.0);
+    double off = wait_event(b, BW_EV_OFFLINE, HANG);
     assert_true(happened(off));
     printf("%s: offline %.0f ms after the emulator was killed\n", family, (off - killed) * 1000);
-    /* The port closes under the driver: seen at once, what is measured is
-     * the scheduler. The bound tells that from the silence timers (the
-     * Kobuki's 0.1 s is timed in virtual time by its e2e tests). */
-    assert_true(off - killed <= 1.0);
+    /* The port closed under the driver, and that is what put it offline:
+     * its port is gone (the base reopens it later). A driver that missed
+     * the close and went offline by its silence timer (the Kobuki's 0.1 s
+     * is timed in virtual time by its e2e tests) would still hold it, on a
+     * machine of any speed; how soon it came is the scheduler's. */
+    assert_true(bw_base_fd(b) < 0);
     assert_false(bw_base_state(b)->online);
 
     /* Back at the same place: the driver reopens it by itself. */
     sim = start_sim(family, opt, where, said, sizeof said);
     double back = now_s();
-    double on = wait_event(b, BW_EV_ONLINE, 4.0);
+    double on = wait_event(b, BW_EV_ONLINE, HANG);
     assert_true(happened(on));
     printf("%s: online again %.0f ms after the emulator came back\n", family, (on - back) * 1000);
     assert_true(bw_base_state(b)->reconnects >= 1);
-    /* ...and it drives. */
+    /* ...and it drives: until the robot's odometry has gone 5 cm, however
+     * long a loaded machine makes that, and the port it reopened stays
+     * open. (An emulator held back past the link timeout, the Kobuki's
+     * 0.1 s, is silence, and the base offline until it speaks again: the
+     * robot's motion says whether it does. A driver that cannot drive
+     * after the return fails at HANG.) */
     bw_base_drive(b, 0.2, 0, now_s());
-    double x0 = bw_base_state(b)->pose.x, end = now_s() + 1.0;
-    while (now_s() < end) {
+    double x0 = bw_base_state(b)->pose.x, start = now_s(), give_up = start + HANG;
+    int silences = 0;
+    while (bw_base_state(b)->pose.x - x0 <= 0.05 && now_s() < give_up) {
         bw_base_drive(b, 0.2, 0, now_s());
-        assert_false(happened(wait_event(b, BW_EV_OFFLINE, 0.1)));
+        silences += happened(wait_event(b, BW_EV_OFFLINE, 0.1));
+        assert_true(bw_base_fd(b) >= 0);
     }
+    printf("%s: drove %.3f m in %.2f s after the return (%d silences)\n", family,
+           bw_base_state(b)->pose.x - x0, now_s() - start, silences);
     assert_true(bw_base_state(b)->pose.x - x0 > 0.05);
     bw_base_close(b, now_s());
     kill(sim, SIGTERM);
@@ -214,7 +231,7 @@ static pid_t child_driving(const char *url)
     close(fds[1]);
     char c;
     struct pollfd p = { fds[0], POLLIN, 0 };
-    assert_int_equal(poll(&p, 1, 5000), 1);
+    assert_int_equal(poll(&p, 1, (int)(HANG * 1000)), 1);
     assert_int_equal(read(fds[0], &c, 1), 1);
     close(fds[0]);
     return pid;
@@ -259,18 +276,18 @@ static double next_packet(bw_port_t *port, bw_p2os_parser_t *parser, bw_p2os_msg
 }
 
 /* Connects as ARIA's robot connector does: SYNC0, SYNC1, SYNC2, each
- * answered within a second or start over; a stopped SIP (0x32) means a
- * session left open: CLOSE it and start over; a moving one (0x33) is just
- * the wrong answer; the answer to another SYNC is a late one, passed
- * over. Returns the time the session is open (NAN after 5 s), with the
- * first sign that the robot had stopped in *stopped. */
-static double aria_like_connect(bw_port_t *port, double *stopped, int *restarts)
+ * answered within `echo` seconds (ARIA's: 1) or start over; a stopped SIP
+ * (0x32) means a session left open: CLOSE it and start over; a moving one
+ * (0x33) is just the wrong answer; the answer to another SYNC is a late
+ * one, passed over. Returns the time the session is open (NAN after HANG
+ * seconds), with the first sign that the robot had stopped in *stopped. */
+static double aria_like_connect(bw_port_t *port, double echo, double *stopped, int *restarts)
 {
     bw_p2os_parser_t parser;
     bw_p2os_parser_init(&parser);
     uint8_t held[4096];
     size_t nheld = 0;
-    double give_up = now_s() + 5.0;
+    double give_up = now_s() + HANG;
     int state = 0;
     *stopped = NAN;
     *restarts = 0;
@@ -280,7 +297,7 @@ static double aria_like_connect(bw_port_t *port, double *stopped, int *restarts)
             send_cmd(port, (uint8_t)state, false, 0);
         send = true;
         bw_p2os_msg_t m;
-        double t = next_packet(port, &parser, &m, held, &nheld, 1.0);
+        double t = next_packet(port, &parser, &m, held, &nheld, echo);
         if (!happened(t)) {
             state = 0;
             ++*restarts;
@@ -312,7 +329,7 @@ static double aria_like_connect(bw_port_t *port, double *stopped, int *restarts)
         if (state++ < 2)
             continue;
         send_cmd(port, BW_P2OS_OPEN, true, 1);
-        t = next_packet(port, &parser, &m, held, &nheld, 1.0);
+        t = next_packet(port, &parser, &m, held, &nheld, HANG);
         assert_true(happened(t));
         assert_int_equal(m.type, BW_P2OS_SIP);
         assert_false(m.u.sip.moving);
@@ -333,7 +350,10 @@ static double aria_like_connect(bw_port_t *port, double *stopped, int *restarts)
 }
 
 /* A client is killed while the robot drives at 250 mm/s; a fresh one that
- * connects the way ARIA does gets the robot, stopped, within 5 s. */
+ * connects the way ARIA does gets the robot, stopped. It stopped because
+ * its client went, as the emulator's log says, not by its 2 s watchdog or
+ * motion lease, which log a line of their own: a robot left driving
+ * until a timer stopped it fails on a machine of any speed. */
 static void killed_while_driving(const char *opt, const char *where_given, const char *url_given,
                                  bool tcp)
 {
@@ -353,10 +373,10 @@ static void killed_while_driving(const char *opt, const char *where_given, const
         assert_int_equal(bw_port_open_serial(&port, where, 9600, err, sizeof err), 0);
     double stopped;
     int restarts;
-    double open = aria_like_connect(port, &stopped, &restarts);
+    double open = aria_like_connect(port, 1.0, &stopped, &restarts);
     if (!happened(open)) { /* what the emulator saw, to tell why */
-        printf("p2os %s: no session after 5 s and %d restarts; the emulator said:\n", opt,
-               restarts);
+        printf("p2os %s: no session after %.0f s and %d restarts; the emulator said:\n", opt,
+               HANG, restarts);
         FILE *f = fopen(log, "r");
         char line[512];
         while (f && fgets(line, sizeof line, f))
@@ -366,20 +386,29 @@ static void killed_while_driving(const char *opt, const char *where_given, const
     }
     assert_true(happened(open));
     printf("p2os %s: client killed while driving; the next sees the robot stopped after "
-           "%.0f ms, connected after %.0f ms\n",
-           opt, (stopped - killed) * 1000, (open - killed) * 1000);
-    assert_true(open - killed < 5.0);
-    assert_true(stopped - killed <= 2.0);
+           "%.0f ms, connected after %.0f ms, %d restarts\n",
+           opt, (stopped - killed) * 1000, (open - killed) * 1000, restarts);
     bw_port_close(port);
     kill(sim, SIGTERM);
     waitpid(sim, NULL, 0);
     FILE *f = fopen(log, "r");
     assert_non_null(f);
     char line[512], last[512] = "";
-    while (fgets(line, sizeof line, f))
+    bool left = false, timer = false;
+    while (fgets(line, sizeof line, f)) {
         snprintf(last, sizeof last, "%s", line);
+        /* A timer's stop before the client went is a loaded machine's,
+         * which held the driving client back as long. */
+        if (left && (strstr(line, "watchdog:") || strstr(line, "only keep-alives"))) {
+            timer = true;
+            printf("  %s", line);
+        }
+        left |= strstr(line, tcp ? " left" : "the last client closed") != NULL;
+    }
     fclose(f);
     printf("%s", last);
+    assert_true(left);
+    assert_false(timer);
     assert_non_null(strstr(last, "; ignored: 62 batteryinfo x1, 92 soundtog x1; unknown: 199 x1"));
 }
 
@@ -433,7 +462,9 @@ static void stop_while_waiting(pid_t pid)
  * kernel: 7 runs of 8). The newcomer passes over such packets, as ARIA
  * does (it flushes, and starts over on a packet that is not its echo);
  * they all come before the answer, and none after it: the session has
- * ended. */
+ * ended. The newcomer waits for the answer as long as it takes (HANG, for
+ * a broken build): an eaten SYNC0 is never answered, on a machine of any
+ * speed, while an emulator a loaded machine holds back answers late. */
 static void test_p2os_newcomer_first_words_pty(void **state)
 {
     (void)state;
@@ -458,8 +489,7 @@ static void test_p2os_newcomer_first_words_pty(void **state)
     bw_p2os_msg_t m;
     int stale = 0;
     double t;
-    /* ARIA waits a second for each echo. */
-    while (happened(t = next_packet(port, &parser, &m, held, &nheld, 1.0)) &&
+    while (happened(t = next_packet(port, &parser, &m, held, &nheld, HANG)) &&
            m.type != BW_P2OS_SYNC) {
         assert_true(m.type == BW_P2OS_SIP || m.type == BW_P2OS_ENCODER_PAC);
         stale++;
@@ -589,8 +619,9 @@ static void test_drive_never_spins(void **state)
 static void test_p2os_tcp_clean_line_and_idle(void **state)
 {
     (void)state;
-    char where[64], url[160], said[256], err[256];
-    pid_t sim = start_sim("p2os", "--tcp", "127.0.0.1:0", said, sizeof said);
+    char where[64], url[160], said[256], err[256], log[160];
+    snprintf(log, sizeof log, "%s/sim-idle.err", dir);
+    pid_t sim = start_sim_log("p2os", "--tcp", "127.0.0.1:0", said, sizeof said, log);
     tcp_from(said, where, sizeof where, url, sizeof url);
     int port = atoi(strchr(where, ':') + 1);
 
@@ -598,15 +629,15 @@ static void test_p2os_tcp_clean_line_and_idle(void **state)
     assert_int_equal(bw_port_open_tcp(&silent, "127.0.0.1", port, 1.0, err, sizeof err), 0);
     double t0 = now_s();
     struct pollfd p = { bw_port_fd(silent), POLLIN, 0 };
-    assert_int_equal(poll(&p, 1, 5000), 1);
+    assert_int_equal(poll(&p, 1, (int)(HANG * 1000)), 1);
     uint8_t b[16];
     assert_int_equal(bw_port_read(silent, b, sizeof b), BW_ECLOSED);
     double gone = now_s() - t0;
     printf("a silent client is let go after %.2f s\n", gone);
-    /* Not before the idle time (1 s); after it, as soon as the emulator is
-     * scheduled: 3 s leaves a loaded machine room and still tells a 1 s
-     * idle time from the 5 s the poll above waits. */
-    assert_true(gone >= 0.9 && gone < 3.0);
+    /* Not before the idle time (1 s; the 0.1 s is the emulator's accept,
+     * which may come before t0); after it, as soon as a loaded machine
+     * runs the emulator, for its idle time, as its log says below. */
+    assert_true(gone >= 0.9);
     bw_port_close(silent);
 
     for (int round = 0; round < 3; round++) {
@@ -619,17 +650,28 @@ static void test_p2os_tcp_clean_line_and_idle(void **state)
         assert_int_equal(bw_port_open_tcp(&next, "127.0.0.1", port, 1.0, err, sizeof err), 0);
         double stopped, t1 = now_s();
         int restarts;
-        double open = aria_like_connect(next, &stopped, &restarts);
+        /* Each echo waited for as long as it takes (HANG): a line left
+         * dirty eats the SYNC0 into the cut frame, which is never
+         * answered, and the handshake starts over; a loaded machine only
+         * makes the echo late. */
+        double open = aria_like_connect(next, HANG, &stopped, &restarts);
         assert_true(happened(open));
         printf("round %d: connected %.0f ms after the last client left mid-frame, %d restarts\n",
                round, (open - t1) * 1000, restarts);
-        /* A line left dirty shows as a handshake that had to start over
-         * (and then as time, which a loaded machine also costs). */
         assert_int_equal(restarts, 0);
         bw_port_close(next);
     }
     kill(sim, SIGTERM);
     waitpid(sim, NULL, 0);
+    /* The silent client went for its idle time, by the emulator's word. */
+    FILE *f = fopen(log, "r");
+    assert_non_null(f);
+    char line[512];
+    bool idle = false;
+    while (fgets(line, sizeof line, f))
+        idle |= strstr(line, "started no session in 1 s: closed") != NULL;
+    fclose(f);
+    assert_true(idle);
 }
 
 /* Decodes every Base Control the server received. */

@@ -21,6 +21,10 @@
 #   odometry_vs_truth X START TRUTH TOL
 #                                the odometry's x within TOL m of how far the
 #                                robot truly went along x
+#   drove X V SECONDS LAST [OUT] / turned THETA W SECONDS LAST OUT
+#                                a real-time drive's distance (turn) within
+#                                what its own lines say of its time
+#   every_tenth OUT SECONDS      a drive's lines: one per 100 ms of its clock
 #   wait_line FILE PATTERN SECONDS
 #                                true once a line of FILE (which a process is
 #                                writing) matches PATTERN (grep), false if
@@ -62,15 +66,81 @@ fail() {
 pass() { echo "ok: $*"; }
 field() { echo "$2" | sed -E "s/.*\"$1\":(-?[0-9.e+-]+).*/\1/"; }
 within() { awk -v x="$1" -v want="$2" -v tol="$3" 'BEGIN { d = x - want; exit !(d <= tol && -d <= tol) }'; }
-# drove X V SECONDS LAST: a real-time `botwire drive --v V --for SECONDS`
-# went X m: at least V m/s for SECONDS less 5 cm, and no farther than V m/s
-# for the whole of the drive's own run, its settling included (LAST, its
-# final line, gives the time: at most SECONDS + 2 s) plus 1 cm. A machine
-# that holds a process back delays the stop as much as the start, and adds
-# no speed; a fixed window around V * SECONDS failed on loaded machines.
+# drove X V SECONDS LAST [OUT]: a real-time `botwire drive --v V --for
+# SECONDS` went X m (LAST: its final line; OUT: its output). No farther than
+# V m/s for the whole of the drive's own run, its settling included (LAST's
+# time) plus 1 cm: a machine that holds a process back delays the stop, and
+# adds no speed. At least V m/s from when the robot was first heard moving
+# (moved_at OUT; without OUT, the drive's start) to SECONDS, less 5 cm: what
+# the robot's own ramp up takes (its coast after the stop gives most of it
+# back). An emulator held back starts the robot late; the drive's lines say
+# when it did, and a bound that took the start for granted failed on loaded
+# machines, as a fixed window around V * SECONDS did. The drive's time is
+# SECONDS (with OUT: its last 100 ms line, later when the drive itself was
+# held back at the end), then at most 2 s of settling, the drive's own limit
+# (from up to 100 ms after that line).
 drove() {
-    awk -v x="$1" -v v="$2" -v s="$3" -v t="$(field t "$4")" \
-        'BEGIN { exit !(t + 0 > 0 && t <= s + 2.05 && x >= v * s - 0.05 && x <= v * t + 0.01) }'
+    swept x "$1" "$2" "$3" "$4" "${5:-}" 0.05 0.01
+}
+# turned THETA W SECONDS LAST OUT: the same for a `botwire drive --w W`:
+# theta in radians, 0.02 rad of margin above (P2OS's profile does not
+# overshoot) and 0.1 rad below (its ramp to 0.5 rad/s at 100 deg/s^2 takes
+# 0.07 rad, which its coast gives back).
+turned() {
+    swept theta "$1" "$2" "$3" "$4" "$5" 0.1 0.02
+}
+# swept FIELD X RATE SECONDS LAST OUT BELOW ABOVE: drove and turned.
+swept() {
+    sw_t=$(field t "$5")
+    sw_from=0 sw_ran=$4
+    if [ -n "$6" ]; then
+        sw_from=$(moved_at "$6" "$1")
+        sw_ran=$(field t "$(state_lines "$6" | sed '$d' | tail -n 1)")
+    fi
+    awk -v x="$2" -v r="$3" -v s="$4" -v t="$sw_t" -v from="${sw_from:-none}" -v ran="${sw_ran:-0}" \
+        -v below="$7" -v above="$8" 'BEGIN {
+            exit !(from != "none" && ran + 0 >= s - 0.0005 && t + 0 >= ran && t <= ran + 2.15 &&
+                   x >= r * (s - from) - below && x <= r * t + above) }'
+}
+# state_lines OUT: a drive's state lines (the ones with an "online" field;
+# not its events, {"event":"online"} among them), each with a joystick's
+# fields taken out, whose "x" field would read for the pose's.
+state_lines() { grep '"online":' "$1" | sed 's/,"joystick":{[^}]*}//'; }
+# heard LAST: a drive's final line says the robot was heard to the end (its
+# link not judged lost: "online", a speed and not null), so that what it
+# says of the robot at rest holds.
+heard() { echo "$1" | grep -q '"v":-*[0-9].*"online":true'; }
+# link_said OUT: what a drive said of its link (a failure's message): the
+# times it judged it lost, and its final line's counts.
+link_said() {
+    echo "offline $(grep -c '"event":"offline"' "$1") times; $(tail -n 1 "$1" | sed -n 's/.*\("frames":.*\)}$/\1/p')"
+}
+# moved_at OUT FIELD: the time ("t") of a drive's first state line whose
+# FIELD is not its first line's: the robot was heard moving by then (it
+# started before); empty if it never was.
+moved_at() {
+    state_lines "$1" | {
+        first=
+        while IFS= read -r line; do
+            now=$(field "$2" "$line")
+            if [ -z "$first" ]; then
+                first=$now
+            elif [ "$now" != "$first" ]; then
+                field t "$line"
+                break
+            fi
+        done
+    }
+}
+# every_tenth OUT SECONDS: true if a drive's state lines but its last are
+# one per 100 ms of its own clock (t = 0, 0.1, 0.2, ...) up to SECONDS at
+# least: all of them, whatever the load, as a drive held back prints the
+# lines it owes when it runs again (a drive that printed only at its end
+# gives one or two).
+every_tenth() {
+    state_lines "$1" | sed '$d' | sed -n 's/^{"t":\([-0-9.e+]*\),.*/\1/p' |
+        awk -v s="$2" '{ d = $1 - 0.1 * (NR - 1); if (d > 0.0005 || d < -0.0005) bad = 1; last = $1 }
+            END { exit !(NR > 0 && !bad && last >= s - 0.0005) }'
 }
 
 run_expecting() {
