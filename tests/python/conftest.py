@@ -34,7 +34,8 @@ def fresh_env(pythonpath: Optional[str]) -> Dict[str, str]:
 
 def run_python(args: List[str], pythonpath: Optional[str] = os.path.join(BUILD, "python"),
                **kw) -> subprocess.CompletedProcess:
-    """A fresh python3 (the one running the tests) in a fresh environment."""
+    """A fresh python3 (the one running the tests) in a fresh environment.
+    Its timeout, as cli()'s, is only a hang's guard: they take seconds."""
     return subprocess.run([PYTHON] + args, env=fresh_env(pythonpath), capture_output=True,
                           text=True, timeout=kw.pop("timeout", 120), **kw)
 

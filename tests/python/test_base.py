@@ -6,7 +6,9 @@ waits that release the GIL."""
 import dataclasses
 import json
 import math
+import os
 import pydoc
+import sys
 import threading
 
 import pytest
@@ -200,27 +202,38 @@ def test_help_shows_the_docstrings():
 
 def test_blocking_calls_release_the_gil():
     """A C call that blocks (poll(2) through cffi's ABI mode, as every call
-    into libbotwire goes) lets other Python threads run meanwhile."""
+    into libbotwire goes) lets other Python threads run meanwhile: it waits
+    on a pipe that another thread writes to, and that thread, woken just
+    before the call, can run only once the call lets the interpreter go
+    (the switch interval is set beyond the test, so the caller is never made
+    to yield it). A call that held it would wait out the poll's 30 s."""
     from cffi import FFI
     ffi = FFI()
     ffi.cdef("struct pollfd { int fd; short events; short revents; };"
              "int poll(struct pollfd *fds, unsigned long n, int timeout);")
     libc = ffi.dlopen(None)
-    count = [0]
-    done = threading.Event()
+    r, w = os.pipe()
+    go = threading.Event()
 
-    def spin():
-        while not done.is_set():
-            count[0] += 1
+    def answer():
+        go.wait()
+        os.write(w, b"x")
 
-    t = threading.Thread(target=spin)
-    t.start()
-    before = count[0]
-    libc.poll(ffi.NULL, 0, 300)  # 0.3 s in C
-    during = count[0] - before
-    done.set()
-    t.join()
-    assert during > 10000, during
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
+    t = threading.Thread(target=answer)
+    try:
+        t.start()  # it waits for `go`, letting the interpreter go
+        fds = ffi.new("struct pollfd[1]", [{"fd": r, "events": 1}])  # POLLIN
+        go.set()
+        n = libc.poll(fds, 1, 30000)
+    finally:
+        sys.setswitchinterval(interval)
+        go.set()
+        t.join()
+        os.close(r)
+        os.close(w)
+    assert n == 1 and fds[0].revents & 1, "the other thread ran only after the C call"
 
 
 def test_limits_are_the_models():

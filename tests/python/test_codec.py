@@ -40,7 +40,10 @@ def test_record_decodes_as_the_cli(records, family, way):
     path = records[family]
     want = cli_decode(family, path)
     got = list(botwire.decode(family, path))
-    assert len(want) > 10 and want[-1]["type"] == "stats"
+    # More than the stats: the robot's first words at least. How many more
+    # is the machine's pace (a recorder held back through its 0.4 s of a
+    # Pioneer has the handshake and a packet or two).
+    assert len(want) >= 3 and want[-1]["type"] == "stats"
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want)):
         assert same(g, w), f"message {i}: {g} != {w}"

@@ -6,7 +6,11 @@ by the emulator's own word: its closing line's true pose (where only three
 real bumps and three left turns can have put the robot), the commands it
 took (none ignored or unknown) and the client it saw leave; and the
 program's output must say it saw each bump where the room's walls are.
-Real time: the deadlines are generous and nothing is judged by the clock."""
+Real time: the deadlines are generous and nothing is judged by the clock.
+The program stops by its encoders (10 cm back, 90 degrees round), on its
+own poll: a machine that holds it back makes it go further, never less,
+so each of its moves is bounded below by its rule and above only by the
+room, and where a leg goes is taken from the headings it reports."""
 
 import math
 import os
@@ -22,6 +26,7 @@ EXAMPLE = os.path.join(SOURCE, "examples", "create2_bump_and_turn.py")
 SIZE, START = 1.2, (0.45, 0.5)  # the room (walls round 0..1.2 m), the start, facing +x
 ROOM = f"size {SIZE} {SIZE}\nstart {START[0]} {START[1]} 0\n"
 R = 0.17  # a Create 2 is 340 mm across (docs/create2.md): its centre stops R from a wall
+BACK = 0.10  # what the program backs off from each wall, by its encoders
 NUM = r"(-?\d+\.\d+)"
 
 
@@ -85,20 +90,6 @@ def test_bump_and_turn_against_the_emulator(tmp):
             sim.wait()
         sim.stdout.close()
 
-    # The emulator's truth: where the robot is at the end, what it was sent.
-    m = re.search(rf"\(0 rejected\).*robot at \({NUM}, {NUM}, {NUM} deg\)", closing)
-    assert m, closing
-    x, y, deg = map(float, m.groups())
-    assert "ignored" not in closing and "unknown" not in closing, closing
-    # Three legs, each ended by a wall and a left turn: east to the east
-    # wall, north to the north wall, west to the west wall, each backed off
-    # (10 cm, and what the wheels take to stop), then facing south. Right
-    # turns (the wheels' speeds swapped) would end it in the south-west
-    # corner facing north; a bump not seen, against the first wall.
-    assert R + 0.07 < x < R + 0.2, closing
-    assert SIZE - R - 0.2 < y < SIZE - R - 0.07, closing
-    assert abs(deg + 90) < 10, closing
-
     # What the program says: Safe mode, as pycreate2's safe() asks, read
     # back from the robot's own OI mode packet.
     assert re.match(r"start: mode safe, battery 1\d\.\d V", out), out
@@ -107,16 +98,42 @@ def test_bump_and_turn_against_the_emulator(tmp):
     assert [b[0] for b in bumps] == ["1", "2", "3"], out
     # Head on into each wall: both switches.
     assert all(b[1] == b[2] == "True" for b in bumps), out
+    turned = [float(h) for h in re.findall(rf"^leg \d: turned, encoders .*, heading {NUM} deg$",
+                                            out, re.M)]
+    assert len(turned) == 3, out
+    # Three left turns, each of 90 degrees by the encoders or a little more
+    # (the wheels stopping after the program saw 90): the headings it
+    # reports rise by 88 to 180 degrees each. A right turn falls.
+    rises = [(b - a) % 360 for a, b in zip([0.0] + turned, turned)]
+    assert all(88 < r < 180 for r in rises), (rises, out)
+    h1, h2 = (math.radians(h) for h in turned[:2])
     ahead = [float(b[3]) for b in bumps]
-    # The first two legs start where nothing but the start decides: to the
-    # east wall, then (along y from the start's y) to the north wall.
+    # The first leg starts where nothing but the start decides: to the
+    # east wall. The second, along the first turn's heading from the
+    # start's y, to the north wall (the wheels stop at the wall: their
+    # counts are where it is, however late the program stops them).
     assert abs(ahead[0] - (SIZE - R - START[0])) < 0.03, out
-    assert abs(ahead[1] - (SIZE - R - START[1])) < 0.03, out
-    # The third, from where the first backed off to the west wall.
-    assert SIZE - 2 * R - 0.2 < ahead[2] < SIZE - 2 * R - 0.07, out
+    assert abs(ahead[1] - (SIZE - R - START[1]) / math.sin(h1)) < 0.03, out
+    # The third, from where the first backed off (10 cm or more from the
+    # east wall) to the west wall, along the second turn's heading.
+    assert 0 < ahead[2] < (SIZE - 2 * R - BACK + 0.03) / abs(math.cos(h2)), out
+
+    # The emulator's truth: where the robot is at the end, what it was sent.
+    m = re.search(rf"\(0 rejected\).*robot at \({NUM}, {NUM}, {NUM} deg\)", closing)
+    assert m, closing
+    x, y, deg = map(float, m.groups())
+    assert "ignored" not in closing and "unknown" not in closing, closing
+    # Three legs, each ended by a wall and a left turn: east to the east
+    # wall, north to the north wall, west to the west wall, each backed off
+    # (10 cm or more, along the heading it had), then facing south: in the
+    # room's north-west quarter. Right turns would end it in the south-west
+    # corner facing north; a bump not seen, against the first wall.
+    assert R + BACK * abs(math.cos(h2)) - 0.03 < x < SIZE / 2, closing
+    assert SIZE / 2 < y < SIZE - R - BACK * math.sin(h1) + 0.03, closing
     # Its odometry (from the encoder counts) ends where the robot truly is.
     m = re.search(rf"^done: odometry \({NUM}, {NUM}, {NUM} deg\), battery .* mode safe$", out, re.M)
     assert m, out
     ox, oy, odeg = map(float, m.groups())
     assert math.hypot(START[0] + ox - x, START[1] + oy - y) < 0.03, (out, closing)
     assert abs((odeg - deg + 180) % 360 - 180) < 2, (out, closing)
+    assert abs((odeg - turned[2] + 180) % 360 - 180) < 0.2, out

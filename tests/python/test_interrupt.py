@@ -1,14 +1,15 @@
 """However a Python program driving a robot ends, the robot stops: Ctrl-C
 (SIGINT to the interpreter) in a `with` block or outside any, SIGTERM, an
 exception, the program's end. A real process drives an emulated Kobuki
-served on a pty by this one (botwire.Sim, in real time); the robot's true
-velocity (the emulator's, not the driver's view) must be 0 within 0.4 s of
-the signal: sooner than the robot's own command timeout could stop it."""
+served on a pty by this one (botwire.Sim, in real time) whose own command
+timeout is turned off: its true velocity (the emulator's, not the driver's
+view) comes to 0 only if the program stopped it, however long a loaded
+machine takes to run the program's end. Every wait is for the robot's
+truth, with a deadline only as a guard against a hang."""
 
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 
@@ -26,53 +27,50 @@ def drive():
 if how == "with":
     with b:
         drive()
-elif how == "raise":
-    b.drive(0.1, 0.0)
-    b.step(0.5)
-    raise RuntimeError("a bug in the script")
-elif how == "end":
-    b.drive(0.1, 0.0)
-    b.step(0.5)
-else:
+elif how == "bare":
     drive()
+else:
+    # Driven until its odometry says it went 5 cm (the robot truly moving,
+    # whatever the machine's pace), then the end.
+    b.drive(0.1, 0.0)
+    while b.state.x < 0.05:
+        b.step(0.05)
+    if how == "raise":
+        raise RuntimeError("a bug in the script")
 """
 
 
-# The program's stop, not the robot's own: a Kobuki that hears no command
-# stops itself after its 0.5 s timeout and then brakes (0.1 s from 0.1 m/s);
-# the driver below commands every 0.05 s, so that robot is at rest 0.55 s or
-# more after the signal. Before 0.4 s, the program stopped it. (The bound was 0.2 s: a loaded machine's scheduling,
-# not the protocol.)
-STOPPED_BY_THE_PROGRAM = 0.4
+# Guards against a hang, far beyond what a working build on a loaded machine
+# takes: the program's start (python3 importing botwire) and its end.
+GUARD = 60
 
 
 def moving(t):
     return t.v > 0.09
 
 
+def still(t):
+    return abs(t.v) < 1e-6
+
+
+def kobuki():
+    """An emulated Kobuki that never stops by itself (no command timeout):
+    only a stop command stops it."""
+    return botwire.Sim("kobuki", pty=True, command_timeout=-1)
+
+
 @pytest.mark.parametrize("how,sig", [("with", signal.SIGINT), ("bare", signal.SIGINT),
                                      ("with", signal.SIGTERM)])
 def test_signal_stops_the_robot(how, sig):
-    with botwire.Sim("kobuki", pty=True) as sim:
+    with kobuki() as sim:
         p = subprocess.Popen([PYTHON, "-c", DRIVER, sim.url, how],
                              env=fresh_env(os.path.join(BUILD, "python")),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            assert sim.wait_until(moving, 20), "the robot never moved"
+            assert sim.wait_until(moving, GUARD), "the robot never moved"
             os.kill(p.pid, sig)
-            sent = time.monotonic()
-            stopped = []
-
-            def still(t):
-                if abs(t.v) < 1e-6:
-                    stopped.append(t.t)
-                    return True
-                return False
-
-            assert sim.wait_until(still, 5), "the robot did not stop"
-            assert stopped[0] - sent <= STOPPED_BY_THE_PROGRAM, \
-                f"stopped {stopped[0] - sent:.3f} s after the signal"
-            out, err = p.communicate(timeout=20)
+            assert sim.wait_until(still, GUARD), "the robot did not stop"
+            out, err = p.communicate(timeout=GUARD)
         finally:
             if p.poll() is None:
                 p.kill()
@@ -86,28 +84,19 @@ def test_signal_stops_the_robot(how, sig):
 @pytest.mark.parametrize("how", ["raise", "end"])
 def test_exception_and_end_stop_the_robot(how):
     """Without Ctrl-C: an exception that ends the program, or its end with
-    the base never closed. (The robot would also stop by itself after its
-    0.5 s command timeout: the true velocity must be 0 before that.)"""
-    with botwire.Sim("kobuki", pty=True) as sim:
+    the base never closed."""
+    with kobuki() as sim:
+        start = sim.truth.x
         p = subprocess.Popen([PYTHON, "-c", DRIVER, sim.url, how],
                              env=fresh_env(os.path.join(BUILD, "python")),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            assert sim.wait_until(moving, 20), "the robot never moved"
-            p.wait(timeout=20)
-            ended = time.monotonic()
-            stopped = []
-
-            def still(t):
-                if abs(t.v) < 1e-6:
-                    stopped.append(t.t)
-                    return True
-                return False
-
-            assert sim.wait_until(still, 5)
-            assert stopped[0] - ended <= STOPPED_BY_THE_PROGRAM
+            p.wait(timeout=GUARD)
+            assert sim.wait_until(still, GUARD), "the robot did not stop"
+            # It went (the program saw it go 5 cm by its odometry) and stopped.
+            assert sim.truth.x - start > 0.04
         finally:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        assert p.returncode == (1 if how == "raise" else 0)
+        assert p.returncode == (1 if how == "raise" else 0), p.stderr.read()

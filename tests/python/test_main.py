@@ -23,7 +23,7 @@ def test_decode_is_the_cli_byte_for_byte(records, family):
     want = cli("decode", "--proto", family, records[family])
     got = module("decode", "--proto", family, records[family])
     assert want.returncode == 0 and got.returncode == 0, got.stderr
-    assert len(want.stdout.splitlines()) > 5
+    assert len(want.stdout.splitlines()) >= 3  # the stats and more (as in test_codec)
     assert got.stdout == want.stdout
     want = cli("decode", "--proto", family, "--from", "host", "--frames", records[family])
     got = module("decode", "--proto", family, "--from", "host", "--frames", records[family])

@@ -53,6 +53,8 @@ def env_in(tmp: str, **more: str) -> Dict[str, str]:
 
 
 def run(args: List[str], env: Dict[str, str], cwd: str) -> subprocess.CompletedProcess:
+    # 180 s: only a hang's guard (pip builds and installs in seconds, in
+    # tens of seconds on a loaded machine).
     return subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=180)
 
 

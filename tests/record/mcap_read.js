@@ -8,11 +8,15 @@
 // OUT, so that `botwire decode` can read the same bytes both ways. The
 // CDR topics are decoded by Foxglove's ROS 2 readers (@foxglove/rosmsg
 // parses each channel's ros2msg schema, @foxglove/rosmsg2-serialization
-// reads the CDR): "odom COUNT X Y FRAME CHILD" (the last), "tf PARENT CHILD"
-// (each pair seen), "static PARENT CHILD" (of /tf_static), "range TOPIC
-// COUNT FRAME R" (the last), "diagnostics COUNT ONLINE", "battery COUNT V".
+// reads the CDR): "odom COUNT X Y FRAME CHILD" (the last), "odom_v V" (the
+// last one's forward speed), "tf PARENT CHILD" (each pair seen), "static
+// PARENT CHILD" (of /tf_static), "range TOPIC COUNT FRAME R" (the last),
+// "diagnostics COUNT ONLINE" and "diagnostics_t T" (the last one's, T its
+// time from the record's start in s), "battery COUNT V".
 // A streaming pass with CRC checks reads the file once more, record by
-// record. Exit 1 on any error.
+// record, and says how many /wire/* messages each chunk holds, in the
+// file's order ("chunk_wire OFFSET COUNT"): the JSON Lines record's lines
+// in the same order, chunk by chunk. Exit 1 on any error.
 // With --stream, only the streaming reader, as a file a recorder killed
 // mid-run (no summary) is read: the messages of its complete chunks go to
 // OUT, and "stream complete|incomplete COUNTS".
@@ -94,7 +98,7 @@ for (const ch of reader.channelsById.values()) {
   const defs = parseMsg(new TextDecoder().decode(schema.data), { ros2: true });
   readers.set(ch.id, new MessageReader(defs));
 }
-let odom = null, odoms = 0, diags = 0, online = "-", batteries = 0, volts = 0;
+let odom = null, odoms = 0, diags = 0, online = "-", diagAt = 0n, batteries = 0, volts = 0;
 const pairs = new Set(), statics = new Set(), ranges = new Map();
 for await (const msg of reader.readMessages()) {
   const ch = reader.channelsById.get(msg.channelId);
@@ -117,6 +121,7 @@ for await (const msg of reader.readMessages()) {
       ranges.set(ch.topic, r);
     } else if (ch.topic === "/diagnostics") {
       diags++;
+      diagAt = msg.logTime;
       for (const st of m.status)
         for (const kv of st.values) if (kv.key === "online") online = kv.value;
     } else if (name.endsWith("/battery")) {
@@ -134,19 +139,32 @@ for (const [topic, c] of counts) console.log(`topic ${topic} ${c.n} ${c.bytes}`)
 if (odom) {
   const p = odom.pose.pose.position;
   console.log(`odom ${odoms} ${p.x.toFixed(4)} ${p.y.toFixed(4)} ${odom.header.frame_id} ${odom.child_frame_id}`);
+  console.log(`odom_v ${odom.twist.twist.linear.x.toFixed(4)}`);
 }
 for (const pair of pairs) console.log(`tf ${pair}`);
 for (const pair of statics) console.log(`static ${pair}`);
 for (const [topic, r] of ranges) console.log(`range ${topic} ${r.n} ${r.frame} ${r.range}`);
-if (diags) console.log(`diagnostics ${diags} ${online}`);
+if (diags) {
+  console.log(`diagnostics ${diags} ${online}`);
+  console.log(`diagnostics_t ${(Number(diagAt - start) / 1e9).toFixed(6)}`);
+}
 if (batteries) console.log(`battery ${batteries} ${volts.toFixed(2)}`);
 await writeFile(out, lines.join("\n") + "\n");
 await fh.close();
 
-const stream = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+const stream = new McapStreamReader({ decompressHandlers, validateCrcs: true, includeChunks: true });
 stream.append(await readFile(file));
-const kinds = {};
-for (let r; (r = stream.nextRecord()); ) kinds[r.type] = (kinds[r.type] ?? 0) + 1;
+const kinds = {}, wireIds = new Set(), perChunk = [];
+for (let r; (r = stream.nextRecord()); ) {
+  kinds[r.type] = (kinds[r.type] ?? 0) + 1;
+  if (r.type === "Channel" && r.topic.startsWith("/wire/")) wireIds.add(r.id);
+  if (r.type === "Chunk") perChunk.push(0);
+  if (r.type === "Message" && wireIds.has(r.channelId) && perChunk.length) perChunk[perChunk.length - 1]++;
+}
+const offsets = reader.chunkIndexes.map((c) => c.chunkStartOffset).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+if (offsets.length !== perChunk.length)
+  throw new Error(`${perChunk.length} chunks streamed, ${offsets.length} indexed`);
+perChunk.forEach((n, i) => console.log(`chunk_wire ${offsets[i]} ${n}`));
 console.log(`stream ${stream.done() ? "complete" : "incomplete"} ${JSON.stringify(kinds)}`);
 }
 main().catch((e) => {

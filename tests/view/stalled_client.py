@@ -3,7 +3,10 @@ handshake and the Foxglove protocol just far enough to subscribe (each
 channel, and the robot's state channel 100 times over, so it asks for a lot),
 with a small receive buffer, then never reads again and holds the connection
 open until it is killed. Prints "stalled: ..." once it has stopped reading.
-usage: stalled_client.py WS_URL
+With --reading, the same client that reads on (and drops) everything the
+server sends, until it is killed: it asks as much of the server, without
+the stall. Prints "reading: ..." once it has subscribed.
+usage: stalled_client.py [--reading] WS_URL
 """
 import base64
 import json
@@ -39,9 +42,11 @@ def read_exact(s, n, buf):
 
 
 def main():
-    u = urlparse(sys.argv[1])
+    reading = sys.argv[1] == "--reading"
+    u = urlparse(sys.argv[-1])
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    if not reading:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     s.connect((u.hostname, u.port))
     key = base64.b64encode(os.urandom(16)).decode()
     s.sendall((f"GET /{'?' + u.query if u.query else ''} HTTP/1.1\r\nHost: {u.hostname}:{u.port}\r\n"
@@ -77,6 +82,12 @@ def main():
             subs.append({"id": sid, "channelId": c["id"]})
             sid += 1
     s.sendall(frame(1, json.dumps({"op": "subscribe", "subscriptions": subs}).encode()))
+    if reading:
+        print(f"reading: subscribed {len(subs)} times to {len(channels)} channels, reading on",
+              flush=True)
+        while s.recv(1 << 20):
+            pass  # read and dropped, until the server goes or this is killed
+        return
     print(f"stalled: subscribed {len(subs)} times to {len(channels)} channels, reading no more",
           flush=True)
     while True:
