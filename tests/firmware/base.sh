@@ -16,6 +16,11 @@ create2) url_of() { echo "create:$1?model=create2"; } ;;
 *) echo "base.sh: no protocol $proto" >&2; exit 2 ;;
 esac
 . "$(dirname "$0")/../testlib.sh"
+driver= # a drive in the background, stopped on exit as the harness is
+cleanup() {
+    [ -n "$driver" ] && kill "$driver" 2>/dev/null
+    [ -n "$chip" ] && kill "$chip" 2>/dev/null
+}
 
 # truth FILE: "X Y HEADING PATH TURN BUMPS" from the harness's report.
 truth() {
@@ -52,14 +57,36 @@ wait_after() {
     timeout "$4" tail -c +$(($1 + 1)) -F "$2" 2>/dev/null | grep -q -m 1 -e "$3"
 }
 # start_base NAME ARGS...: the harness on a pty $tmp/NAME, its output in
-# $tmp/NAME.out as it comes.
+# $tmp/NAME.out as it comes. (Its --for only ends a harness the test lost;
+# stop_base ends it. The 60 s for its first line only catch a harness that
+# hangs: it prints it before the chip's first cycle.)
 start_base() {
     name=$1
     shift
-    "$avr" "$board" "$elf" --pty "$tmp/$name" --for 120 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    "$avr" "$board" "$elf" --pty "$tmp/$name" --for 600 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     chip=$!
-    wait_line "$tmp/$name.out" "^botwire-avr: $board on /dev/" 20 ||
+    wait_line "$tmp/$name.out" "^botwire-avr: $board on /dev/" 60 ||
         { fail "the harness did not announce itself: $(cat "$tmp/$name.out" "$tmp/$name.err")"; exit 1; }
+}
+# drive_until NAME PATTERN1 PATTERN2 URL ARGS...: `botwire drive URL
+# ARGS...` ($tmp/NAME.drive) until it prints a line matching PATTERN2 at or
+# after one matching PATTERN1, then SIGINT: the drive stops the robot and
+# ends with its last line (exit 130). Timed by what the robot does, not by
+# a --for that a chip the machine holds back may not fill (the chip runs
+# behind the host's clock then). False if that line never came: 60 s only
+# catch a robot that never gets there.
+drive_until() {
+    name=$1 first=$2 then=$3
+    shift 3
+    "$bw" drive "$@" --for 600 >"$tmp/$name.drive" 2>"$tmp/$name.err" &
+    driver=$!
+    timeout 60 tail -n +1 -F "$tmp/$name.drive" 2>/dev/null |
+        awk -v a="$first" -v b="$then" '$0 ~ a { seen = 1 } seen && $0 ~ b { found = 1; exit } END { exit !found }'
+    came=$?
+    kill -INT "$driver"
+    wait "$driver"
+    driver=
+    return $came
 }
 stop_base() {
     kill -INT "$chip"
@@ -128,6 +155,9 @@ T
 awk -v p="${path:-0}" -v t="${turn:-0}" 'BEGIN { exit !(p >= 3.9 && t >= 350) }' &&
     pass "the plant went $path m and turned $turn degrees (a 1 m square: 4 m, 360)" ||
     fail "the plant went ${path:-?} m and turned ${turn:-?} degrees (a 1 m square: 4 m, 360)"
+# (the driver's last state, once it saw the base at rest: the plant stops
+# from the square's last slow turn in a tenth of a second of the chip's
+# clock, well inside the drive's 2 s of waiting for it on the host's)
 read -r d dh <<T
 $(apart "$(field x "$last")" "$(field y "$last")" "$(field theta "$last")" "${tx:-9}" "${ty:-9}" "${th:-0}")
 T
@@ -146,25 +176,43 @@ case $proto in
 kobuki) bump='"event":"bump","on":true,"mask":2' ;;
 create2) bump='"event":"bump","on":true,"mask":5' ;; # a hit at the centre closes both switches
 esac
-"$bw" drive "$(url_of "$tmp/safety")" --v 0.3 --for 5 >"$tmp/bump.drive" 2>"$tmp/bump.err"
-grep -q "$bump" "$tmp/bump.drive" &&
+# (driven until the driver reports the bump: 1.5 s of the chip's time at
+# 0.3 m/s, however long the machine takes to run them)
+drive_until bump "$bump" "$bump" "$(url_of "$tmp/safety")" --v 0.3 &&
     pass "the wall pressed the bumper at its centre: $(grep '"event":"bump"' "$tmp/bump.drive" | head -n 1)" ||
     fail "no centre bump reported: $(grep event "$tmp/bump.drive") $(cat "$tmp/bump.err")"
 
-"$bw" drive "$(url_of "$tmp/safety")" --w 0.8 --for 60 >"$tmp/killed.drive" 2>&1 &
-driver=$!
-# (any turn: a chip held back by a loaded machine runs slower than the
-# host's clock, by which the Create's driver times its odometry)
-wait_line "$tmp/killed.drive" '"w":0\.[1-9]\|"w":1\.' 20 && pass "the base is turning" || fail "never turning: $(tail -n 2 "$tmp/killed.drive")"
-# what the harness says from here on is about the silence to come (a host
-# that ends its session stops the wheels at the acceleration limit, and the
-# harness tells of that too)
-offset=$(wc -c <"$tmp/safety.out")
-kill -KILL "$driver"
-wait "$driver" 2>/dev/null
+# The host killed while it talks: its last line online, the driver taking
+# each feedback frame and answering it with its command. A chip the machine
+# holds back past the driver's link timeout leaves it with no frames to
+# answer (the line says offline), its last bytes then not a command: that
+# kill is no test of the timeout, and another driver is started and killed
+# (five tries only catch a driver never online).
+tries=0
+while :; do
+    tries=$((tries + 1))
+    "$bw" drive "$(url_of "$tmp/safety")" --w 0.8 --for 60 >"$tmp/killed.drive" 2>&1 &
+    driver=$!
+    # (any turn: a chip held back by a loaded machine runs slower than the
+    # host's clock, by which the Create's driver times its odometry; 60 s
+    # only catch a base that never turns)
+    wait_line "$tmp/killed.drive" '"w":0\.[1-9]\|"w":1\.' 60 || fail "never turning: $(tail -n 2 "$tmp/killed.drive")"
+    # what the harness says from here on is about the silence to come (a
+    # host that ends its session stops the wheels at the acceleration
+    # limit, and the harness tells of that too)
+    offset=$(wc -c <"$tmp/safety.out")
+    kill -KILL "$driver"
+    wait "$driver" 2>/dev/null
+    driver=
+    grep -v '"event"' "$tmp/killed.drive" | tail -n 1 | grep -q '"online":true' && break
+    [ "$tries" -lt 5 ] || break
+done
+pass "the base was turning when its host was killed (try $tries): $(tail -n 1 "$tmp/killed.drive")"
 case $proto in
 kobuki)
-    wait_after "$offset" "$tmp/safety.out" "the host quiet since" 20 ||
+    # (60 s only catch wheels that never stop: the chip takes 0.5 s of its
+    # own time, however long the machine makes them)
+    wait_after "$offset" "$tmp/safety.out" "the host quiet since" 60 ||
         fail "the wheels never came to rest after the host went quiet"
     read -r silent cut rest <<T
 $(tail -c +$((offset + 1)) "$tmp/safety.out" | sed -n 's/.*the host quiet since \([0-9.]*\) s with the wheels turning; their drive cut at \([0-9.]*\) s, at rest at \([0-9.]*\) s.*/\1 \2 \3/p' | head -n 1)
@@ -175,8 +223,9 @@ T
         pass "host quiet at $silent s: the drive cut at $cut s, the wheels at rest at $rest s (the timeout: 0.5 s)" ||
         fail "host quiet at ${silent:-?} s: the drive cut at ${cut:-?} s, at rest at ${rest:-?} s" ;;
 create2)
-    # two seconds of the chip's time, however long the machine takes
-    wait_after "$offset" "$tmp/safety.out" "the host quiet for 2 s" 30 &&
+    # two seconds of the chip's time, however long the machine takes (60 s
+    # of the wall clock only catch a harness that hangs)
+    wait_after "$offset" "$tmp/safety.out" "the host quiet for 2 s" 60 &&
         pass "a Create 2 drives on when its host has gone: $(grep 'quiet for 2 s' "$tmp/safety.out" | sed 's/botwire-avr: //')" ||
         fail "the wheels did not turn on for 2 s after the host went quiet: $(grep quiet "$tmp/safety.out")"
     tail -c +$((offset + 1)) "$tmp/safety.out" | grep -q "the host quiet since" &&
@@ -198,7 +247,15 @@ case $proto in
 kobuki) url="kobuki:$tmp/edge" front="4" ;; # BW_CLIFF_FRONT
 create2) url="create:$tmp/edge?model=create2&mode=safe" front="2 8" ;; # front left, front right
 esac
-"$bw" drive "$url" --v 0.2 --for 4 >"$tmp/edge.drive" 2>"$tmp/edge.err"
+# Driven until what the base does at the edge has happened, by the
+# driver's own lines (a chip the machine holds back takes longer than 4 s
+# of the host's clock to get there): a Kobuki's odometry 0.65 m along, past
+# the edge (its odometry is the plant's within millimetres, part 2); a
+# Create 2 in Passive after the cliff.
+case $proto in
+kobuki) drive_until edge '"event":"cliff","on":true' '"x":(0[.](6[5-9]|[7-9])|[1-9])' "$url" --v 0.2 ;;
+create2) drive_until edge '"event":"cliff","on":true' '"mode":"passive"' "$url" --v 0.2 ;;
+esac || fail "the drive towards the edge: $(tail -n 3 "$tmp/edge.drive") $(cat "$tmp/edge.err")"
 stop_base edge
 # the first cliff the driver heard has the front sensor's bit (a driver the
 # machine holds back may first hear the side sensors' too)
@@ -255,7 +312,8 @@ if [ -n "$watchdog_elf" ]; then
             sleep 0.1 # the host's own pace, not a wait for anything
         done
     )
-    wait_line "$tmp/watchdog.out" "the host quiet since" 20 ||
+    # (0.5 s of the chip's time; 60 s only catch wheels that never stop)
+    wait_line "$tmp/watchdog.out" "the host quiet since" 60 ||
         fail "the watchdog build's wheels never came to rest after the host went quiet"
     # the last silence is the host's end (a machine that held the host back
     # longer than the watchdog may have made one before)

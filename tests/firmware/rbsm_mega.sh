@@ -42,12 +42,35 @@ awk -v d="$d" 'BEGIN { exit !(d <= 0.087) }' &&
 grep -q "online yes, [1-9][0-9]* frames, 0 rejected" "$tmp/virtual.out" &&
     pass "simulated time: online to the end, no frame rejected" || fail "$(grep odometry "$tmp/virtual.out")"
 
-# 2. Real time over a pty, the unmodified driver as a user runs it.
+# drive OUT ARGS...: `botwire drive ARGS...`, its lines in $tmp/OUT.out,
+# its errors in $tmp/OUT.err, its exit status in $status. The drive waits 3 s
+# of the host's clock for the robot's first frame; a chip the machine holds
+# back that long has not sent it yet, which the drive says ("nothing came
+# from"), having sent nothing itself: it is run again (five tries only
+# catch a robot that never speaks).
+drive() {
+    out=$1
+    shift
+    heard=0
+    while :; do
+        heard=$((heard + 1))
+        "$bw" drive "$@" >"$tmp/$out.out" 2>"$tmp/$out.err"
+        status=$?
+        [ "$status" = 1 ] && grep -q "nothing came from" "$tmp/$out.err" && [ "$heard" -lt 5 ] || break
+    done
+}
+
+# 2. Real time over a pty, the unmodified driver as a user runs it. How
+# far the drive's 3 s of the host's clock take the buggy is the chip's to
+# say: the harness never runs the chip ahead of the wall clock, and a
+# machine that holds it back leaves it behind (the wall time of its whole
+# run less the simulated time it reports at the end: how far behind it can
+# be at most).
+began=$(date +%s.%N)
 start_firmware "$avr" rbsm-mega "$elf" "$tmp/mega"
 
 # 2a. Steering alone (v = 0): the Mega keeps the brake down, the buggy stays.
-"$bw" drive "rbsm:$tmp/mega" --w 0.2 --for 2 >"$tmp/steer.out" 2>"$tmp/steer.err"
-status=$?
+drive steer "rbsm:$tmp/mega" --w 0.2 --for 2
 last=$(tail -n 1 "$tmp/steer.out")
 x=$(field x "$last")
 [ "$status" = 0 ] && within "$x" 0 0.001 && echo "$last" | grep -q '"brake":true' &&
@@ -61,36 +84,90 @@ echo "$last" | grep -q '"mode":"auton"' && [ "${rejected:-9}" -le 1 ] && [ "${sk
     pass "the Mega reports auton, no frame rejected but one cut by the opening" || fail "$last"
 
 # 2b. Released, pushed off, steered at 0.2 rad/s for 3 s, braked to a stop.
-"$bw" drive "rbsm:$tmp/mega" --v 2 --w 0.2 --for 3 >"$tmp/drive.out" 2>"$tmp/drive.err"
-status=$?
+drive drive "rbsm:$tmp/mega" --v 2 --w 0.2 --for 3
 last=$(tail -n 1 "$tmp/drive.out")
 [ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
-echo "$last" | grep -q '"brake":true' && within "$(field v "$last")" 0 0.001 &&
-    pass "braked to a stop through the firmware" || fail "not stopped: $last"
+# The drive stops it and waits up to 2 s of its own clock for the rest; the
+# buggy brakes from 3 m/s in 0.75 s of the chip's. The Mega said the brake
+# is down (its last line, online); a chip held back behind the host's clock
+# may not have brought it to rest in those 2 s, or may have gone quiet past
+# the driver's link timeout (the line says offline). Then the rest is
+# judged by another look: a drive that only keeps the brake down (v = 0),
+# again until it sees the buggy at rest, online, the brake down (each look
+# waits 3 s for the Mega and 2 s for the rest, of the host's clock; ten of
+# them only catch a buggy that never stops).
+at_rest() {
+    echo "$1" | grep -q '"online":true' && echo "$1" | grep -q '"brake":true' && within "$(field v "$1")" 0 0.001
+}
+if echo "$last" | grep -q '"online":true' && ! echo "$last" | grep -q '"brake":true'; then
+    fail "the brake not down at the end: $last"
+elif at_rest "$last"; then
+    pass "braked to a stop through the firmware"
+else
+    tries=0
+    while :; do
+        tries=$((tries + 1))
+        drive look "rbsm:$tmp/mega" --for 0.1
+        look=$(tail -n 1 "$tmp/look.out")
+        at_rest "$look" || [ "$tries" -ge 10 ] && break
+    done
+    at_rest "$look" &&
+        pass "braked to a stop through the firmware (the drive ended with $last; look $tries: $look)" ||
+        fail "not stopped: $last; look $tries: $look $(cat "$tmp/look.err")"
+fi
 
 stop_firmware
+ended=$(date +%s.%N)
 read -r tx ty th ticks told <<T
 $(truth_of "$tmp/avr.out")
 T
-awk -v th="$th" -v x="$tx" 'BEGIN { exit !(th > 20 && x > 13) }' &&
-    pass "the buggy rolled and turned: truth ($tx, $ty), heading $th degrees" ||
-    fail "the buggy did not steer: truth ($tx, $ty), heading $th"
+ran=$(sed -n 's/.*stopped at \([0-9.]*\) s simulated.*/\1/p' "$tmp/avr.out")
+behind=$(awk -v a="$began" -v b="$ended" -v c="${ran:-0}" 'BEGIN { printf "%.3f", b - a - c }')
+# How far it rolled, by the encoder's edges (87 mm each): at least what
+# the pusher gives in the 3 s less what the chip fell behind and 0.1 s for
+# the release to reach it (2 m/s^2 up to 3 m/s: 2.25 m in the first 1.5 s,
+# 3 m a second after), less 0.3 m for the rolling resistance and a tick.
+# How it turned for that: left, at least 2 degrees a metre, give or take a
+# tick's worth. The driver steers for 0.2 rad/s at the speed the buggy has
+# (at the push's 3 m/s, 3.8 degrees a metre; slower, more), and the
+# servo's slew at the start and the wheels straight while it brakes take
+# some (part 1: 4.6; how much is part 1's to hold, on the chip's clock
+# alone). A buggy never released, one not steered or steered right, fails
+# it.
+awk -v th="${th:-0}" -v n="${ticks:-0}" -v lag="$behind" 'BEGIN {
+        s = 3 - lag - 0.1; d = s <= 0 ? 0 : s <= 1.5 ? s * s : 2.25 + 3 * (s - 1.5)
+        p = n * 0.087
+        exit !(p >= d - 0.3 && th >= 2 * (p - 0.087)) }' &&
+    pass "the buggy rolled $ticks ticks and turned: truth ($tx, $ty), heading $th degrees (the chip at most $behind s behind)" ||
+    fail "the buggy: truth ($tx, $ty), heading ${th:-?} degrees, ${ticks:-?} ticks, the chip $behind s behind"
 grep -q "brake down" "$tmp/avr.out" && pass "the brake relay is down at the end" || fail "brake not down"
-[ -n "$ticks" ] && [ "$ticks" -gt 50 ] && [ "$told" = "$ticks" ] &&
-    pass "real time: every encoder edge counted: $ticks made, $told reported" ||
-    fail "real time: ${ticks:-?} ticks made, the firmware reported ${told:-?}"
+# (the Mega reports its count each 10 ms loop: while the buggy still rolls
+# when the harness stops, an edge of the last loop is not out yet)
+speed=$(sed -n 's/.*the buggy at .* degrees, \([-0-9.]*\) m\/s, brake.*/\1/p' "$tmp/avr.out")
+[ -n "$ticks" ] && [ "$ticks" -gt 0 ] &&
+    { [ "$told" = "$ticks" ] || { [ "$told" = $((ticks - 1)) ] && ! within "${speed:-0}" 0 0.001; }; } &&
+    pass "real time: every encoder edge counted: $ticks made, $told reported (the buggy at ${speed:-?} m/s)" ||
+    fail "real time: ${ticks:-?} ticks made, the firmware reported ${told:-?} (the buggy at ${speed:-?} m/s)"
 ox=$(field x "$last")
 oy=$(field y "$last")
 d=$(off "$ox" "$oy" "$tx" "$ty")
 # The estimate between ticks runs on the host's clock, the buggy on the
 # chip's; on a loaded machine the two drift apart by centimetres (5.1 cm
-# seen), which part 1 measures without. Here: the driver keeps track.
-awk -v d="$d" 'BEGIN { exit !(d <= 0.25) }' &&
-    pass "real time: driver odometry ($ox, $oy) within $d m of the true pose" ||
-    fail "real time: odometry ($ox, $oy) vs true ($tx, $ty) - (10, 20): $d m off"
+# seen), which part 1 measures without: 0.25 m. A drive that ended before
+# the buggy was at rest (a chip held back, above) left it rolling on after
+# its last word by its braking distance at most, from the speed that line
+# gives (v^2 / 8 at 4 m/s^2; offline, from the push's 3 m/s: 1.13 m).
+roll=$(if at_rest "$last"; then echo 0; else
+    awk -v v="$(echo "$last" | grep -q '"online":true' && field v "$last" || echo 3)" 'BEGIN { printf "%.3f", v * v / 8 }'; fi)
+awk -v d="$d" -v r="$roll" 'BEGIN { exit !(d <= 0.25 + r) }' &&
+    pass "real time: driver odometry ($ox, $oy) within $d m of the true pose (rolled on after its last line: $roll m at most)" ||
+    fail "real time: odometry ($ox, $oy) vs true ($tx, $ty) - (10, 20): $d m off (rolled on after its last line: $roll m at most)"
+# The Mega's loop runs every 10 ms of its clock: 100 a simulated second,
+# less one or two for the start.
 loops=$(sed -n 's/.*firmware loop: \([0-9]*\) loops.*/\1/p' "$tmp/avr.out")
-[ "${loops:-0}" -gt 300 ] && pass "firmware loop timed in simulated cycles: $(grep 'firmware loop' "$tmp/avr.out" | sed 's/.*loop: //')" ||
-    fail "loops timed: ${loops:-none}"
+awk -v n="${loops:-0}" -v s="${ran:-0}" 'BEGIN { exit !(n > 0 && n >= 99 * s - 2) }' &&
+    pass "firmware loop timed in simulated cycles: $(grep 'firmware loop' "$tmp/avr.out" | sed 's/.*loop: //')" ||
+    fail "loops timed: ${loops:-none} in ${ran:-?} s simulated"
 [ -s "$tmp/avr.err" ] && fail "harness stderr: $(cat "$tmp/avr.err")"
 
 finish "rbsm-mega firmware"
