@@ -11,8 +11,9 @@ pkgdir=$1 check=$2 bw=$3
 port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export ROS_MASTER_URI="http://127.0.0.1:$port" ROS_HOME="$tmp/ros" ROS_LOG_DIR="$tmp/ros/log"
 export ROS_PACKAGE_PATH="$pkgdir${ROS_PACKAGE_PATH:+:$ROS_PACKAGE_PATH}" ROS_HOSTNAME=127.0.0.1
-core= node=
+core= node= watcher= copier=
 cleanup() {
+    [ -n "$watcher" ] && kill "$watcher" 2>/dev/null
     [ -n "$node" ] && kill -INT "$node" 2>/dev/null && wait "$node"
     [ -n "$sim" ] && kill "$sim" 2>/dev/null
     [ -n "$core" ] && kill -INT "$core" 2>/dev/null && wait "$core"
@@ -33,13 +34,14 @@ status=$?
     pass "a bad ~url: exit 1, $(cat "$tmp/bad.out")" || fail "bad url: exit $status, $(cat "$tmp/bad.out")"
 
 # launch URL: roslaunch the node; waits until it reports the link online
-# and publishes odometry.
+# and publishes odometry (60 s only catch a node that never does: roslaunch
+# is Python, and slow to start on a loaded machine).
 launch() {
     url=$1
     shift
     roslaunch --wait botwire_ros botwire.launch "url:=$url" "$@" >"$tmp/node.out" 2>&1 &
     node=$!
-    "$check" online 20 >"$tmp/diag" && return 0
+    "$check" online 60 >"$tmp/diag" && return 0
     fail "the node on $url never came online: $(tail -n 5 "$tmp/node.out")"
     return 1
 }
@@ -52,23 +54,73 @@ stop_node() {
         fail "roslaunch exit $status: $(tail -n 5 "$tmp/node.out")"
 }
 
-# 1. sim:kobuki: 2 s at 0.2 m/s, then a clean stop: x = 0.40 m within 5 cm.
+# watch_first OUT ARGS...: `$check watch ARGS...` in the background
+# ($watcher), its lines in OUT, once it has said "watching" (its first
+# odometry: a drive started after that is seen whole, from rest to rest);
+# false if it ended without any (it ends by itself).
+watch_first() {
+    out=$1
+    shift
+    rm -f "$tmp/watch.fifo"
+    mkfifo "$tmp/watch.fifo"
+    "$check" watch "$@" >"$tmp/watch.fifo" &
+    watcher=$!
+    exec 4<"$tmp/watch.fifo"
+    read -r first <&4
+    cat <&4 >"$out" &
+    copier=$!
+    exec 4<&-
+    [ "$first" = watching ]
+}
+# watch_end: waits for the watcher and its lines.
+watch_end() {
+    wait "$watcher"
+    watched=$?
+    wait "$copier"
+    watcher= copier=
+    return $watched
+}
+
+# went_as NAME V RAMP PERIOD WATCH: the robot drove at V m/s, by its own
+# odometry (the watch's cruise: the upper quartile of the speeds it moved
+# at), within 3 %: a tick more or less in a feedback period is 2 % of a
+# Kobuki's at 0.2 m/s, and the quartile of a hundred of them is well inside
+# that; a speed or a tick's length off by a twentieth fails it. How
+# long it drove is the machine's to say, not this test's: when the
+# publisher's 2 s began and ended for the node (and if the node's timeout
+# cut the stream short in between, a machine holding the publisher back
+# that long). Then the stop: at rest RAMP (its deceleration from V) after
+# the first zero twist came, plus the robot's report PERIOD (the odometry
+# can say so no sooner), 0.15 s for node cycles and the odometry to show it,
+# and the time the machine held the node's cycles back (its odometry's
+# stamps say how much); a stop left to the node's 0.6 s timeout fails it.
+went_as() {
+    x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$5")
+    set -- "$1" "$2" "$3" "$4" "$5" "$(sed -n 's/^cruise //p' "$5")" $(sed -n 's/^zero_to_rest //p' "$5")
+    awk -v c="${6:--1}" -v v="$2" 'BEGIN { d = c - v; exit !(d <= 0.03 * v && -d <= 0.03 * v) }' &&
+        pass "$1: at $6 m/s by its odometry, $x m" ||
+        fail "$1: at ${6:-?} m/s by its odometry, $2 asked ($(cat "$5"))"
+    awk -v s="${7:--1}" -v l="${8:-0}" -v r="$3" -v p="$4" 'BEGIN { exit !(s > 0 && s <= r + p + 0.15 + l) }' &&
+        pass "$1: at rest $7 s after the first zero twist (the node's cycles $8 s late)" ||
+        fail "$1: at rest ${7:-?} s after the first zero twist, ${8:-?} s late ($(cat "$5"))"
+}
+
+# 1. sim:kobuki: 2 s at 0.2 m/s, then a clean stop (the Kobuki slows down
+# at 1 m/s^2: 0.2 s; feedback every 20 ms).
 launch sim:kobuki && pass "node on sim:kobuki online (/diagnostics)"
-"$check" watch 3.2 >"$tmp/watch" &
-watcher=$!
+watch_first "$tmp/watch" 3.2 || fail "the watcher heard no odometry: $(cat "$tmp/watch")"
 "$check" publish 0.2 2 zero || fail "publisher"
-wait "$watcher"
+watch_end
 x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")
 v=$(sed -n 's/^odom [-0-9.]* \([-0-9.]*\)/\1/p' "$tmp/watch")
-within "$x" 0.40 0.05 && pass "2 s of cmd_vel at 0.2 m/s: odom x = $x m" || fail "odom x = $x ($(cat "$tmp/watch"))"
+went_as "2 s of cmd_vel at 0.2 m/s" 0.2 0.2 0.02 "$tmp/watch"
 within "$v" 0 0.001 && pass "stopped by the zero twist: v = $v" || fail "v = $v"
 grep -q "^online 1" "$tmp/watch" && pass "/diagnostics: the link online" || fail "diagnostics: $(cat "$tmp/watch")"
 
 # 2. The publisher dies mid-stream: the robot stops within the timeout.
-"$check" watch 2.5 >"$tmp/watch" &
-watcher=$!
+watch_first "$tmp/watch" 2.5 || fail "the watcher heard no odometry: $(cat "$tmp/watch")"
 "$check" publish 0.2 1 die
-wait "$watcher"
+watch_end
 slowing=$(sed -n 's/^slowing_after //p' "$tmp/watch")
 after=$(sed -n 's/^stopped_after //p' "$tmp/watch")
 late=$(sed -n 's/^late_by //p' "$tmp/watch")
@@ -98,12 +150,11 @@ launch "sim:p2os?world=$tmp/wall.world" rate:=20 diagnostic_period:=0.5 range_fr
 got="$(rosparam get /botwire/rate) $(rosparam get /botwire/diagnostic_period) $(rosparam get /botwire/range_frame_prefix)"
 [ "$got" = "20.0 0.5 sonar_" ] && pass "launch arguments rate, diagnostic_period, range_frame_prefix reach the node: $got" ||
     fail "launch arguments: $got"
-"$check" watch 3.5 3.0 1.0 >"$tmp/watch" &
-watcher=$!
+watch_first "$tmp/watch" 3.5 3.0 1.0 || fail "the watcher heard no odometry: $(cat "$tmp/watch")"
 "$check" publish 0.2 2 zero || fail "publisher"
-wait "$watcher"
-x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")
-within "$x" 0.40 0.05 && pass "p2os: odom x = $x m" || fail "p2os: odom x = $x"
+watch_end
+# (a Pioneer slows down at 0.3 m/s^2: 0.67 s; a SIP each 100 ms)
+went_as "p2os" 0.2 0.667 0.1 "$tmp/watch"
 n=$(grep -c "^range " "$tmp/watch")
 [ "$n" -ge 2 ] && pass "$n forward sonars publish Range in their own frames" || fail "ranges: $(cat "$tmp/watch")"
 while read -r _ frame got want; do
@@ -124,28 +175,37 @@ launch "kobuki:$tmp/kobuki" && pass "node on kobuki:PTY online"
 kill "$sim"
 wait "$sim"
 sim=
-"$check" online 5 0 >"$tmp/diag" && pass "emulator gone: /diagnostics says offline" ||
+# (each wait ends as soon as /diagnostics says so; 30 s only catch a node
+# that never does)
+"$check" online 30 0 >"$tmp/diag" && pass "emulator gone: /diagnostics says offline" ||
     fail "still online: $(cat "$tmp/diag")"
 rm -f "$tmp/announce"
 start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 120 --ber 1e-3
-"$check" online 10 >"$tmp/diag" && grep -q "^reconnects [1-9]" "$tmp/diag" &&
+"$check" online 30 >"$tmp/diag" && grep -q "^reconnects [1-9]" "$tmp/diag" &&
     pass "emulator back: online again, $(grep '^reconnects' "$tmp/diag")" ||
     fail "not back online: $(cat "$tmp/diag")"
 lines=$(wc -l <"$tmp/node.out")
-"$check" watch 3.2 >"$tmp/watch" &
-watcher=$!
+watch_first "$tmp/watch" 3.2 || fail "the watcher heard no odometry: $(cat "$tmp/watch")"
 "$check" publish 0.2 2 zero || fail "publisher"
-wait "$watcher"
-x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")
-"$check" online 2 >"$tmp/diag"
+watch_end
+"$check" online 30 >"$tmp/diag"
 bad=$(awk '$1 == "checksum_errors" || $1 == "length_errors" { n += $2 } END { print n + 0 }' "$tmp/diag")
 [ "$bad" -gt 0 ] && pass "the bad cable counted in /diagnostics: $bad frames rejected, $(grep '^skipped_bytes' "$tmp/diag")" ||
     fail "no errors counted on a bad cable: $(cat "$tmp/diag")"
 more=$(($(wc -l <"$tmp/node.out") - lines))
-[ "$more" -le 3 ] && pass "no log spam: $more node log lines while $bad frames were rejected" ||
-    fail "$more log lines: $(tail -n 5 "$tmp/node.out")"
-within "$x" 0.40 0.05 && pass "drives on the bad cable: odom x = $x m after 2 s at 0.2 m/s" ||
-    fail "on the bad cable: odom x = $x"
+# No log line per bad frame: three lines at most besides the link's own
+# offline and online, and those only as the link truly goes quiet, which
+# takes the driver's timeout (a Kobuki's: 0.1 s) of silence after it came
+# back each time (a machine that holds the emulator back that long makes
+# them; one a bad frame would come every 20 ms).
+tail -n "$more" "$tmp/node.out" >"$tmp/node.more"
+links=$(grep -c ' offline\| online' "$tmp/node.more")
+spaced=$(sed -n 's/.*\[\([0-9]*\.[0-9]*\)\]: .* offline.*/\1/p' "$tmp/node.more" |
+    awk 'NR > 1 && $1 - p < 0.1 { bad = 1 } { p = $1 } END { exit bad }' && echo yes)
+[ $((more - links)) -le 3 ] && [ "$spaced" = yes ] &&
+    pass "no log spam: $more node log lines ($links of the link going and coming) while $bad frames were rejected" ||
+    fail "$more log lines: $(cat "$tmp/node.more")"
+went_as "drives on the bad cable" 0.2 0.2 0.02 "$tmp/watch"
 stop_node
 
 # 5. docs/ros.md's commands as a user types them: rosrun, then rostopic
@@ -153,13 +213,14 @@ stop_node
 # cmd_vel and echoing odom.
 rosrun botwire_ros botwire_ros _url:=sim:kobuki >"$tmp/rosrun.out" 2>&1 &
 node=$!
-"$check" online 20 >"$tmp/diag" && pass "rosrun botwire_ros botwire_ros _url:=sim:kobuki: online" ||
+"$check" online 60 >"$tmp/diag" && pass "rosrun botwire_ros botwire_ros _url:=sim:kobuki: online" ||
     fail "rosrun: never online: $(tail -n 5 "$tmp/rosrun.out")"
 rostopic pub -r 10 /cmd_vel geometry_msgs/Twist '{linear: {x: 0.2}}' >"$tmp/pub.out" 2>&1 &
 pub=$!
 # rostopic is Python: on a loaded machine it takes seconds to start
-# publishing; 5 s leave room for that and still end well short of a wall.
-"$check" glance 5 >"$tmp/watch"
+# publishing. The glance ends once the odometry is 0.1 m along, well short
+# of a wall; 60 s only catch a rostopic that never drives it.
+"$check" glance 60 0.1 >"$tmp/watch"
 kill -INT "$pub"
 wait "$pub"
 x=$(sed -n 's/^odom \([-0-9.]*\) .*/\1/p' "$tmp/watch")

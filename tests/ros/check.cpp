@@ -14,18 +14,28 @@
  *         stopped_after S   ... to the first odom with v = 0 (-1: never)
  *         late_by S         how much later than usual the node's cycles ran
  *                           in that time (gaps in the odometry's stamps)
+ *         cruise V          the speed the robot drove at, by its own
+ *                           odometry: the upper quartile of the speeds it
+ *                           moved at (-1: it never moved)
+ *         zero_to_rest S L  from the first zero twist after a moving one
+ *                           to the first odometry at rest (stamps; -1:
+ *                           none), and how much later than usual the
+ *                           node's cycles ran in that time, as late_by
  *         online B          /diagnostics said the link is online (1/0)
  *         range I R WANT    for each range sensor facing within 30 degrees
  *                           of ahead, its last reading and what a wall at
  *                           x = WALL_X in the world gives from the pose
  *                           (START_X + odometry) and its mount
- *       and exits 0 once it has seen odometry at all, else 1. Past
+ *       and exits 0 once it has seen odometry at all, else 1. It says
+ *       "watching" (flushed) at its first odometry: a publisher started
+ *       after that line drives in full view. Past
  *       SECONDS it goes on (10 s at most) until the robot has come to rest
  *       after the last cmd_vel (and, with WALL_X, every range sensor has
  *       read again since): a publisher that started late still drives its
  *       whole drive inside the watch.
- *   ros_bridge_check glance SECONDS
- *       the same for SECONDS exactly, for a publisher that goes on.
+ *   ros_bridge_check glance SECONDS [UNTIL_X]
+ *       the same for SECONDS exactly, for a publisher that goes on; with
+ *       UNTIL_X, it ends as soon as the odometry's x has reached it.
  *   ros_bridge_check online TIMEOUT [WANT]
  *       exits 0 as soon as /diagnostics says the link is online (WANT 1, the
  *       default; and odometry comes) or offline (WANT 0), printing the
@@ -35,11 +45,16 @@
  *       exits 0 as soon as each of robot1..robotN has said online on
  *       /diagnostics (its status names its namespace) and sent /robotK/odom;
  *       else prints the ones missing and exits 1.
- *   ros_bridge_check fleet-watch N SECONDS
+ *   ros_bridge_check fleet-watch N SECONDS [OFFLINE_K]
  *       for SECONDS, counts each /robotK/odom and gathers /tf and
- *       /diagnostics; then a line per robot:
+ *       /diagnostics, and past SECONDS until every robot's last diagnostics
+ *       say online (with OFFLINE_K: robot K's offline, the others online),
+ *       30 s more at most; then a line per robot:
  *         robot K hz H x X y Y online B
- *       and, from /tf, one line: trees T mixed M (T: robots whose own
+ *       (H: one over the median gap between its odometry's stamps, the
+ *       node's own cadence: a machine that holds some of its cycles back,
+ *       or this watcher's, does not move the median unless it holds back
+ *       most) and, from /tf, one line: trees T mixed M (T: robots whose own
  *       robotK/odom -> robotK/base_footprint was seen; M: transforms whose
  *       two frames are of different robots, or of none).
  *   ros_bridge_check master TIMEOUT
@@ -48,6 +63,7 @@
  *       not within TIMEOUT seconds. It asks the master itself: roscore's
  *       log lines are Python's to buffer, not a sign to wait for.
  */
+#include <algorithm>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
@@ -101,10 +117,39 @@ double yaw_of(const geometry_msgs::Quaternion &q)
     return std::atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z));
 }
 
+/* The median of some gaps (0 if none). */
+double median_of(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+/* The gaps between the stamps in [from, to] longer than one and a half
+ * times the usual, less the usual each: the time the machine held the
+ * node's cycles back in that span, a cycle held back by half of one and
+ * more counted (a loaded machine's delays come a few tens of ms at a
+ * time). A cycle skipped where the node's and the robot's rates beat
+ * counts too: a cycle's worth, which a stop late by the 0.6 s timeout
+ * does not hide. */
+double held_back(const std::vector<double> &stamps, double usual, double from, double to)
+{
+    double late = 0;
+    for (size_t i = 1; i < stamps.size(); i++)
+        if (stamps[i] > from && stamps[i - 1] < to && stamps[i] - stamps[i - 1] > 1.5 * usual)
+            late += stamps[i] - stamps[i - 1] - usual;
+    return late;
+}
+
 struct Watch {
     bool have_odom = false;
     double x = 0, v = 0, last_cmd = -1, v_at_cmd = 0, slowing_at = -1, stopped_at = -1;
+    double until_x = NAN;        /* glance: enough once x has reached it */
+    bool moving_cmd = false;     /* the last cmd_vel asked for motion */
+    double first_zero = -1;      /* the first zero twist after a moving one */
     std::vector<double> stamps; /* every odometry's stamp, the node's clock */
+    std::vector<double> speeds; /* ...and its speed */
     bool online = false, have_diag = false;
     std::map<std::string, std::string> values;
     std::map<std::string, geometry_msgs::Transform> mounts;
@@ -125,6 +170,7 @@ struct Watch {
         v = m->twist.twist.linear.x;
         double at = m->header.stamp.isZero() ? e.getReceiptTime().toSec() : m->header.stamp.toSec();
         stamps.push_back(at);
+        speeds.push_back(v);
         if (last_cmd > 0 && slowing_at < 0 && v < v_at_cmd / 2 && at > last_cmd)
             slowing_at = at;
         if (last_cmd > 0 && stopped_at < 0 && std::fabs(v) < 1e-6 && at > last_cmd)
@@ -132,6 +178,11 @@ struct Watch {
     }
     void cmd(const ros::MessageEvent<geometry_msgs::Twist const> &e)
     {
+        const geometry_msgs::Twist &t = *e.getMessage();
+        bool zero = t.linear.x == 0 && t.linear.y == 0 && t.angular.z == 0;
+        if (zero && moving_cmd && first_zero < 0)
+            first_zero = e.getReceiptTime().toSec();
+        moving_cmd = !zero;
         last_cmd = e.getReceiptTime().toSec();
         v_at_cmd = v;
         slowing_at = stopped_at = -1;
@@ -140,24 +191,42 @@ struct Watch {
      * the node publishes odometry each cycle the state is new, stamped when
      * that cycle ran, so a cycle the scheduler held back shows as a gap
      * longer than the usual one (the median), and the stop it was to send
-     * went out that much later. The sum of those excesses is the time the
-     * machine, not the node, added; a gap of one cycle skipped is the
-     * node's and the robot's rates beating, not the machine, and left out
-     * (the 0.15 s allowed covers it). */
+     * went out that much later (held_back). */
+    double usual_gap() const
+    {
+        std::vector<double> gaps;
+        for (size_t i = 1; i < stamps.size(); i++)
+            gaps.push_back(stamps[i] - stamps[i - 1]);
+        return median_of(gaps);
+    }
     double late_by() const
     {
         if (last_cmd < 0 || stopped_at < 0 || stamps.size() < 3)
             return 0;
-        std::vector<double> gaps;
-        for (size_t i = 1; i < stamps.size(); i++)
-            gaps.push_back(stamps[i] - stamps[i - 1]);
-        std::vector<double> sorted = gaps;
-        std::sort(sorted.begin(), sorted.end());
-        double usual = sorted[sorted.size() / 2], late = 0;
-        for (size_t i = 1; i < stamps.size(); i++)
-            if (stamps[i] > last_cmd && stamps[i - 1] < stopped_at && gaps[i - 1] > 2.5 * usual)
-                late += gaps[i - 1] - usual;
-        return late;
+        return held_back(stamps, usual_gap(), last_cmd, stopped_at);
+    }
+    /* The speed it cruised at, by its own odometry: the upper quartile
+     * of the speeds it moved at (the ramps are the lower ones; a frame a
+     * bad cable got past the checksum may make a speed of its own, one in
+     * many), -1 if it never moved. */
+    double cruise() const
+    {
+        std::vector<double> moving;
+        for (double s : speeds)
+            if (std::fabs(s) >= 1e-6)
+                moving.push_back(std::fabs(s));
+        if (moving.empty())
+            return -1;
+        std::sort(moving.begin(), moving.end());
+        return moving[moving.size() * 3 / 4];
+    }
+    /* The first odometry at rest stamped after t, -1 if none. */
+    double rest_after(double t) const
+    {
+        for (size_t i = 0; i < stamps.size(); i++)
+            if (stamps[i] > t && std::fabs(speeds[i]) < 1e-6)
+                return stamps[i];
+        return -1;
     }
     void statics(const tf2_msgs::TFMessage::ConstPtr &m)
     {
@@ -195,10 +264,12 @@ struct Watch {
     }
 };
 
-int watch(double seconds, double wall_x, double start_x, bool ranges, bool to_rest)
+int watch(double seconds, double wall_x, double start_x, bool ranges, bool to_rest,
+          double until_x = NAN)
 {
     ros::NodeHandle nh;
     Watch w;
+    w.until_x = until_x;
     ros::Subscriber so = nh.subscribe("odom", 100, &Watch::odom, &w);
     ros::Subscriber sc = nh.subscribe("cmd_vel", 100, &Watch::cmd, &w);
     ros::Subscriber st = nh.subscribe("/tf_static", 10, &Watch::statics, &w);
@@ -224,14 +295,29 @@ int watch(double seconds, double wall_x, double start_x, bool ranges, bool to_re
         return ros::WallTime::now().toSec() - w.stopped_at >= 0.1;
     };
     ros::WallRate rate(200.0);
+    bool said = false;
     while (ros::ok() && (ros::WallTime::now() < end || (!at_rest() && ros::WallTime::now() < last))) {
         ros::spinOnce();
+        if (w.have_odom && !said) {
+            std::printf("watching\n");
+            std::fflush(stdout);
+            said = true;
+        }
+        if (w.have_odom && w.x >= w.until_x) /* (NAN: never) */
+            break;
         rate.sleep();
     }
     std::printf("odom %.4f %.4f\n", w.x, w.v);
     std::printf("slowing_after %.3f\n", w.slowing_at > 0 ? w.slowing_at - w.last_cmd : -1.0);
     std::printf("stopped_after %.3f\n", w.stopped_at > 0 ? w.stopped_at - w.last_cmd : -1.0);
     std::printf("late_by %.3f\n", w.late_by());
+    std::printf("cruise %.4f\n", w.cruise());
+    double rest = w.first_zero > 0 ? w.rest_after(w.first_zero) : -1;
+    if (rest > 0)
+        std::printf("zero_to_rest %.3f %.3f\n", rest - w.first_zero,
+                    held_back(w.stamps, w.usual_gap(), w.first_zero, rest));
+    else
+        std::printf("zero_to_rest -1 0\n");
     std::printf("online %d\n", w.online ? 1 : 0);
     if (ranges) {
         for (const auto &r : w.ranges) {
@@ -291,16 +377,22 @@ struct Fleet {
     size_t n;
     std::vector<int> count;
     std::vector<double> x, y;
+    std::vector<double> last_stamp;          /* each robot's last odometry stamp */
+    std::vector<std::vector<double>> gaps;   /* ...and the gaps between them */
     std::vector<bool> online, said, tree;
     int mixed = 0;
 
     explicit Fleet(size_t robots)
-        : n(robots), count(robots + 1), x(robots + 1), y(robots + 1), online(robots + 1),
-          said(robots + 1), tree(robots + 1)
+        : n(robots), count(robots + 1), x(robots + 1), y(robots + 1), last_stamp(robots + 1),
+          gaps(robots + 1), online(robots + 1), said(robots + 1), tree(robots + 1)
     {
     }
     void odom(size_t k, const nav_msgs::Odometry::ConstPtr &m)
     {
+        double at = m->header.stamp.toSec();
+        if (count[k] > 0 && at > last_stamp[k]) /* (sent again with its stamp: no cycle) */
+            gaps[k].push_back(at - last_stamp[k]);
+        last_stamp[k] = at;
         count[k]++;
         x[k] = m->pose.pose.position.x;
         y[k] = m->pose.pose.position.y;
@@ -337,7 +429,7 @@ struct Fleet {
     }
 };
 
-int fleet(size_t n, double seconds, bool until_online)
+int fleet(size_t n, double seconds, bool until_online, size_t offline_k = 0)
 {
     ros::NodeHandle nh;
     Fleet f(n);
@@ -349,12 +441,27 @@ int fleet(size_t n, double seconds, bool until_online)
     ros::Subscriber st = nh.subscribe("/tf", 1000, &Fleet::tf, &f);
     ros::Subscriber sd = nh.subscribe("/diagnostics", 100, &Fleet::diag, &f);
     ros::WallTime start = ros::WallTime::now(), end = start + ros::WallDuration(seconds);
+    /* Robot K's node says it has lost its link when its diagnostics come
+     * round, and a link the machine held quiet past the driver's timeout
+     * (a Kobuki's: 0.1 s) is offline until its next frame: the watch waits
+     * for the state asked, not for a time that a loaded machine may not
+     * have given it (30 s only catch a node that never gets there). */
+    ros::WallTime last = end + ros::WallDuration(30.0);
+    auto settled = [&] {
+        for (size_t k = 1; k <= n; k++)
+            if (!f.said[k] || f.online[k] == (k == offline_k))
+                return false;
+        return true;
+    };
+    auto waiting = [&] {
+        ros::WallTime now = ros::WallTime::now();
+        return now < end || (!until_online && !settled() && now < last);
+    };
     ros::WallRate rate(500.0);
-    while (ros::WallTime::now() < end && ros::ok() && !(until_online && f.all_online())) {
+    while (waiting() && ros::ok() && !(until_online && f.all_online())) {
         ros::spinOnce();
         rate.sleep();
     }
-    double took = (ros::WallTime::now() - start).toSec();
     if (until_online) {
         for (size_t k = 1; k <= n; k++)
             if (!f.online[k] || f.count[k] == 0)
@@ -365,8 +472,9 @@ int fleet(size_t n, double seconds, bool until_online)
     }
     int trees = 0;
     for (size_t k = 1; k <= n; k++) {
-        std::printf("robot %zu hz %.1f x %.4f y %.4f online %d\n", k, f.count[k] / took, f.x[k],
-                    f.y[k], f.online[k] ? 1 : 0);
+        double usual = median_of(f.gaps[k]);
+        std::printf("robot %zu hz %.1f x %.4f y %.4f online %d\n", k, usual > 0 ? 1 / usual : 0.0,
+                    f.x[k], f.y[k], f.online[k] ? 1 : 0);
         trees += f.tree[k];
     }
     std::printf("trees %d mixed %d\n", trees, f.mixed);
@@ -404,7 +512,7 @@ int main(int argc, char **argv)
                      ranges ? std::atof(argv[4]) : 0, ranges, true);
     }
     if (argc >= 3 && !std::strcmp(argv[1], "glance"))
-        return watch(std::atof(argv[2]), 0, 0, false, false);
+        return watch(std::atof(argv[2]), 0, 0, false, false, argc >= 4 ? std::atof(argv[3]) : NAN);
     if (argc >= 3 && !std::strcmp(argv[1], "online"))
         return online(std::atof(argv[2]), argc < 4 || std::atoi(argv[3]) != 0);
     if (argc >= 3 && !std::strcmp(argv[1], "master"))
@@ -412,9 +520,11 @@ int main(int argc, char **argv)
     if (argc >= 4 && !std::strcmp(argv[1], "fleet-online"))
         return fleet(std::strtoul(argv[2], nullptr, 10), std::atof(argv[3]), true);
     if (argc >= 4 && !std::strcmp(argv[1], "fleet-watch"))
-        return fleet(std::strtoul(argv[2], nullptr, 10), std::atof(argv[3]), false);
+        return fleet(std::strtoul(argv[2], nullptr, 10), std::atof(argv[3]), false,
+                     argc >= 5 ? std::strtoul(argv[4], nullptr, 10) : 0);
     std::fprintf(stderr, "usage: ros_bridge_check publish V SECONDS zero|die | "
-                         "watch SECONDS [WALL_X START_X] | glance SECONDS | online TIMEOUT [WANT] | "
-                         "master TIMEOUT | fleet-online N TIMEOUT | fleet-watch N SECONDS\n");
+                         "watch SECONDS [WALL_X START_X] | glance SECONDS [UNTIL_X] | "
+                         "online TIMEOUT [WANT] | master TIMEOUT | fleet-online N TIMEOUT | "
+                         "fleet-watch N SECONDS [OFFLINE_K]\n");
     return 2;
 }

@@ -39,7 +39,9 @@ start_node() {
     esac
 }
 
-# 1. Odometry, tf and a drive: 2 s at 0.2 m/s.
+# 1. Odometry, tf and a drive: 2 s at 0.2 m/s (the peer watches on until
+# the robot is at rest, however late the drive began, and until the node
+# says the link is online).
 start=$(start_of kobuki)
 start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 300
 start_node "kobuki:$tmp/kobuki" --ns robot1
@@ -58,10 +60,30 @@ grep -q '^tf 1 0$' "$tmp/watch" && pass "rt/tf: robot1/odom -> robot1/base_footp
     fail "tf: $(grep '^tf ' "$tmp/watch")"
 grep -q '^online robot1 1$' "$tmp/watch" && pass "rt/diagnostics: robot1 online" ||
     fail "diagnostics: $(grep '^online ' "$tmp/watch")"
-within "$x" 0.40 0.05 && pass "cmd_vel 0.2 m/s for 2 s: odometry x = $x m" || fail "odometry x = $x"
+# At the speed asked, by the robot's own odometry (the upper quartile of
+# the speeds it moved at), within 3 %: a tick more or less in a 20 ms
+# feedback period is 2 % at 0.2 m/s, and the quartile of a hundred of them
+# well inside that; a speed or a tick's length off by a twentieth
+# fails it. How far is the machine's to say, not this test's: when the
+# peer's 2 s began and ended for the node (and whether its timeout cut the
+# stream short in between, a machine holding the peer back that long); the
+# odometry is held to the emulator's truth in part 4.
+set -- $(grep '^cruise robot1 ' "$tmp/watch")
+awk -v c="${3:--1}" 'BEGIN { d = c - 0.2; exit !(d <= 0.006 && -d <= 0.006) }' &&
+    pass "cmd_vel 0.2 m/s for 2 s: at ${3} m/s by its odometry, x = $x m" ||
+    fail "cmd_vel 0.2 m/s: at ${3:-?} m/s by its odometry ($(cat "$tmp/watch"))"
+# The stop: at rest 0.2 s after the zero twist was sent (the ramp down),
+# plus a feedback period (20 ms), 0.15 s for node cycles and the odometry
+# to show it and the time the machine held the node's cycles back (its
+# odometry's stamps say how much); a stop left to the 0.6 s timeout fails.
+set -- $(grep '^zero_to_rest robot1 ' "$tmp/watch")
+awk -v s="${3:--1}" -v l="${4:-0}" 'BEGIN { exit !(s > 0 && s <= 0.2 + 0.02 + 0.15 + l) }' &&
+    pass "at rest $3 s after the zero twist (the node's cycles $4 s late)" ||
+    fail "at rest ${3:-?} s after the zero twist, ${4:-?} s late ($(cat "$tmp/watch"))"
 
 # 2. The node in the ROS 2 graph, as `ros2 node list` finds it.
-"$peer" nodes 2 >"$tmp/nodes" 2>&1
+# (until the peer has it: 60 s only catch a node that never says so)
+"$peer" nodes 60 --until "node /robot1 botwire 1 9" >"$tmp/nodes" 2>&1
 grep -q '^node /robot1 botwire 1 9$' "$tmp/nodes" &&
     pass "ros_discovery_info: /robot1/botwire, 1 reader and 9 writers" ||
     fail "ros_discovery_info: $(cat "$tmp/nodes")"
@@ -71,7 +93,9 @@ grep -q '^node /robot1 botwire 1 9$' "$tmp/nodes" &&
 # at 1 m/s^2 (half speed 0.1 s later, at rest 0.2 s later). Allowed on top:
 # 0.15 s for node cycles and the odometry to show it, and the time the
 # machine held the node's cycles back (its odometry's stamps say how much).
-"$peer" watch 10 robot1 --drive robot1 0.2 1 --fall-silent >"$tmp/watch" 2>"$tmp/peer.err" ||
+# (the watch ends once the robot is at rest: 30 s only catch one that
+# never is)
+"$peer" watch 30 robot1 --drive robot1 0.2 1 --fall-silent >"$tmp/watch" 2>"$tmp/peer.err" ||
     fail "peer: no odometry ($(cat "$tmp/watch" "$tmp/peer.err"))"
 set -- $(grep '^stop robot1 ' "$tmp/watch")
 slowing=${3:--1} after=${4:--1} late=${5:-0}
@@ -102,14 +126,25 @@ for sig in TERM KILL; do
     rm -f "$tmp/announce"
     start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 300
     start_node "kobuki:$tmp/kobuki" --ns robot1
-    "$peer" watch 30 robot1 --drive robot1 0.2 30 --end-when-silent 1 >"$tmp/watch" 2>"$tmp/peer.err" &
+    # The signal once the peer says the robot is 0.1 m along: its first
+    # line, read as it comes (the peer says nothing more until it ends, so
+    # a file followed to its next write would wait out the drive).
+    rm -f "$tmp/watch.fifo"
+    mkfifo "$tmp/watch.fifo"
+    "$peer" watch 30 robot1 --drive robot1 0.2 30 --end-when-silent 1 >"$tmp/watch.fifo" 2>"$tmp/peer.err" &
     watcher=$!
-    wait_line "$tmp/watch" '^moving' 20 || fail "SIG$sig: the robot never moved ($(cat "$tmp/peer.err"))"
+    exec 4<"$tmp/watch.fifo"
+    read -r moving <&4
+    cat <&4 >"$tmp/watch" &
+    copier=$!
+    exec 4<&-
+    case $moving in moving*) ;; *) fail "SIG$sig: the robot never moved: $moving ($(cat "$tmp/peer.err"))" ;; esac
     kill -"$sig" "$node"
     wait "$node"
     ended=$?
     node=
     wait "$watcher"
+    wait "$copier"
     # What the robot did after: the emulator's pose once its watchdog has
     # had its time and a second more (a robot still driving goes 0.2 m
     # further in it).
@@ -140,14 +175,17 @@ case "$second" in
 *"ROS 2 Humble layout"*) pass "--humble: $second" ;;
 *) fail "--humble: $second" ;;
 esac
-"$peer" nodes 3 --humble --ranges robot2 >"$tmp/humble" 2>"$tmp/humble.err"
+# (until it has the node and every sonar: 60 s only catch what never comes)
+"$peer" nodes 60 --humble --ranges robot2 --until "node /robot2 botwire 1 " >"$tmp/humble" 2>"$tmp/humble.err"
 grep -q '^node /robot2 botwire 1 ' "$tmp/humble" &&
     pass "a Humble reader of ros_discovery_info: $(grep '^node /robot2' "$tmp/humble")" ||
     fail "Humble ros_discovery_info: $(cat "$tmp/humble" "$tmp/humble.err")"
 n=$(grep -c '^range [0-9]* robot2/range_[0-9]* ' "$tmp/humble")
 [ "$n" = 16 ] && pass "a Humble reader gets Range from all 16 sonars, in frames robot2/range_N" ||
     fail "Humble Range: $n of 16 ($(cat "$tmp/humble"))"
-"$peer" nodes 3 --ranges robot2 >"$tmp/jazzy" 2>"$tmp/jazzy.err"
+# (for 3 s from when its readers are matched with the node's writers: 30
+# of the node's sonar rounds, and a Humble reader had all 16 in fewer)
+"$peer" nodes 3 --ranges robot2 --matched >"$tmp/jazzy" 2>"$tmp/jazzy.err"
 n=$(grep -c '^range ' "$tmp/jazzy")
 [ "$n" = 0 ] && pass "a Jazzy reader gets none of the Humble layout's Range" ||
     fail "a Jazzy reader read $n Humble Range messages: $(cat "$tmp/jazzy")"

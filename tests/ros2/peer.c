@@ -4,12 +4,17 @@
  * what a ROS 2 node on rmw_cyclonedds_cpp would, by the names and QoS a
  * ROS 2 program uses.
  *
- *   ros2_peer watch SECONDS NS... [--drive NS V D] [--until-online 0|1]
+ *   ros2_peer watch SECONDS NS... [--drive NS V D] [--until-offline NS]
  *       subscribes to rt/NS/odom (reliable, keep last 10, as rclcpp's
  *       default), rt/tf (as tf2_ros's listener), rt/tf_static (transient
  *       local) and rt/diagnostics for SECONDS; with --drive, once NS's
- *       odometry comes, publishes rt/NS/cmd_vel (reliable, keep last 10)
- *       V m/s ahead at 20 Hz for D seconds, then a zero twist. Prints:
+ *       odometry comes and the node's reader of rt/NS/cmd_vel has matched
+ *       this writer, publishes rt/NS/cmd_vel (reliable, keep last 10)
+ *       V m/s ahead at 20 Hz for D seconds, then a zero twist, and past
+ *       SECONDS goes on until NS's odometry is at rest after it (a drive
+ *       that started late is watched to its end), and until every NS's
+ *       last diagnostics say online (with --until-offline NS, that one's
+ *       offline): 30 s more at most. Prints:
  *         odom NS COUNT HZ FRAME CHILD X Y AVG
  *                                              per namespace: HZ one over
  *                                              the median gap between the
@@ -22,6 +27,16 @@
  *                                              frames of two robots
  *         static NS COUNT                      transforms on rt/tf_static
  *         online NS 0|1                        the last diagnostics
+ *       and with --drive (no --fall-silent):
+ *         cruise NS V                          the speed it drove at, by
+ *                                              its own odometry: the upper
+ *                                              quartile of the speeds it
+ *                                              moved at (-1: never moved)
+ *         zero_to_rest NS S LATE               from the zero twist sent to
+ *                                              the first odometry at rest
+ *                                              (-1: never), and how much
+ *                                              later than usual the node's
+ *                                              cycles ran in that time
  *       With --drive it says "moving X" (flushed) once NS's odometry is
  *       0.1 m along; with --end-when-silent S it ends early, once
  *       odometry came and then none for S seconds (the node is gone).
@@ -37,12 +52,17 @@
  *                                              that time (gaps between
  *                                              its stamps over the median)
  *       Exits 0 if every NS sent odometry.
- *   ros2_peer nodes SECONDS [--humble] [--ranges NS]
+ *   ros2_peer nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched]
  *       reads ros_discovery_info: a line "node NAMESPACE NAME READERS
  *       WRITERS" per node any participant announced; with --ranges, NS's
  *       rt/NS/range/0..15 as well: "range I FRAME R", the last of each.
  *       --humble reads both in ROS 2 Humble's layouts (a Gid of 24 bytes,
- *       Range without variance).
+ *       Range without variance). With --until it ends as soon as a node
+ *       line begins with LINE (and, with --ranges, every range has been
+ *       read): SECONDS only bound a wait for what never comes. With
+ *       --matched the SECONDS count from when every range reader has been
+ *       matched with a writer (60 s at most before): a window in which the
+ *       node's ranges reach this reader if they can.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -158,7 +178,11 @@ static double median(const double *v, unsigned n)
  * rest: the node publishes odometry each cycle its state is new, stamped
  * when the cycle ran, so a cycle run late shows as a gap longer than the
  * usual one, the median gap of the whole watch (a window of one or two
- * gaps has no median of its own to tell a late cycle by). */
+ * gaps has no median of its own to tell a late cycle by). A gap of one and
+ * a half cycles and more counts, less the usual: a loaded machine's delays
+ * come a few tens of ms at a time. A cycle skipped where the node's and the
+ * robot's rates beat counts too: a cycle's worth, which a stop late by the
+ * 0.6 s timeout does not hide. */
 static double late_by(const watched_t *w)
 {
     if (w->nstamps < 2 || w->ngaps < 3)
@@ -166,14 +190,19 @@ static double late_by(const watched_t *w)
     double usual = median(w->gaps, w->ngaps), late = 0;
     for (unsigned i = 0; i + 1 < w->nstamps; i++) {
         double gap = w->stamps[i + 1] - w->stamps[i];
-        if (gap > 2.5 * usual) /* one cycle skipped: the rates beating */
+        if (gap > 1.5 * usual)
             late += gap - usual;
     }
     return late;
 }
 
+/* The driven robot's odometry: every stamp and speed, for the speed it
+ * drove at and how late the node's cycles ran. */
+static double drive_stamp[16384], drive_speed[16384];
+static unsigned ndrive;
+
 static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, double v, double d,
-                 double silent, bool fall_silent)
+                 double silent, bool fall_silent, const char *offline_ns)
 {
     dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
     if (pp < 0) {
@@ -201,13 +230,33 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
             if (!strcmp(w[i].ns, drive_ns))
                 driven = &w[i];
     }
+    watched_t *offline = NULL;
+    for (size_t i = 0; offline_ns && i < n; i++)
+        if (!strcmp(w[i].ns, offline_ns))
+            offline = &w[i];
     int mixed = 0;
     double t0 = mono(), end = t0 + seconds, drive_from = -1, next_cmd = 0, last_cmd = -1;
+    double zero_at = -1, rest_at = -1; /* the zero twist sent; the driven robot at rest after */
     bool drove = false, said_moving = false;
     double last_odom = -1;
     void *s[64];
     dds_sample_info_t info[64];
-    while (mono() < end) {
+    /* Past SECONDS, until what is waited for has come (30 s more at most:
+     * only a node that never gets there takes them). */
+    for (;;) {
+        double at = mono();
+        /* A link the machine held quiet past the driver's timeout (a
+         * Kobuki's: 0.1 s) is offline until its next frame: past SECONDS
+         * the watch waits for every robot's diagnostics to say online (but
+         * --until-offline's, offline), not on a time that a loaded machine
+         * may not have given it. */
+        bool settled = true;
+        for (size_t i = 0; i < n; i++)
+            if (w[i].online != (&w[i] == offline ? 0 : 1))
+                settled = false;
+        bool more = (driven && !fall_silent && (!drove || rest_at < 0)) || !settled;
+        if (at >= end && (!more || at >= end + 30))
+            break;
         for (size_t i = 0; i < n; i++) {
             int got;
             memset(s, 0, sizeof s);
@@ -217,9 +266,10 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                         continue;
                     const nav_msgs_msg_dds__Odometry_ *o = s[k];
                     double st = stamp_of(&o->header.stamp);
+                    /* (a message sent again with its stamp is no cycle) */
                     if (w[i].count++ == 0)
                         w[i].first_stamp = st;
-                    else if (w[i].ngaps < sizeof w[i].gaps / sizeof w[i].gaps[0])
+                    else if (st > w[i].last_stamp && w[i].ngaps < sizeof w[i].gaps / sizeof w[i].gaps[0])
                         w[i].gaps[w[i].ngaps++] = st - w[i].last_stamp;
                     w[i].last_stamp = st;
                     snprintf(w[i].frame, sizeof w[i].frame, "%s", o->header.frame_id);
@@ -228,6 +278,13 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                     w[i].y = o->pose.pose.position.y;
                     w[i].v = o->twist.twist.linear.x;
                     last_odom = mono();
+                    if (&w[i] == driven && ndrive < sizeof drive_stamp / sizeof drive_stamp[0]) {
+                        drive_stamp[ndrive] = st;
+                        drive_speed[ndrive++] = w[i].v;
+                    }
+                    if (&w[i] == driven && zero_at > 0 && rest_at < 0 && st > zero_at &&
+                        fabs(w[i].v) < 1e-6)
+                        rest_at = st;
                     if (&w[i] == driven && drove && st > last_cmd) {
                         if (w[i].nstamps < sizeof w[i].stamps / sizeof w[i].stamps[0] &&
                             w[i].stopped_at < 0)
@@ -308,8 +365,14 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
             fflush(stdout);
             said_moving = true;
         }
-        if (driven && driven->count > 0 && drive_from < 0)
-            drive_from = now;
+        /* The drive starts once the robot's odometry comes and the node's
+         * cmd_vel reader has matched this writer: a twist written before
+         * that reaches nobody (discovery's order is the machine's). */
+        if (driven && driven->count > 0 && drive_from < 0) {
+            dds_publication_matched_status_t pm;
+            if (dds_get_publication_matched_status(cmd, &pm) == 0 && pm.current_count > 0)
+                drive_from = now;
+        }
         if (drive_from >= 0 && !drove && now >= next_cmd) {
             geometry_msgs_msg_dds__Twist_ t;
             memset(&t, 0, sizeof t);
@@ -320,8 +383,10 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                 driven->v_at_cmd = driven->v;
             } else {
                 drove = true;
-                if (!fall_silent)
+                if (!fall_silent) {
                     dds_write(cmd, &t); /* a clean end, as a teleop does: zero */
+                    zero_at = realtime();
+                }
                 driven->slowing_at = driven->stopped_at = -1;
                 driven->stamps[0] = driven->last_stamp; /* the cycle the last one fell in */
                 driven->nstamps = 1;
@@ -348,6 +413,26 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
         missing += w[i].count == 0;
     }
     printf("tf %d %d\n", trees, mixed);
+    if (driven && !fall_silent) {
+        /* The speed it cruised at: the upper quartile of the speeds its
+         * odometry gave while it moved (the ramps are the lower ones). */
+        static double moving[16384];
+        unsigned nmoving = 0;
+        for (unsigned i = 0; i < ndrive; i++)
+            if (fabs(drive_speed[i]) >= 1e-6)
+                moving[nmoving++] = fabs(drive_speed[i]);
+        qsort(moving, nmoving, sizeof *moving, by_value);
+        const char *ns = *driven->ns ? driven->ns : "/";
+        printf("cruise %s %.4f\n", ns, nmoving ? moving[nmoving * 3 / 4] : -1.0);
+        /* The cycles run late between the zero and the rest, as late_by. */
+        double usual = driven->ngaps >= 3 ? median(driven->gaps, driven->ngaps) : 0, late = 0;
+        for (unsigned i = 1; usual > 0 && rest_at > 0 && i < ndrive; i++) {
+            double gap = drive_stamp[i] - drive_stamp[i - 1];
+            if (drive_stamp[i] > zero_at && drive_stamp[i - 1] < rest_at && gap > 1.5 * usual)
+                late += gap - usual;
+        }
+        printf("zero_to_rest %s %.3f %.3f\n", ns, rest_at > 0 ? rest_at - zero_at : -1.0, late);
+    }
     if (fall_silent && driven)
         printf("stop %s %.3f %.3f %.3f\n", *driven->ns ? driven->ns : "/",
                driven->slowing_at > 0 ? driven->slowing_at - last_cmd : -1.0,
@@ -398,7 +483,8 @@ static size_t node_first[MAX_NS], node_count[MAX_NS], nlines, nwho;
 
 /* nodes SECONDS [--humble]; with `ranges_ns`, also that namespace's
  * rt/NS/range/0..15 (best effort, as sensor data), a line each. */
-static int nodes(double seconds, bool humble, const char *ranges_ns)
+static int nodes(double seconds, bool humble, const char *ranges_ns, const char *until,
+                 bool matched)
 {
     dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
     if (pp < 0) {
@@ -428,9 +514,36 @@ static int nodes(double seconds, bool humble, const char *ranges_ns)
         }
     }
     double end = mono() + seconds;
+    if (matched) /* the window opens once every range reader is matched */
+        end = mono() + 60;
+    bool opened = !matched;
     void *s[16];
     dds_sample_info_t info[16];
     while (mono() < end) {
+        if (!opened) {
+            size_t m = 0;
+            for (size_t i = 0; i < nranges; i++) {
+                dds_subscription_matched_status_t st;
+                if (dds_get_subscription_matched_status(ranges[i], &st) == 0 && st.current_count > 0)
+                    m++;
+            }
+            if (m == nranges) {
+                opened = true;
+                end = mono() + seconds;
+            }
+        }
+        if (until) {
+            bool seen = false, all = true;
+            for (size_t p = 0; p < nwho && !seen; p++)
+                for (size_t j = 0; j < node_count[p]; j++)
+                    if (!strncmp(node_lines[node_first[p] + j], until, strlen(until)))
+                        seen = true;
+            for (size_t i = 0; i < nranges; i++)
+                if (!frame_of[i][0])
+                    all = false;
+            if (seen && all)
+                break;
+        }
         int got;
         memset(s, 0, sizeof s);
         while ((got = dds_take(r, s, info, 16, 16)) > 0) {
@@ -475,15 +588,19 @@ static int nodes(double seconds, bool humble, const char *ranges_ns)
 int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "nodes")) {
-        bool humble = false;
-        const char *ranges = NULL;
+        bool humble = false, matched = false;
+        const char *ranges = NULL, *until = NULL;
         for (int i = 3; i < argc; i++) {
             if (!strcmp(argv[i], "--humble"))
                 humble = true;
+            else if (!strcmp(argv[i], "--matched"))
+                matched = true;
             else if (!strcmp(argv[i], "--ranges") && i + 1 < argc)
                 ranges = argv[++i];
+            else if (!strcmp(argv[i], "--until") && i + 1 < argc)
+                until = argv[++i];
         }
-        return nodes(atof(argv[2]), humble, ranges);
+        return nodes(atof(argv[2]), humble, ranges, until, matched);
     }
     if (argc >= 4 && !strcmp(argv[1], "watch")) {
         static watched_t w[MAX_NS];
@@ -491,9 +608,12 @@ int main(int argc, char **argv)
         const char *drive = NULL;
         double v = 0, d = 0, silent = 0;
         bool fall_silent = false;
+        const char *offline = NULL;
         for (int i = 3; i < argc; i++) {
             if (!strcmp(argv[i], "--fall-silent")) {
                 fall_silent = true;
+            } else if (!strcmp(argv[i], "--until-offline") && i + 1 < argc) {
+                offline = argv[++i];
             } else if (!strcmp(argv[i], "--end-when-silent") && i + 1 < argc) {
                 silent = atof(argv[++i]);
             } else if (!strcmp(argv[i], "--drive") && i + 3 < argc) {
@@ -507,10 +627,10 @@ int main(int argc, char **argv)
         }
         if (drive && !strcmp(drive, "/"))
             drive = "";
-        return watch(atof(argv[2]), w, n, drive, v, d, silent, fall_silent && drive);
+        return watch(atof(argv[2]), w, n, drive, v, d, silent, fall_silent && drive, offline);
     }
     fprintf(stderr, "usage: ros2_peer watch SECONDS NS... [--drive NS V D [--fall-silent]] "
-                    "[--end-when-silent S] | "
-                    "nodes SECONDS [--humble] [--ranges NS]\n");
+                    "[--end-when-silent S] [--until-offline NS] | "
+                    "nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched]\n");
     return 2;
 }

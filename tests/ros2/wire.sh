@@ -20,24 +20,45 @@ cleanup() {
 lo=$((7400 + 250 * ROS_DOMAIN_ID))
 hi=$((lo + 249))
 
-# capture NAME CMD...: runs CMD (and a peer discovering it) under a capture
+# capture NAME LAYOUT CMD...: runs CMD (a node, until SIGINT) and a peer
+# reading LAYOUT's types (jazzy or humble), discovering it, under a capture
 # of the domain's UDP ports on the loopback; the dissected packets in
-# $tmp/NAME.txt.
+# $tmp/NAME.txt. Waited for, not timed: the capture live (a datagram of
+# the test's own into the ports shows in it: "Capturing on" comes before
+# the capture does), and each peer ends once it has the node with all its
+# endpoints in ros_discovery_info (1 reader, 25 writers on sim:p2os) and a
+# reading from each of its 16 sonars, the last writers the node makes:
+# their discovery data has been on the wire by then, and the others' before
+# it. 60 s only catch a node that is never heard.
 capture() {
-    name=$1
-    shift
-    rm -f "$tmp/cap.err"
-    tshark -i lo -f "udp portrange $lo-$hi" -w "$tmp/$name.pcapng" >/dev/null 2>"$tmp/cap.err" &
+    name=$1 layout=
+    [ "$2" = humble ] && layout=--humble
+    shift 2
+    rm -f "$tmp/cap.err" "$tmp/cap.fifo" "$tmp/cap.live"
+    mkfifo "$tmp/cap.fifo"
+    tshark -i lo -f "udp portrange $lo-$hi" -w "$tmp/$name.pcapng" -P -l >"$tmp/cap.fifo" 2>"$tmp/cap.err" &
     cap=$!
-    wait_line "$tmp/cap.err" "Capturing on" 30 ||
-        { fail "tshark cannot capture on the loopback: $(cat "$tmp/cap.err")"; cap=; return 1; }
+    # a probe every 0.1 s (the test's own pace) until the capture shows one
+    (
+        while [ ! -e "$tmp/cap.live" ] && kill -0 "$cap" 2>/dev/null; do
+            /usr/bin/python3 -c 'import socket, sys
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"probe", ("127.0.0.1", int(sys.argv[1])))' "$lo"
+            sleep 0.1
+        done
+    ) &
+    exec 5<"$tmp/cap.fifo"
+    read -r first <&5 || { fail "tshark cannot capture on the loopback: $(cat "$tmp/cap.err")"; cap=; return 1; }
+    touch "$tmp/cap.live"
+    cat <&5 >/dev/null &
+    exec 5<&-
     "$@" >"$tmp/$name.node" 2>&1 &
     run=$!
-    "$peer" nodes 2 >"$tmp/$name.nodes" 2>&1
+    "$peer" nodes 60 $layout --ranges robot1 --until "node /robot1 botwire 1 25" >"$tmp/$name.nodes" 2>&1
     # A second peer, once the node is up: a participant that joins late is
     # sent every endpoint's discovery data at once, whatever the first one
     # saw while the node was starting.
-    "$peer" nodes 1 >/dev/null 2>&1
+    "$peer" nodes 60 $layout --ranges robot1 --until "node /robot1 botwire 1 25" >/dev/null 2>&1
+    kill -INT "$run"
     wait "$run"
     kill -INT "$cap"
     wait "$cap"
@@ -57,7 +78,7 @@ has() {
         END { exit !found }' "$1"
 }
 
-capture jazzy "$bw" ros2 sim:p2os --ns robot1 --for 4
+capture jazzy jazzy "$bw" ros2 sim:p2os --ns robot1
 grep -q "node /robot1 botwire" "$tmp/jazzy.nodes" && pass "the peer heard the node" ||
     fail "no node: $(cat "$tmp/jazzy.nodes" "$tmp/jazzy.node")"
 while read -r topic type; do
@@ -87,7 +108,7 @@ grep -q "userData: $(hex 'enclave=/;')$" "$tmp/jazzy.txt" &&
 grep -q "userData: $(hex 'typehash=RIHS01_3cc97dc7fb7502f87144')" "$tmp/jazzy.txt" &&
     pass "Jazzy: odom's writer carries Odometry's type hash" || fail "no Odometry type hash on the wire"
 
-capture humble "$bw" ros2 sim:p2os --ns robot1 --for 4 --humble
+capture humble humble "$bw" ros2 sim:p2os --ns robot1 --humble
 has "$tmp/humble.txt" rt/robot1/range/0 sensor_msgs::msg::dds_::Range_ &&
     has "$tmp/humble.txt" ros_discovery_info rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_ &&
     pass "--humble: the same names (Range, ParticipantEntitiesInfo)" || fail "--humble: names"
