@@ -21,8 +21,9 @@ static void usage(FILE *f)
             "\n"
             "Each robot as a ROS 2 node over Cyclone DDS, with nothing of ROS 2 installed:\n"
             "`ros2 node list` shows /NS/botwire, `ros2 topic echo /NS/odom` reads it.\n"
-            "Topics (relative to the node's namespace): cmd_vel (geometry_msgs/msg/Twist;\n"
-            "the robot stops when none came within --cmd-vel-timeout), odom\n"
+            "Topics (relative to the node's namespace): cmd_vel (geometry_msgs/msg/\n"
+            "TwistStamped from Kilted, else Twist: --cmd-vel; the robot stops when none\n"
+            "came within --cmd-vel-timeout), odom\n"
             "(nav_msgs/msg/Odometry), /tf and /tf_static (NS/odom -> NS/base_footprint ->\n"
             "NS/range_N), range/N (sensor_msgs/msg/Range), bumper, cliff, wheel_drop\n"
             "(std_msgs/msg/UInt32, latched), events (std_msgs/msg/String), battery\n"
@@ -37,9 +38,14 @@ static void usage(FILE *f)
             "                       robot K on PORT+K-1\n"
             "  --pty LINK           with --world: the robots are on LINK1, LINK2, ...\n"
             "  --domain N           the DDS domain (default: ROS_DOMAIN_ID, else 0)\n"
-            "  --humble             the ROS 2 Humble layout of Range and of the node list\n"
-            "                       (default: Jazzy and later)\n"
-            "  --cmd-vel-timeout S  stop a robot S s after its last cmd_vel (default 0.6)\n"
+            "  --distro NAME        the wire of ROS 2 humble, jazzy, kilted or lyrical\n"
+            "                       (default lyrical; docs/ros2.md says what differs)\n"
+            "  --humble             --distro humble\n"
+            "  --cmd-vel TYPE       cmd_vel as twist (geometry_msgs/msg/Twist) or stamped\n"
+            "                       (TwistStamped; default: stamped from kilted on, as Nav2\n"
+            "                       sends it); a writer of the other type is told of\n"
+            "  --cmd-vel-timeout S  stop a robot S s after its last cmd_vel (default 0.6;\n"
+            "                       stamped: S s after its stamp, older ones refused)\n"
             "  --diagnostic-period S  /diagnostics and battery every S s (default 1)\n"
             "  --rate HZ            how often each robot is looked at (default 50)\n"
             "  --no-tf              leave odom -> base_footprint off /tf\n"
@@ -54,6 +60,13 @@ static void usage(FILE *f)
             "  botwire sim --world fleet.world --detach && botwire ros2 --world fleet.world\n");
 }
 
+/* The node's own lines, on stderr as they come. */
+static void say_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "botwire ros2: %s\n", line);
+}
+
 int cmd_ros2(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -64,6 +77,8 @@ int cmd_ros2(int argc, char **argv)
         { "pty", required_argument, NULL, 'p' },
         { "domain", required_argument, NULL, 'D' },
         { "humble", no_argument, NULL, 'H' },
+        { "distro", required_argument, NULL, 'R' },
+        { "cmd-vel", required_argument, NULL, 'C' },
         { "cmd-vel-timeout", required_argument, NULL, 'T' },
         { "diagnostic-period", required_argument, NULL, 'd' },
         { "rate", required_argument, NULL, 'r' },
@@ -72,7 +87,7 @@ int cmd_ros2(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    bw_ros2_options_t ro = { .domain = -1, .distro = BW_ROS2_JAZZY };
+    bw_ros2_options_t ro = { .domain = -1, .distro = BW_ROS2_LYRICAL, .log = say_line };
     double domain = -1, timeout = 0.6, diag = 1, rate = 50, seconds = INFINITY;
     const char *ns = NULL, *prefix = "robot", *world_path = NULL, *tcp = NULL, *link = NULL;
     int c;
@@ -89,6 +104,22 @@ int cmd_ros2(int argc, char **argv)
                 return 2;
             break;
         case 'H': ro.distro = BW_ROS2_HUMBLE; break;
+        case 'R':
+            if (bw_ros2_distro_parse(optarg, &ro.distro) < 0) {
+                cli_error("ros2", "--distro %s: humble, jazzy, kilted or lyrical", optarg);
+                return 2;
+            }
+            break;
+        case 'C':
+            if (!strcmp(optarg, "twist"))
+                ro.cmd_vel = BW_ROS2_CMD_VEL_TWIST;
+            else if (!strcmp(optarg, "stamped"))
+                ro.cmd_vel = BW_ROS2_CMD_VEL_STAMPED;
+            else {
+                cli_error("ros2", "--cmd-vel %s: twist or stamped", optarg);
+                return 2;
+            }
+            break;
         case 'T':
             if (cli_number("ros2", "--cmd-vel-timeout", optarg, 0.05, 60, &timeout) < 0)
                 return 2;
@@ -236,8 +267,10 @@ int cmd_ros2(int argc, char **argv)
         status = 1;
     }
     if (status == 0) {
-        printf("botwire ros2: %zu node%s on DDS domain %d, ROS 2 %s layout\n", n, n == 1 ? "" : "s",
-               bw_ros2_domain(node), ro.distro == BW_ROS2_HUMBLE ? "Humble" : "Jazzy");
+        printf("botwire ros2: %zu node%s on DDS domain %d, ROS 2 %s layout, cmd_vel %s\n", n,
+               n == 1 ? "" : "s", bw_ros2_domain(node), bw_ros2_distro_name(ro.distro),
+               bw_ros2_cmd_vel_of(&ro) == BW_ROS2_CMD_VEL_STAMPED ? "geometry_msgs/msg/TwistStamped"
+                                                                  : "geometry_msgs/msg/Twist");
         if (cli_flush_out("ros2") != 0)
             status = 1;
     }
@@ -283,9 +316,10 @@ int cmd_ros2(int argc, char **argv)
         double ran = now - started;
         fprintf(stderr,
                 "botwire ros2: %llu messages published in %.1f s (%.0f/s); %llu cmd_vel taken, "
-                "%llu not finite and ignored\n",
+                "%llu not finite and ignored, %llu stamped too long ago and refused; %llu "
+                "cmd_vel writers of the other type\n",
                 st.published, ran, ran > 0 ? (double)st.published / ran : 0.0, st.cmd_vel,
-                st.cmd_vel_ignored);
+                st.cmd_vel_ignored, st.cmd_vel_stale, st.cmd_vel_other_type);
     }
     bw_ros2_close(node, now); /* stops every robot */
     for (size_t i = 0; bases && i < n; i++)

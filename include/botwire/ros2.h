@@ -29,20 +29,45 @@
 extern "C" {
 #endif
 
-/* The layout of the few types that differ between ROS 2 releases
- * (sensor_msgs/Range's variance, rmw_dds_common's Gid). */
+/* The ROS 2 release whose node the wire shows (docs/ros2.md's table):
+ * Humble's layouts of Range and of the node list and no type hashes;
+ * Jazzy's type hashes; from Kilted, cmd_vel as TwistStamped unless told
+ * otherwise (as Nav2 sends it). */
 typedef enum {
-    BW_ROS2_JAZZY = 0, /* Jazzy and later (the default) */
+    BW_ROS2_JAZZY = 0, /* the library's zero (the command's default: Lyrical) */
     BW_ROS2_HUMBLE,
+    BW_ROS2_KILTED,
+    BW_ROS2_LYRICAL,
 } bw_ros2_distro_t;
+
+/* What cmd_vel carries: the distro's default (Twist up to Jazzy,
+ * TwistStamped from Kilted), or one said. */
+typedef enum {
+    BW_ROS2_CMD_VEL_DEFAULT = 0,
+    BW_ROS2_CMD_VEL_TWIST,   /* geometry_msgs/msg/Twist */
+    BW_ROS2_CMD_VEL_STAMPED, /* geometry_msgs/msg/TwistStamped */
+} bw_ros2_cmd_vel_t;
+
+/* A line the node says (a writer of cmd_vel with the other type, ...):
+ * the command prints it on stderr. */
+typedef void (*bw_ros2_log_fn)(void *ctx, const char *line);
 
 typedef struct {
     int domain;             /* < 0: ROS_DOMAIN_ID, else 0 */
     bw_ros2_distro_t distro;
-    double cmd_vel_timeout; /* s; 0: 0.6 */
+    double cmd_vel_timeout; /* s; 0: 0.6. TwistStamped: by its header stamp (0: now) */
     double diagnostic_period; /* s; 0: 1 */
     bool no_tf;             /* leave odom -> base_footprint off /tf */
+    bw_ros2_cmd_vel_t cmd_vel;
+    bw_ros2_log_fn log;     /* NULL: the node's lines go nowhere but counts */
+    void *log_ctx;
 } bw_ros2_options_t;
+
+/* A distro by its name ("humble", "jazzy", "kilted", "lyrical"): 0, or -1. */
+int bw_ros2_distro_parse(const char *name, bw_ros2_distro_t *distro);
+const char *bw_ros2_distro_name(bw_ros2_distro_t distro); /* "Jazzy", ... */
+/* What cmd_vel carries under opt (its cmd_vel, else its distro's default). */
+bw_ros2_cmd_vel_t bw_ros2_cmd_vel_of(const bw_ros2_options_t *opt);
 
 typedef struct bw_ros2 bw_ros2_t;
 
@@ -70,6 +95,8 @@ typedef struct {
     unsigned long long published;     /* messages written, every topic */
     unsigned long long cmd_vel;       /* cmd_vel messages taken */
     unsigned long long cmd_vel_ignored; /* ... of which not finite, ignored */
+    unsigned long long cmd_vel_stale; /* ... of which stamped older than the timeout, refused */
+    unsigned long long cmd_vel_other_type; /* writers on a cmd_vel topic with the other type */
 } bw_ros2_stats_t;
 void bw_ros2_stats(const bw_ros2_t *node, bw_ros2_stats_t *stats);
 

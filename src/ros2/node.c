@@ -43,6 +43,7 @@
 #define HASH_ODOMETRY "RIHS01_3cc97dc7fb7502f8714462c526d369e35b603cfc34d946e3f2eda2766dfec6e0"
 #define HASH_TFMESSAGE "RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087"
 #define HASH_TWIST "RIHS01_9c45bf16fe0983d80e3cfe750d6835843d265a9a6c46bd2e609fcddde6fb8d2a"
+#define HASH_TWIST_STAMPED "RIHS01_5f0fcd4f81d5d06ad9b4c4c63e3ea51b82d6ae4d0558f1d475229b1121db6f64"
 #define HASH_RANGE "RIHS01_b42b62562e93cbfe9d42b82fe5994dfa3d63d7d5c90a317981703f7388adff3a"
 #define HASH_UINT32 "RIHS01_a5c874829b752bc5fa190024b0ad76f578cc278271e855c7d02a818b3516fb4a"
 #define HASH_STRING "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
@@ -83,6 +84,10 @@ typedef struct {
     char url[256];
     char odom_frame[NAME_MAX_LEN + 16], base_frame[NAME_MAX_LEN + 16], range_prefix[NAME_MAX_LEN + 16];
     dds_entity_t writer[T_RANGE], cmd; /* a node's: a writer a topic, cmd_vel's reader */
+    bool stamped;                      /* cmd_vel is TwistStamped */
+    char cmd_topic[2 * NAME_MAX_LEN + 8]; /* its DDS name: "rt/robot1/cmd_vel" */
+    dds_guid_t told[16];               /* writers of the other type already said */
+    unsigned ntold;
     dds_entity_t range[BW_BASE_MAX_RANGES];
     unsigned nranges;
     double range_t[BW_BASE_MAX_RANGES];
@@ -107,6 +112,7 @@ typedef struct {
 struct bw_ros2 {
     bw_ros2_options_t opt;
     dds_entity_t domain, participant, info_writer, info_reader;
+    dds_entity_t publications; /* the domain's writers (DCPSPublication) */
     dds_topic_descriptor_t *range_desc, *info_desc; /* by distro */
     robot_t **robots;
     size_t nrobots;
@@ -190,6 +196,77 @@ static void say(char *err, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A line the node says, to whoever the options name. */
+static void node_says(const bw_ros2_t *n, const char *fmt, ...)
+{
+    if (!n->opt.log)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    n->opt.log(n->opt.log_ctx, line);
+}
+
+static const char *const distro_names[] = {
+    [BW_ROS2_HUMBLE] = "humble",
+    [BW_ROS2_JAZZY] = "jazzy",
+    [BW_ROS2_KILTED] = "kilted",
+    [BW_ROS2_LYRICAL] = "lyrical",
+};
+
+int bw_ros2_distro_parse(const char *name, bw_ros2_distro_t *distro)
+{
+    for (size_t i = 0; i < sizeof distro_names / sizeof distro_names[0]; i++)
+        if (distro_names[i] && name && !strcmp(name, distro_names[i])) {
+            *distro = (bw_ros2_distro_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *bw_ros2_distro_name(bw_ros2_distro_t distro)
+{
+    static const char *const titles[] = {
+        [BW_ROS2_HUMBLE] = "Humble",
+        [BW_ROS2_JAZZY] = "Jazzy",
+        [BW_ROS2_KILTED] = "Kilted",
+        [BW_ROS2_LYRICAL] = "Lyrical",
+    };
+    return (unsigned)distro < sizeof titles / sizeof titles[0] ? titles[distro] : "?";
+}
+
+/* Nav2 sends TwistStamped from Kilted on (enable_stamped_cmd_vel), as
+ * diff_drive_controller takes it from Jazzy's; earlier stacks Twist. */
+bw_ros2_cmd_vel_t bw_ros2_cmd_vel_of(const bw_ros2_options_t *opt)
+{
+    if (opt->cmd_vel != BW_ROS2_CMD_VEL_DEFAULT)
+        return opt->cmd_vel;
+    return opt->distro == BW_ROS2_KILTED || opt->distro == BW_ROS2_LYRICAL ? BW_ROS2_CMD_VEL_STAMPED
+                                                                           : BW_ROS2_CMD_VEL_TWIST;
+}
+
+/* "geometry_msgs::msg::dds_::Twist_" as ROS 2 names it:
+ * "geometry_msgs/msg/Twist". */
+static void ros_type_of(char *out, size_t cap, const char *dds)
+{
+    size_t k = 0;
+    for (const char *p = dds; *p && k + 1 < cap;) {
+        if (!strncmp(p, "dds_::", 6)) {
+            p += 6;
+        } else if (!strncmp(p, "::", 2)) {
+            out[k++] = '/';
+            p += 2;
+        } else {
+            out[k++] = *p++;
+        }
+    }
+    if (k && out[k - 1] == '_')
+        k--;
+    out[k] = 0;
+}
+
 /* ROS time: the wall clock (no /clock here). */
 static builtin_interfaces_msg_dds__Time_ ros_now(void)
 {
@@ -216,7 +293,11 @@ static dds_qos_t *make_qos(const bw_ros2_t *n, bw_ros2_qos_t kind, int32_t depth
     }
     dds_qset_writer_data_lifecycle(q, false);
     dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, DDS_INFINITY);
-    if (n->opt.distro == BW_ROS2_JAZZY && hash) {
+    /* rmw_cyclonedds's serializer allows XCDR1 alone: its endpoints offer
+     * that one representation (Cyclone's own types offer XCDR2 too). */
+    static const dds_data_representation_id_t xcdr1[] = { DDS_DATA_REPRESENTATION_XCDR1 };
+    dds_qset_data_representation(q, 1, xcdr1);
+    if (n->opt.distro != BW_ROS2_HUMBLE && hash) {
         char user[96];
         int len = snprintf(user, sizeof user, "typehash=%s;", hash);
         dds_qset_userdata(q, user, (size_t)len);
@@ -510,6 +591,9 @@ int bw_ros2_open(bw_ros2_t **node, const bw_ros2_options_t *opt, char *err, size
         bw_ros2_close(n, 0);
         return BW_EIO;
     }
+    /* The domain's writers, to tell the user of one on a robot's cmd_vel
+     * whose type the node does not take (never silent). */
+    n->publications = dds_create_reader(n->participant, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
     announce(n);
     *node = n;
     return 0;
@@ -587,8 +671,12 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
     for (int t = 0; t < T_RANGE; t++)
         r->writer[t] = endpoint(r, true, descriptor_of(r, t), topics[t].name, topics[t].qos,
                                 topics[t].depth, topics[t].hash);
-    r->cmd = endpoint(r, false, &geometry_msgs_msg_dds__Twist__desc, "cmd_vel",
-                      BW_ROS2_QOS_DEFAULT, 10, HASH_TWIST);
+    r->stamped = bw_ros2_cmd_vel_of(&n->opt) == BW_ROS2_CMD_VEL_STAMPED;
+    dds_topic_name(r->cmd_topic, sizeof r->cmd_topic, r->ns, "cmd_vel");
+    r->cmd = endpoint(r, false,
+                      r->stamped ? &geometry_msgs_msg_dds__TwistStamped__desc
+                                 : &geometry_msgs_msg_dds__Twist__desc,
+                      "cmd_vel", BW_ROS2_QOS_DEFAULT, 10, r->stamped ? HASH_TWIST_STAMPED : HASH_TWIST);
     for (int t = 0; t <= T_RANGE; t++) {
         dds_entity_t e = t < T_RANGE ? r->writer[t] : r->cmd;
         if (e < 0) {
@@ -832,14 +920,38 @@ static void take_cmd_vel(robot_t *r, double now)
             if (!info[i].valid_data)
                 continue;
             const geometry_msgs_msg_dds__Twist_ *t = samples[i];
+            double age = 0;
+            if (r->stamped) {
+                /* As diff_drive_controller: a command is as old as its
+                 * stamp says (ROS time: the wall clock), and a zero stamp
+                 * is now. */
+                const geometry_msgs_msg_dds__TwistStamped_ *ts = samples[i];
+                t = &ts->twist;
+                if (ts->header.stamp.sec != 0 || ts->header.stamp.nanosec != 0) {
+                    builtin_interfaces_msg_dds__Time_ wall = ros_now();
+                    age = (double)(wall.sec - ts->header.stamp.sec) +
+                          ((double)wall.nanosec - (double)ts->header.stamp.nanosec) * 1e-9;
+                    if (age < 0)
+                        age = 0; /* another machine's clock ahead: taken as now */
+                }
+            }
             r->node->stats.cmd_vel++;
             if (!isfinite(t->linear.x) || !isfinite(t->angular.z)) {
                 r->node->stats.cmd_vel_ignored++;
                 continue;
             }
+            if (age > r->node->opt.cmd_vel_timeout) {
+                r->node->stats.cmd_vel_stale++;
+                if (r->node->stats.cmd_vel_stale == 1)
+                    node_says(r->node,
+                              "%s: a cmd_vel stamped %.2f s ago refused (older than the %.2f s "
+                              "timeout; is the sender's clock this one's?)",
+                              r->ns, age, r->node->opt.cmd_vel_timeout);
+                continue;
+            }
             r->v = t->linear.x;
             r->w = t->angular.z;
-            r->last_cmd = now;
+            r->last_cmd = now - age; /* its timeout runs from its stamp */
             r->have_cmd = true;
         }
         dds_return_loan(r->cmd, samples, got);
@@ -882,10 +994,61 @@ static void step_robot(robot_t *r, double now)
     publish_state(r, now);
 }
 
+/* A writer on a robot's cmd_vel topic with a type the node does not take
+ * matches nothing and drives nothing: said once per writer, with what
+ * would take it. */
+static void watch_publications(bw_ros2_t *n)
+{
+    void *samples[16] = { NULL };
+    dds_sample_info_t info[16];
+    int got;
+    while (n->publications > 0 &&
+           (got = dds_take(n->publications, samples, info, 16, 16)) > 0) {
+        for (int i = 0; i < got; i++) {
+            const dds_builtintopic_endpoint_t *e = samples[i];
+            if (!info[i].valid_data || !e->topic_name || !e->type_name)
+                continue;
+            for (size_t k = 0; k < n->nrobots; k++) {
+                robot_t *r = n->robots[k];
+                if (strcmp(e->topic_name, r->cmd_topic) != 0)
+                    continue;
+                const char *want = r->stamped ? "geometry_msgs::msg::dds_::TwistStamped_"
+                                              : "geometry_msgs::msg::dds_::Twist_";
+                if (!strcmp(e->type_name, want))
+                    continue;
+                bool told = false;
+                for (unsigned j = 0; j < r->ntold; j++)
+                    told = told || !memcmp(&r->told[j], &e->key, sizeof e->key);
+                if (told)
+                    continue;
+                if (r->ntold < sizeof r->told / sizeof r->told[0])
+                    memcpy(&r->told[r->ntold++], &e->key, sizeof e->key);
+                n->stats.cmd_vel_other_type++;
+                char type[160];
+                ros_type_of(type, sizeof type, e->type_name);
+                bool twist = !strcmp(e->type_name, "geometry_msgs::msg::dds_::Twist_");
+                bool stamped = !strcmp(e->type_name, "geometry_msgs::msg::dds_::TwistStamped_");
+                node_says(n,
+                          "%s: a writer of %s on %s/cmd_vel, where this node takes %s: none of "
+                          "its commands are taken%s",
+                          r->ns, type, strcmp(r->ns, "/") ? r->ns : "",
+                          r->stamped ? "geometry_msgs/msg/TwistStamped" : "geometry_msgs/msg/Twist",
+                          twist     ? " (--cmd-vel twist takes them)"
+                          : stamped ? " (--cmd-vel stamped takes them)"
+                                    : "");
+            }
+        }
+        dds_return_loan(n->publications, samples, got);
+        if (got < 16)
+            break;
+    }
+}
+
 void bw_ros2_step(bw_ros2_t *n, double now)
 {
     for (size_t i = 0; i < n->nrobots; i++)
         step_robot(n->robots[i], now);
+    watch_publications(n);
     /* Other participants' node lists: not needed here, only kept small. */
     void *samples[8] = { NULL };
     dds_sample_info_t info[8];

@@ -62,7 +62,7 @@ rates_ok() {
 robots="robot1 robot2 robot3 robot4 robot5 robot6 robot7 robot8 robot9 robot10"
 # (the peer drives robot 3 once its odometry comes, and watches on until it
 # is at rest)
-"$peer" watch 5 $robots --drive robot3 0.3 2 >"$tmp/watch1" 2>"$tmp/peer.err" ||
+"$peer" watch 5 $robots --drive robot3 0.3 2 --stamped 0 >"$tmp/watch1" 2>"$tmp/peer.err" ||
     fail "peer: $(cat "$tmp/watch1" "$tmp/peer.err")"
 slow=$(rates_ok "$tmp/watch1" 0) && pass "10 odom topics at their robots' rates" || fail "rates: $slow"
 grep -q '^tf 10 0$' "$tmp/watch1" && pass "tf: 10 trees robotK/odom -> robotK/base_footprint, none mixed" ||

@@ -2,8 +2,9 @@
 # `botwire ros2` on a real pty against a Kobuki emulator in another process,
 # seen by a ROS 2 peer (ros2_peer: the Cyclone DDS C API, its own IDL of the
 # ROS 2 types) on a loopback-only DDS domain of this test's own: odometry
-# at the robot's rate in the namespace's frames, /tf, cmd_vel moving the
-# robot (the emulator's true pose), a teleop that falls silent (the node's
+# at the robot's rate in the namespace's frames, /tf, cmd_vel (TwistStamped,
+# the default) moving the robot (the emulator's true pose), a teleop that
+# falls silent (the node's
 # --cmd-vel-timeout), the node in ros_discovery_info; SIGINT and SIGTERM
 # stop the robot at once, SIGKILL leaves it to the robot's own watchdog;
 # the Humble layout read with Humble's types.
@@ -45,7 +46,7 @@ start_node() {
 start=$(start_of kobuki)
 start_emulator "botwire sim: kobuki on /dev/" kobuki --pty "$tmp/kobuki" --for 300
 start_node "kobuki:$tmp/kobuki" --ns robot1
-"$peer" watch 6 robot1 --drive robot1 0.2 2 >"$tmp/watch" 2>"$tmp/peer.err" ||
+"$peer" watch 6 robot1 --drive robot1 0.2 2 --stamped 0 >"$tmp/watch" 2>"$tmp/peer.err" ||
     fail "peer: no odometry ($(cat "$tmp/watch" "$tmp/peer.err"))"
 set -- $(grep '^odom robot1 ' "$tmp/watch")
 count=${3:-0} hz=${4:-0} frame=${5:-} child=${6:-} x=${7:-} avg=${9:-}
@@ -95,7 +96,7 @@ grep -q '^node /robot1 botwire 1 9$' "$tmp/nodes" &&
 # machine held the node's cycles back (its odometry's stamps say how much).
 # (the watch ends once the robot is at rest: 30 s only catch one that
 # never is)
-"$peer" watch 30 robot1 --drive robot1 0.2 1 --fall-silent >"$tmp/watch" 2>"$tmp/peer.err" ||
+"$peer" watch 30 robot1 --drive robot1 0.2 1 --stamped 0 --fall-silent >"$tmp/watch" 2>"$tmp/peer.err" ||
     fail "peer: no odometry ($(cat "$tmp/watch" "$tmp/peer.err"))"
 set -- $(grep '^stop robot1 ' "$tmp/watch")
 slowing=${3:--1} after=${4:--1} late=${5:-0}
@@ -131,7 +132,7 @@ for sig in TERM KILL; do
     # a file followed to its next write would wait out the drive).
     rm -f "$tmp/watch.fifo"
     mkfifo "$tmp/watch.fifo"
-    "$peer" watch 30 robot1 --drive robot1 0.2 30 --end-when-silent 1 >"$tmp/watch.fifo" 2>"$tmp/peer.err" &
+    "$peer" watch 30 robot1 --drive robot1 0.2 30 --stamped 0 --end-when-silent 1 >"$tmp/watch.fifo" 2>"$tmp/peer.err" &
     watcher=$!
     exec 4<"$tmp/watch.fifo"
     read -r moving <&4

@@ -37,6 +37,14 @@
  *                                              (-1: never), and how much
  *                                              later than usual the node's
  *                                              cycles ran in that time
+ *         drove S                              how long it sent commands
+ *                                              (its clock)
+ *         matched 0|1                          whether the node's reader
+ *                                              matched its cmd_vel writer
+ *       --stamped AGE sends geometry_msgs/msg/TwistStamped stamped AGE s
+ *       before now (zero: a zero stamp), else Twist; --hz HZ (default 20);
+ *       --unmatched S drives S s after the odometry came without a match
+ *       (a writer of a type the node does not take is never matched).
  *       With --drive it says "moving X" (flushed) once NS's odometry is
  *       0.1 m along; with --end-when-silent S it ends early, once
  *       odometry came and then none for S seconds (the node is gone).
@@ -99,6 +107,10 @@ static dds_qos_t *qos(bool reliable, bool latched, int depth)
                          DDS_SECS(1));
     dds_qset_durability(q, latched ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
     dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+    /* XCDR1 alone, as rmw_cyclonedds offers: any XCDR2 on the wire is the
+     * node's (ros2_wire) */
+    static const dds_data_representation_id_t xcdr1[] = { DDS_DATA_REPRESENTATION_XCDR1 };
+    dds_qset_data_representation(q, 1, xcdr1);
     return q;
 }
 
@@ -201,6 +213,34 @@ static double late_by(const watched_t *w)
 static double drive_stamp[16384], drive_speed[16384];
 static unsigned ndrive;
 
+/* How --drive sends: Twist, or TwistStamped stamped cmd_age s before now
+ * (NAN: a zero stamp); every cmd_period s; and whether it drives without
+ * a match after unmatched_after s of odometry (< 0: never; a writer of the
+ * type the node does not take is never matched). */
+static bool cmd_stamped;
+static double cmd_age, cmd_period = 0.05, unmatched_after = -1;
+
+static void send_cmd(dds_entity_t cmd, double v)
+{
+    if (!cmd_stamped) {
+        geometry_msgs_msg_dds__Twist_ t;
+        memset(&t, 0, sizeof t);
+        t.linear.x = v;
+        dds_write(cmd, &t);
+        return;
+    }
+    geometry_msgs_msg_dds__TwistStamped_ t;
+    memset(&t, 0, sizeof t);
+    t.header.frame_id = "";
+    if (!isnan(cmd_age)) {
+        double at = realtime() - cmd_age;
+        t.header.stamp.sec = (int32_t)floor(at);
+        t.header.stamp.nanosec = (uint32_t)((at - floor(at)) * 1e9);
+    }
+    t.twist.linear.x = v;
+    dds_write(cmd, &t);
+}
+
 static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, double v, double d,
                  double silent, bool fall_silent, const char *offline_ns)
 {
@@ -225,7 +265,10 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
     watched_t *driven = NULL;
     if (drive_ns) {
         snprintf(name, sizeof name, "rt%s%s/cmd_vel", *drive_ns ? "/" : "", drive_ns);
-        cmd = endpoint(pp, true, &geometry_msgs_msg_dds__Twist__desc, name, qos(true, false, 10));
+        cmd = endpoint(pp, true,
+                       cmd_stamped ? &geometry_msgs_msg_dds__TwistStamped__desc
+                                   : &geometry_msgs_msg_dds__Twist__desc,
+                       name, qos(true, false, 10));
         for (size_t i = 0; i < n; i++)
             if (!strcmp(w[i].ns, drive_ns))
                 driven = &w[i];
@@ -237,6 +280,8 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
     int mixed = 0;
     double t0 = mono(), end = t0 + seconds, drive_from = -1, next_cmd = 0, last_cmd = -1;
     double zero_at = -1, rest_at = -1; /* the zero twist sent; the driven robot at rest after */
+    double odom_from = -1;             /* the driven robot's first odometry */
+    bool matched = false;
     bool drove = false, said_moving = false;
     double last_odom = -1;
     void *s[64];
@@ -369,29 +414,31 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
          * cmd_vel reader has matched this writer: a twist written before
          * that reaches nobody (discovery's order is the machine's). */
         if (driven && driven->count > 0 && drive_from < 0) {
+            if (odom_from < 0)
+                odom_from = now;
             dds_publication_matched_status_t pm;
             if (dds_get_publication_matched_status(cmd, &pm) == 0 && pm.current_count > 0)
-                drive_from = now;
+                drive_from = now, matched = true;
+            else if (unmatched_after >= 0 && now >= odom_from + unmatched_after)
+                drive_from = now; /* a writer nobody takes, on purpose */
         }
         if (drive_from >= 0 && !drove && now >= next_cmd) {
-            geometry_msgs_msg_dds__Twist_ t;
-            memset(&t, 0, sizeof t);
             if (now < drive_from + d) {
-                t.linear.x = v;
-                dds_write(cmd, &t);
+                send_cmd(cmd, v);
                 last_cmd = realtime();
                 driven->v_at_cmd = driven->v;
             } else {
                 drove = true;
                 if (!fall_silent) {
-                    dds_write(cmd, &t); /* a clean end, as a teleop does: zero */
+                    send_cmd(cmd, 0); /* a clean end, as a teleop does: zero */
                     zero_at = realtime();
                 }
+                printf("drove %.3f\n", now - drive_from); /* its commands' span, its clock */
                 driven->slowing_at = driven->stopped_at = -1;
                 driven->stamps[0] = driven->last_stamp; /* the cycle the last one fell in */
                 driven->nstamps = 1;
             }
-            next_cmd = now + 0.05;
+            next_cmd = now + cmd_period;
         }
         dds_sleepfor(DDS_MSECS(5));
     }
@@ -413,6 +460,8 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
         missing += w[i].count == 0;
     }
     printf("tf %d %d\n", trees, mixed);
+    if (driven)
+        printf("matched %d\n", matched);
     if (driven && !fall_silent) {
         /* The speed it cruised at: the upper quartile of the speeds its
          * odometry gave while it moved (the ramps are the lower ones). */
@@ -614,6 +663,14 @@ int main(int argc, char **argv)
                 fall_silent = true;
             } else if (!strcmp(argv[i], "--until-offline") && i + 1 < argc) {
                 offline = argv[++i];
+            } else if (!strcmp(argv[i], "--stamped") && i + 1 < argc) {
+                cmd_stamped = true;
+                i++;
+                cmd_age = !strcmp(argv[i], "zero") ? NAN : atof(argv[i]);
+            } else if (!strcmp(argv[i], "--hz") && i + 1 < argc) {
+                cmd_period = 1 / atof(argv[++i]);
+            } else if (!strcmp(argv[i], "--unmatched") && i + 1 < argc) {
+                unmatched_after = atof(argv[++i]);
             } else if (!strcmp(argv[i], "--end-when-silent") && i + 1 < argc) {
                 silent = atof(argv[++i]);
             } else if (!strcmp(argv[i], "--drive") && i + 3 < argc) {
@@ -629,7 +686,8 @@ int main(int argc, char **argv)
             drive = "";
         return watch(atof(argv[2]), w, n, drive, v, d, silent, fall_silent && drive, offline);
     }
-    fprintf(stderr, "usage: ros2_peer watch SECONDS NS... [--drive NS V D [--fall-silent]] "
+    fprintf(stderr, "usage: ros2_peer watch SECONDS NS... [--drive NS V D [--fall-silent] "
+                    "[--stamped AGE|zero] [--hz HZ] [--unmatched S]] "
                     "[--end-when-silent S] [--until-offline NS] | "
                     "nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched]\n");
     return 2;

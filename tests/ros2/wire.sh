@@ -78,7 +78,7 @@ has() {
         END { exit !found }' "$1"
 }
 
-capture jazzy jazzy "$bw" ros2 sim:p2os --ns robot1
+capture jazzy jazzy "$bw" ros2 sim:p2os --ns robot1 --distro jazzy
 grep -q "node /robot1 botwire" "$tmp/jazzy.nodes" && pass "the peer heard the node" ||
     fail "no node: $(cat "$tmp/jazzy.nodes" "$tmp/jazzy.node")"
 while read -r topic type; do
@@ -107,6 +107,30 @@ grep -q "userData: $(hex 'enclave=/;')$" "$tmp/jazzy.txt" &&
 # (tshark shows a long USER_DATA's first 36 bytes: 20 hex digits of the hash)
 grep -q "userData: $(hex 'typehash=RIHS01_3cc97dc7fb7502f87144')" "$tmp/jazzy.txt" &&
     pass "Jazzy: odom's writer carries Odometry's type hash" || fail "no Odometry type hash on the wire"
+
+# xcdr1_only FILE: no endpoint in FILE offers XCDR2 (the peer's offer
+# XCDR1 alone, so whatever does is the node's). Cyclone leaves
+# PID_DATA_REPRESENTATION out when it is XCDR1 alone, the default; so does
+# rmw_cyclonedds, whose serializer allows XCDR1 only.
+xcdr1_only() {
+    ! grep -q "XCDR2_DATA_REPRESENTATION" "$1"
+}
+xcdr1_only "$tmp/jazzy.txt" && pass "Jazzy: XCDR1 alone on every endpoint" ||
+    fail "Jazzy: an endpoint offers XCDR2: $(grep -c XCDR2_DATA "$tmp/jazzy.txt") times"
+
+# Kilted: cmd_vel as TwistStamped (Nav2's default since Kilted), its hash.
+capture kilted jazzy "$bw" ros2 sim:p2os --ns robot1 --distro kilted
+has "$tmp/kilted.txt" rt/robot1/cmd_vel geometry_msgs::msg::dds_::TwistStamped_ &&
+    pass "Kilted: rt/robot1/cmd_vel as geometry_msgs::msg::dds_::TwistStamped_" ||
+    fail "Kilted: no TwistStamped reader of rt/robot1/cmd_vel on the wire"
+# (the hash computed here from TwistStamped's definition, apart from the
+# node: tests/ros2/rihs01.py)
+stamped=$(/usr/bin/python3 "$(dirname "$0")/rihs01.py" geometry_msgs/msg/TwistStamped | cut -d' ' -f2)
+grep -q "userData: $(hex "typehash=$(echo "$stamped" | cut -c1-27)")" "$tmp/kilted.txt" &&
+    pass "Kilted: cmd_vel's reader carries TwistStamped's type hash, $stamped" ||
+    fail "no TwistStamped type hash ${stamped:-?} on the wire"
+xcdr1_only "$tmp/kilted.txt" && pass "Kilted: XCDR1 alone on every endpoint" ||
+    fail "Kilted: an endpoint offers XCDR2"
 
 capture humble humble "$bw" ros2 sim:p2os --ns robot1 --humble
 has "$tmp/humble.txt" rt/robot1/range/0 sensor_msgs::msg::dds_::Range_ &&
