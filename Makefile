@@ -47,7 +47,7 @@ fuzz: deps
 # Plausible mistakes, one at a time, each of which the tests must catch
 # (tests/mutants.list; not part of make check: 20-40 minutes).
 mutants: deps
-	@sh tests/mutants.sh $(MUTANT)
+	@sh tests/mutants.sh $(if $(MUTANT),'$(MUTANT)')
 
 bench: build
 	$(BUILD)/botwire bench

@@ -23,12 +23,16 @@ static void usage(FILE *f)
             "`ros2 node list` shows /NS/botwire, `ros2 topic echo /NS/odom` reads it.\n"
             "Topics (relative to the node's namespace): cmd_vel (geometry_msgs/msg/\n"
             "TwistStamped from Kilted, else Twist: --cmd-vel; the robot stops when none\n"
-            "came within --cmd-vel-timeout), odom\n"
-            "(nav_msgs/msg/Odometry), /tf and /tf_static (NS/odom -> NS/base_footprint ->\n"
-            "NS/range_N), range/N (sensor_msgs/msg/Range), bumper, cliff, wheel_drop\n"
-            "(std_msgs/msg/UInt32, latched), events (std_msgs/msg/String), battery\n"
-            "(sensor_msgs/msg/BatteryState), /diagnostics. One URL: the root namespace\n"
-            "unless --ns; several, or --world: robot1, robot2, ... (--ns-prefix).\n"
+            "came within --cmd-vel-timeout), odom (nav_msgs/msg/Odometry), /tf and\n"
+            "/tf_static (NS/odom -> NS/base_footprint -> NS/range_N), range/N\n"
+            "(sensor_msgs/msg/Range), bumper, cliff, wheel_drop (std_msgs/msg/UInt32,\n"
+            "latched), events (std_msgs/msg/String), battery\n"
+            "(sensor_msgs/msg/BatteryState), imu (a gyro's), joint_states (wheel\n"
+            "encoders'), reset_odometry (std_msgs/msg/Empty, in), /diagnostics; /rosout\n"
+            "(the node's lines, as on stderr), /parameter_events and the parameter services\n"
+            "(`ros2 param list /NS/botwire`: cmd_vel_timeout, cmd_vel_type, ...). One URL:\n"
+            "the root namespace unless --ns; several, or --world: robot1, robot2, ...\n"
+            "(--ns-prefix).\n"
             "\n"
             "  --ns NAME            the one robot's namespace (frames NAME/odom, ...)\n"
             "  --ns-prefix P        a fleet's namespaces P1, P2, ... (default robot)\n"
@@ -48,7 +52,11 @@ static void usage(FILE *f)
             "                       stamped: S s after its stamp, older ones refused)\n"
             "  --diagnostic-period S  /diagnostics and battery every S s (default 1)\n"
             "  --rate HZ            how often each robot is looked at (default 50)\n"
-            "  --no-tf              leave odom -> base_footprint off /tf\n"
+            "  --tf prefixed        each robot's frames prefixed with its namespace on /tf\n"
+            "                       and /tf_static, one tree (the default)\n"
+            "  --tf namespaced      each robot's tree on NS/tf and NS/tf_static, frames odom,\n"
+            "                       base_footprint (Nav2's multi-robot bringup)\n"
+            "  --no-tf              leave odom -> base_footprint off tf\n"
             "  --for S              end after S seconds (default: until interrupted)\n"
             "  -h, --help           this help\n"
             "\n"
@@ -79,6 +87,7 @@ int cmd_ros2(int argc, char **argv)
         { "humble", no_argument, NULL, 'H' },
         { "distro", required_argument, NULL, 'R' },
         { "cmd-vel", required_argument, NULL, 'C' },
+        { "tf", required_argument, NULL, 'F' },
         { "cmd-vel-timeout", required_argument, NULL, 'T' },
         { "diagnostic-period", required_argument, NULL, 'd' },
         { "rate", required_argument, NULL, 'r' },
@@ -133,6 +142,14 @@ int cmd_ros2(int argc, char **argv)
                 return 2;
             break;
         case 'X': ro.no_tf = true; break;
+        case 'F':
+            if (!strcmp(optarg, "namespaced") || !strcmp(optarg, "prefixed"))
+                ro.tf_namespaced = !strcmp(optarg, "namespaced");
+            else {
+                cli_error("ros2", "--tf %s: prefixed or namespaced", optarg);
+                return 2;
+            }
+            break;
         case 'f':
             if (cli_number("ros2", "--for", optarg, 0.01, 1e9, &seconds) < 0)
                 return 2;
@@ -148,6 +165,7 @@ int cmd_ros2(int argc, char **argv)
     ro.domain = (int)domain;
     ro.cmd_vel_timeout = timeout;
     ro.diagnostic_period = diag;
+    ro.rate = rate;
 
     /* The robots: URLs, or a world file's robot lines where sim serves them. */
     static bw_world_t world;

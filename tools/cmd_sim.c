@@ -907,11 +907,12 @@ int cmd_sim(int argc, char **argv)
         const bw_sim_t *sim = bw_device_sim(r->dev);
         fprintf(stderr,
                 "botwire %s: %s%sstopped; %llu command frames (%llu rejected), %llu output bytes "
-                "unread, robot at (%.3f, %.3f, %.1f deg)",
+                "unread, robot at (%.3f, %.3f, %.1f deg), its wheels turned %.4f m and %.4f m",
                 sim_cmd, r->name, *r->name ? ": " : "", (unsigned long long)st->frames,
                 (unsigned long long)(st->checksum_errors + st->length_errors),
                 (unsigned long long)(r->dropped + bw_device_dropped(r->dev)), sim->body.pose.x,
-                sim->body.pose.y, sim->body.pose.theta * 180 / BW_PI);
+                sim->body.pose.y, sim->body.pose.theta * 180 / BW_PI, sim->body.odo_left,
+                sim->body.odo_right);
         bw_device_line_t ln;
         bw_device_line(r->dev, &ln);
         if (ln.out_overrun || ln.in_overrun)

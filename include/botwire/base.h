@@ -236,6 +236,10 @@ typedef struct {
     /* Where the base reports more of its battery (else 0):
      * A (negative when discharging), Ah, Ah, degrees C. */
     double battery_current, battery_charge, battery_capacity, battery_temp;
+    /* How full the battery is, 0..1, where the base can say (a Create's
+     * charge over its capacity, a Kobuki's voltage on its pack's curve);
+     * 0 when unknown, as battery. */
+    double battery_fraction;
     bw_charge_t charging;
     uint32_t charge_sources; /* BW_SOURCE_* */
     char mode[16];       /* the base's own mode where it has one ("full", "safe", ...) */
@@ -254,6 +258,10 @@ typedef struct {
      * raw-base-y). */
     int64_t encoder[2];
     double counts_per_m;
+    /* Where encoder[] counts the left and right wheel (a Kobuki, a
+     * Create 2): their radius, m, so that wheel i has turned
+     * encoder[i] / counts_per_m / wheel_radius radians; else 0. */
+    double wheel_radius;
     double raw_x, raw_y;
     /* Docking IR (BW_CAP_DOCK_IR): what each receiver sees, right, centre
      * and left (BW_DOCK_* bits); 0 when no beacon is seen. */
@@ -348,6 +356,10 @@ void bw_base_close(bw_base_t *base, double now);
  * stops by itself when no drive comes within the command timeout. */
 int bw_base_drive(bw_base_t *base, double v, double w, double now);
 int bw_base_stop(bw_base_t *base, double now);
+/* The odometry starts again from (0, 0, 0) here, as the robot stands
+ * (kobuki_ros's and create_robot's reset_odometry); the robot's own
+ * counters are left alone. 0. */
+int bw_base_reset_odometry(bw_base_t *base);
 /* A full motor vector per axis: velocity, the acceleration to reach it, the
  * torque allowed (bases with BW_CAP_MOTOR_VECTOR; BW_ENOTSUP on the others).
  * It lasts as a drive does (the command timeout); bw_base_drive goes back

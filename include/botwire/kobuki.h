@@ -373,6 +373,11 @@ void bw_kobuki_msg_init(bw_kobuki_msg_t *msg, bw_kobuki_type_t type);
 
 #define BW_KOBUKI_WHEELBASE_M 0.230
 #define BW_KOBUKI_M_PER_TICK 0.000085292090497737556558
+#define BW_KOBUKI_WHEEL_RADIUS_M 0.035 /* 2578.33 ticks a turn of it */
+/* The battery pack's curve as kobuki_driver's Battery module reads it:
+ * empty at 13.2 V, full at 16.7 V. */
+#define BW_KOBUKI_BATTERY_EMPTY_V 13.2
+#define BW_KOBUKI_BATTERY_FULL_V 16.7
 #define BW_KOBUKI_GYRO_DPS_PER_DIGIT 0.00875
 #define BW_KOBUKI_SOUND_NOTE_A 0.00000275
 

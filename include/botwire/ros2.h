@@ -10,7 +10,10 @@
  * Nav2 see it as any other node. The same topics, units, frames and
  * behaviour as the ROS 1 bridge (docs/ros.md): cmd_vel in (stop after the
  * timeout), odom, /tf, /tf_static, range/N, bumper, cliff, wheel_drop,
- * events, battery, /diagnostics.
+ * events, battery, /diagnostics. And what every rclcpp node has: /rosout
+ * with the node's own lines, /parameter_events and the six parameter
+ * services over its settings (cmd_vel_timeout, cmd_vel_type, ...), so
+ * `ros2 param` and `ros2 node info` find them.
  *
  * Cyclone's own configuration stays its own (CYCLONEDDS_URI);
  * ROS_DOMAIN_ID, ROS_LOCALHOST_ONLY, ROS_AUTOMATIC_DISCOVERY_RANGE and
@@ -59,8 +62,13 @@ typedef struct {
     double diagnostic_period; /* s; 0: 1 */
     bool no_tf;             /* leave odom -> base_footprint off /tf */
     bw_ros2_cmd_vel_t cmd_vel;
-    bw_ros2_log_fn log;     /* NULL: the node's lines go nowhere but counts */
+    bw_ros2_log_fn log;     /* NULL: the node's lines go to /rosout alone */
     void *log_ctx;
+    double rate;            /* Hz the caller steps at, for the rate parameter; 0: 50 */
+    /* tf: each robot's frames prefixed with its namespace on the global
+     * /tf and /tf_static (one tree), or, as Nav2's multi-robot bringup
+     * keeps them, on <ns>/tf and <ns>/tf_static with frames unprefixed. */
+    bool tf_namespaced;
 } bw_ros2_options_t;
 
 /* A distro by its name ("humble", "jazzy", "kilted", "lyrical"): 0, or -1. */

@@ -174,6 +174,7 @@ typedef struct {
     bool stalled;
     double battery;
     double battery_current, battery_charge, battery_capacity, battery_temp;
+    double battery_fraction;
     bw_charge_t charging;
     uint32_t charge_sources;
     char mode[16];
@@ -183,6 +184,7 @@ typedef struct {
     bw_axis_t trans, rot;
     int64_t encoder[2];
     double counts_per_m;
+    double wheel_radius;
     double raw_x, raw_y;
     uint8_t dock_ir[3];
     char unique_id[40];

@@ -929,6 +929,16 @@ static int extra_ready(bw_base_t *b, uint32_t cap, bool op)
     return 0;
 }
 
+int bw_base_reset_odometry(bw_base_t *b)
+{
+    double old = b->st.pose.theta;
+    b->st.pose = (bw_pose_t){ 0, 0, 0 };
+    if (b->ops->reset_pose)
+        b->ops->reset_pose(b, old);
+    update_raw(b);
+    return 0;
+}
+
 int bw_base_led(bw_base_t *b, unsigned index, bw_led_t colour, double now)
 {
     int rc = extra_ready(b, BW_CAP_LEDS, b->ops->led != NULL);

@@ -52,6 +52,11 @@ typedef struct {
     size_t (*stop_bytes)(const bw_base_t *b, uint8_t *buf, size_t cap);
     /* End the session before the port closes (after the stop); NULL: none. */
     void (*on_close)(bw_base_t *b, double now);
+    /* The pose was set to (0, 0, 0), from a heading of old_theta: a driver
+     * that takes its heading from the robot's own (a gyro, the robot's
+     * odometry) moves its offset so that the heading goes on from 0 (NULL:
+     * the pose is the sum of the driver's steps, nothing to do). */
+    void (*reset_pose)(bw_base_t *b, double old_theta);
     /* The driver's own next deadline, or INFINITY (NULL: none). */
     double (*next_deadline)(const bw_base_t *b);
     /* Sets the sonar timing (BW_CAP_SONAR_TIMING; NULL: not supported). */

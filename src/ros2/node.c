@@ -27,6 +27,7 @@
 #include <diagnostic_msgs.h>
 #include <humble.h>
 #include <nav_msgs.h>
+#include <rcl_interfaces.h>
 #include <rmw_dds_common.h>
 #include <sensor_msgs.h>
 #include <std_msgs.h>
@@ -50,11 +51,98 @@
 #define HASH_BATTERY "RIHS01_4bee5dfce981c98faa6828b868307a0a73f992ed0789f374ee96c8f840e69741"
 #define HASH_DIAGNOSTICS "RIHS01_5a8a36efb05fb25070fa0fb3810290c0e6cd4862b54a8fb975a1ee8dc55a333e"
 #define HASH_PARTICIPANT "RIHS01_91a0593bacdcc50ea9bdcf849a938b128412cc1ea821245c663bcd26f83c295e"
+#define HASH_IMU "RIHS01_7d9a00ff131080897a5ec7e26e315954b8eae3353c3f995c55faf71574000b5b"
+#define HASH_JOINT_STATE "RIHS01_a13ee3a330e346c9d87b5aa18d24e11690752bd33a0350f11c5882bc9179260e"
+#define HASH_EMPTY "RIHS01_20b625256f32d5dbc0d04fee44f43c41e51c70d3502f84b4a08e7a9c26a96312"
+#define HASH_LOG "RIHS01_e28ce254ca8abc06abf92773b74602cdbf116ed34fbaf294fb9f81da9f318eac"
+#define HASH_PARAMETER_EVENT "RIHS01_043e627780fcad87a22d225bc2a037361dba713fca6a6b9f4b869a5aa0393204"
+
+/* The six parameter services every rclcpp node offers (rclcpp's
+ * ParameterService), by their names under the node's, with the types of
+ * their request and reply (the request header first: rcl_interfaces.idl)
+ * and Jazzy's hashes of the _Request and _Response messages. */
+enum { S_DESCRIBE, S_GET, S_GET_TYPES, S_LIST, S_SET, S_SET_ATOMICALLY, NSERVICES };
+static const struct {
+    const char *name;
+    const dds_topic_descriptor_t *request, *reply;
+    const char *request_hash, *reply_hash;
+} services[NSERVICES] = {
+    [S_DESCRIBE] = { "describe_parameters", &rcl_interfaces_srv_dds__DescribeParameters_Request__desc,
+                     &rcl_interfaces_srv_dds__DescribeParameters_Response__desc,
+                     "RIHS01_05dd1c2bc87dec2627105c8070d6f9725c781a4f2ab852975bf105462b82b644",
+                     "RIHS01_ad6747319613c6131589e062e095b469a46cc764f7d0f12a001a49e6cd893995" },
+    [S_GET] = { "get_parameters", &rcl_interfaces_srv_dds__GetParameters_Request__desc,
+                &rcl_interfaces_srv_dds__GetParameters_Response__desc,
+                "RIHS01_135a9e1c3d7cebef792f6687d7ddf99949b21a0bd9a320d863a9110a3f5cf4d6",
+                "RIHS01_9fa773b46e39cc5d02db6224d8fd520bb9caeeffc2b27c96c1e59431baba9f2a" },
+    [S_GET_TYPES] = { "get_parameter_types", &rcl_interfaces_srv_dds__GetParameterTypes_Request__desc,
+                      &rcl_interfaces_srv_dds__GetParameterTypes_Response__desc,
+                      "RIHS01_87d7ec5ef545d4daa289d500025d31fb2437bc8b8365ca367161c4dac4be33fd",
+                      "RIHS01_ac1335dce67c478e669434f6ac2fbff34fcd529580f272d3006785ba8b54e47f" },
+    [S_LIST] = { "list_parameters", &rcl_interfaces_srv_dds__ListParameters_Request__desc,
+                 &rcl_interfaces_srv_dds__ListParameters_Response__desc,
+                 "RIHS01_a1b0b5d6b967a5b8ac5bc8563c3ea678f349e312a6a4967227c5a96bc5ce38df",
+                 "RIHS01_31b937b82de3612426be79f231e386259f97e8dc843e3f2845288b4bfa296bdd" },
+    [S_SET] = { "set_parameters", &rcl_interfaces_srv_dds__SetParameters_Request__desc,
+                &rcl_interfaces_srv_dds__SetParameters_Response__desc,
+                "RIHS01_130d46386b7e84ea9ecf60608a4d83cbe5e5cb7c6cc5b712b7a4e3a6c254e932",
+                "RIHS01_7a0e8140a0b8d98308fa81a5403a766e610af29a239caf54b7553227906fc266" },
+    [S_SET_ATOMICALLY] = { "set_parameters_atomically",
+                           &rcl_interfaces_srv_dds__SetParametersAtomically_Request__desc,
+                           &rcl_interfaces_srv_dds__SetParametersAtomically_Response__desc,
+                           "RIHS01_db0bd950ed5ed867a0e90b225e44dea382d762c0762ff3e0ee842190042a59e5",
+                           "RIHS01_31b1a38c5b0b9d893ee24da45f69638f4561c78461d82d52750f429b534502b8" },
+};
+
+/* The parameters each robot's node holds (ParameterValue's types). */
+enum { PT_NOT_SET = 0, PT_BOOL = 1, PT_INTEGER = 2, PT_DOUBLE = 3, PT_STRING = 4 };
+enum {
+    P_USE_SIM_TIME, P_CMD_VEL_TIMEOUT, P_CMD_VEL_TYPE, P_DIAGNOSTIC_PERIOD, P_PUBLISH_TF, P_RATE,
+    P_ODOM_FRAME, P_BASE_FRAME, P_URL, P_FAMILY, P_DISTRO, NPARAMS
+};
+static const struct {
+    const char *name;
+    uint8_t type;
+    const char *read_only; /* why it cannot be set; NULL: it can */
+    double from, to;       /* a double's range */
+    const char *description, *constraints;
+} params[NPARAMS] = {
+    [P_USE_SIM_TIME] = { "use_sim_time", PT_BOOL, NULL, 0, 0,
+                         "stamp with /clock (every rclcpp node has it)",
+                         "false only: there is no /clock here, stamps are the wall clock" },
+    [P_CMD_VEL_TIMEOUT] = { "cmd_vel_timeout", PT_DOUBLE, NULL, 0.05, 60,
+                            "s without cmd_vel (or since a TwistStamped's stamp) before the "
+                            "robot stops", "" },
+    [P_CMD_VEL_TYPE] = { "cmd_vel_type", PT_STRING, NULL, 0, 0,
+                         "what cmd_vel carries: twist (geometry_msgs/msg/Twist) or stamped "
+                         "(geometry_msgs/msg/TwistStamped)", "twist or stamped" },
+    [P_DIAGNOSTIC_PERIOD] = { "diagnostic_period", PT_DOUBLE, NULL, 0.05, 3600,
+                              "s between /diagnostics and battery messages", "" },
+    [P_PUBLISH_TF] = { "publish_tf", PT_BOOL, NULL, 0, 0,
+                       "odom -> base_footprint on tf", "" },
+    [P_RATE] = { "rate", PT_DOUBLE, "the loop's rate is the command's --rate, set when it starts",
+                 0, 0, "Hz at which the robot is looked at", "" },
+    [P_ODOM_FRAME] = { "odom_frame", PT_STRING,
+                       "the frames are the namespace's and --tf's, fixed when the node starts", 0, 0,
+                       "the odometry's frame", "" },
+    [P_BASE_FRAME] = { "base_frame", PT_STRING,
+                       "the frames are the namespace's and --tf's, fixed when the node starts", 0, 0,
+                       "the robot's frame", "" },
+    [P_URL] = { "url", PT_STRING, "the robot the node was started on", 0, 0,
+                "where the robot is (a botwire URL)", "" },
+    [P_FAMILY] = { "family", PT_STRING, "the robot's family, known from its URL", 0, 0,
+                   "the robot's protocol family", "" },
+    [P_DISTRO] = { "distro", PT_STRING, "the wire's layout is fixed when the node starts (--distro)",
+                   0, 0, "the ROS 2 release whose wire the node speaks", "" },
+};
 
 /* The topics a robot publishes: their names, ROS 2 types (whose ros2msg
  * schemas are in schemas.c), how they are kept (ROS 2's profiles as
  * rmw_cyclonedds maps them: bw_ros2_qos_t) and Jazzy's type hashes. */
-enum { T_ODOM, T_TF, T_TF_STATIC, T_BUMPER, T_CLIFF, T_DROP, T_EVENTS, T_BATTERY, T_DIAG, T_RANGE };
+enum {
+    T_ODOM, T_TF, T_TF_STATIC, T_BUMPER, T_CLIFF, T_DROP, T_EVENTS, T_BATTERY, T_DIAG, T_IMU,
+    T_JOINTS, T_RANGE
+};
 static const struct {
     const char *name; /* relative to the namespace unless it starts with '/' */
     const char *type;
@@ -72,8 +160,26 @@ static const struct {
     [T_BATTERY] = { "battery", "sensor_msgs/msg/BatteryState", BW_ROS2_QOS_DEFAULT, 1, HASH_BATTERY },
     [T_DIAG] = { "/diagnostics", "diagnostic_msgs/msg/DiagnosticArray", BW_ROS2_QOS_DEFAULT, 10,
       HASH_DIAGNOSTICS },
+    /* as kobuki_ros and create_robot publish them (reliable: a reader of
+     * either kind matches) */
+    [T_IMU] = { "imu", "sensor_msgs/msg/Imu", BW_ROS2_QOS_DEFAULT, 10, HASH_IMU },
+    [T_JOINTS] = { "joint_states", "sensor_msgs/msg/JointState", BW_ROS2_QOS_DEFAULT, 10,
+                   HASH_JOINT_STATE },
     [T_RANGE] = { "range/", "sensor_msgs/msg/Range", BW_ROS2_QOS_SENSOR, 5, HASH_RANGE },
 };
+
+/* Whether the robot has what a topic carries: the Kobuki's gyro for imu,
+ * each wheel's encoder for joint_states. */
+static bool has_topic(bw_base_t *base, int topic)
+{
+    const bw_base_state_t *st = bw_base_state(base);
+    if (topic == T_IMU)
+        return (bw_base_caps(base) & BW_CAP_GYRO) != 0;
+    if (topic == T_JOINTS)
+        return (bw_base_caps(base) & BW_CAP_ENCODERS) && st->wheel_radius > 0 &&
+               st->counts_per_m > 0;
+    return true;
+}
 
 struct bw_ros2;
 
@@ -88,6 +194,16 @@ typedef struct {
     char cmd_topic[2 * NAME_MAX_LEN + 8]; /* its DDS name: "rt/robot1/cmd_vel" */
     dds_guid_t told[16];               /* writers of the other type already said */
     unsigned ntold;
+    /* what every rclcpp node has: /rosout, /parameter_events and the
+     * parameter services (request readers, reply writers) */
+    dds_entity_t rosout, param_events, request[NSERVICES], reply[NSERVICES];
+    dds_entity_t reset;                /* reset_odometry's reader */
+    double joint_t, joint_pos[2];      /* the wheels' last positions, for their speeds */
+    int64_t joint_from[2];             /* the encoders' counts the first time: angle 0 */
+    bool have_joint;
+    char node_name[NAME_MAX_LEN + 16]; /* "/robot1/botwire" */
+    char logger[NAME_MAX_LEN + 16];    /* "robot1.botwire", as rcl names it */
+    double cmd_vel_timeout;
     dds_entity_t range[BW_BASE_MAX_RANGES];
     unsigned nranges;
     double range_t[BW_BASE_MAX_RANGES];
@@ -99,7 +215,7 @@ typedef struct {
     uint32_t last_mask[3];
     bool sent_mask[3];
     /* what the node's options say, per robot: a CDR view has no node */
-    bool no_tf;
+    bool no_tf, tf_namespaced;
     bw_ros2_distro_t distro;
     double diagnostic_period;
     /* a CDR view's: where its messages go, serialized (node NULL) */
@@ -113,11 +229,17 @@ struct bw_ros2 {
     bw_ros2_options_t opt;
     dds_entity_t domain, participant, info_writer, info_reader;
     dds_entity_t publications; /* the domain's writers (DCPSPublication) */
+    uint32_t service_ids;      /* rmw_cyclonedds's client/service counter */
     dds_topic_descriptor_t *range_desc, *info_desc; /* by distro */
     robot_t **robots;
     size_t nrobots;
     bw_ros2_stats_t stats;
 };
+
+static dds_entity_t cmd_reader(robot_t *r);
+static int node_services(robot_t *r);
+static void params_declared(robot_t *r);
+static void announce(bw_ros2_t *n);
 
 static const dds_topic_descriptor_t *descriptor_of(const robot_t *r, int topic)
 {
@@ -131,10 +253,21 @@ static const dds_topic_descriptor_t *descriptor_of(const robot_t *r, int topic)
     case T_EVENTS: return &std_msgs_msg_dds__String__desc;
     case T_BATTERY: return &sensor_msgs_msg_dds__BatteryState__desc;
     case T_DIAG: return &diagnostic_msgs_msg_dds__DiagnosticArray__desc;
+    case T_IMU: return &sensor_msgs_msg_dds__Imu__desc;
+    case T_JOINTS: return &sensor_msgs_msg_dds__JointState__desc;
     default:
         return r->distro == BW_ROS2_HUMBLE ? &humble_sensor_msgs_msg_dds__Range__desc
                                            : &sensor_msgs_msg_dds__Range__desc;
     }
+}
+
+/* A topic's name for this robot: tf in its namespace when it keeps its
+ * own tree ("tf" for "/tf"). */
+static const char *topic_name(const robot_t *r, int topic)
+{
+    if (r->tf_namespaced && (topic == T_TF || topic == T_TF_STATIC))
+        return topics[topic].name + 1;
+    return topics[topic].name;
 }
 
 static dds_entity_t writer_of(const robot_t *r, int topic, unsigned i)
@@ -172,7 +305,7 @@ static void out(robot_t *r, int topic, unsigned i, const void *sample,
     memcpy(r->cdr_buf + 4, os.x.m_buffer, os.x.m_index);
     dds_ostreamLE_fini(&os);
     char name[NAME_MAX_LEN * 2];
-    const char *t = topics[topic].name;
+    const char *t = topic_name(r, topic);
     if (t[0] == '/')
         snprintf(name, sizeof name, "%s", t);
     else if (topic == T_RANGE)
@@ -194,19 +327,6 @@ static void say(char *err, size_t cap, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, cap, fmt, ap);
     va_end(ap);
-}
-
-/* A line the node says, to whoever the options name. */
-static void node_says(const bw_ros2_t *n, const char *fmt, ...)
-{
-    if (!n->opt.log)
-        return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    n->opt.log(n->opt.log_ctx, line);
 }
 
 static const char *const distro_names[] = {
@@ -276,7 +396,11 @@ static builtin_interfaces_msg_dds__Time_ ros_now(void)
     return t;
 }
 
-static dds_qos_t *make_qos(const bw_ros2_t *n, bw_ros2_qos_t kind, int32_t depth, const char *hash)
+/* ROS 2's QoS for a topic as rmw_cyclonedds maps it; extra goes before
+ * the type hash in USER_DATA ("serviceid=...;"), lifespan > 0 is set (in
+ * s: /rosout's). */
+static dds_qos_t *make_qos_ex(const bw_ros2_t *n, bw_ros2_qos_t kind, int32_t depth,
+                              const char *hash, const char *extra, double lifespan)
 {
     dds_qos_t *q = dds_create_qos();
     dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
@@ -297,12 +421,21 @@ static dds_qos_t *make_qos(const bw_ros2_t *n, bw_ros2_qos_t kind, int32_t depth
      * that one representation (Cyclone's own types offer XCDR2 too). */
     static const dds_data_representation_id_t xcdr1[] = { DDS_DATA_REPRESENTATION_XCDR1 };
     dds_qset_data_representation(q, 1, xcdr1);
-    if (n->opt.distro != BW_ROS2_HUMBLE && hash) {
-        char user[96];
-        int len = snprintf(user, sizeof user, "typehash=%s;", hash);
+    if (lifespan > 0)
+        dds_qset_lifespan(q, (dds_duration_t)(lifespan * 1e9));
+    char user[192];
+    int len = snprintf(user, sizeof user, "%s%s%s%s", extra ? extra : "",
+                       n->opt.distro != BW_ROS2_HUMBLE && hash ? "typehash=" : "",
+                       n->opt.distro != BW_ROS2_HUMBLE && hash ? hash : "",
+                       n->opt.distro != BW_ROS2_HUMBLE && hash ? ";" : "");
+    if (len > 0 && (size_t)len < sizeof user)
         dds_qset_userdata(q, user, (size_t)len);
-    }
     return q;
+}
+
+static dds_qos_t *make_qos(const bw_ros2_t *n, bw_ros2_qos_t kind, int32_t depth, const char *hash)
+{
+    return make_qos_ex(n, kind, depth, hash, NULL, 0);
 }
 
 /* "rt" + the topic's full ROS name: "rt/robot1/odom", "rt/tf". */
@@ -316,16 +449,17 @@ static void dds_topic_name(char *out, size_t cap, const char *ns, const char *na
         snprintf(out, cap, "rt%s/%s", ns, name);
 }
 
-static dds_entity_t endpoint(robot_t *r, bool writer, const dds_topic_descriptor_t *desc,
-                             const char *name, bw_ros2_qos_t kind, int32_t depth, const char *hash)
+/* A reader or writer of the robot's node, on topic `full` (a DDS name),
+ * counted for ros_discovery_info. */
+static dds_entity_t endpoint_ex(robot_t *r, bool writer, const dds_topic_descriptor_t *desc,
+                                const char *full, bw_ros2_qos_t kind, int32_t depth,
+                                const char *hash, const char *extra, double lifespan)
 {
     bw_ros2_t *n = r->node;
-    char full[2 * NAME_MAX_LEN + 8];
-    dds_topic_name(full, sizeof full, r->ns, name);
     dds_entity_t topic = dds_create_topic(n->participant, desc, full, NULL, NULL);
     if (topic < 0)
         return topic;
-    dds_qos_t *q = make_qos(n, kind, depth, hash);
+    dds_qos_t *q = make_qos_ex(n, kind, depth, hash, extra, lifespan);
     dds_entity_t e = writer ? dds_create_writer(n->participant, topic, q, NULL)
                             : dds_create_reader(n->participant, topic, q, NULL);
     dds_delete_qos(q);
@@ -336,6 +470,14 @@ static dds_entity_t endpoint(robot_t *r, bool writer, const dds_topic_descriptor
     if (*count < MAX_GIDS && dds_get_guid(e, &list[*count]) == DDS_RETCODE_OK)
         (*count)++;
     return e;
+}
+
+static dds_entity_t endpoint(robot_t *r, bool writer, const dds_topic_descriptor_t *desc,
+                             const char *name, bw_ros2_qos_t kind, int32_t depth, const char *hash)
+{
+    char full[2 * NAME_MAX_LEN + 8];
+    dds_topic_name(full, sizeof full, r->ns, name);
+    return endpoint_ex(r, writer, desc, full, kind, depth, hash, NULL, 0);
 }
 
 /* ---- ros_discovery_info: the nodes of this participant ------------------------- */
@@ -621,6 +763,7 @@ static int name_robot(robot_t *r, bw_base_t *base, const char *ns, const char *f
 {
     r->base = base;
     r->no_tf = opt->no_tf;
+    r->tf_namespaced = opt->tf_namespaced;
     r->distro = opt->distro;
     r->diagnostic_period = opt->diagnostic_period > 0 ? opt->diagnostic_period : 1.0;
     /* the namespace: "/" or "/a/b", no trailing '/' */
@@ -638,12 +781,20 @@ static int name_robot(robot_t *r, bw_base_t *base, const char *ns, const char *f
     char prefix[NAME_MAX_LEN];
     if (frame_prefix)
         snprintf(prefix, sizeof prefix, "%s", frame_prefix);
+    else if (opt->tf_namespaced)
+        prefix[0] = 0; /* the tree is the namespace's own: odom, base_footprint */
     else
         snprintf(prefix, sizeof prefix, "%.*s%s", (int)len, s, len ? "/" : "");
     snprintf(r->odom_frame, sizeof r->odom_frame, "%sodom", prefix);
     snprintf(r->base_frame, sizeof r->base_frame, "%sbase_footprint", prefix);
     snprintf(r->range_prefix, sizeof r->range_prefix, "%srange_", prefix);
     snprintf(r->url, sizeof r->url, "%s", url ? url : "");
+    snprintf(r->node_name, sizeof r->node_name, "%s/botwire", len ? r->ns : "");
+    snprintf(r->logger, sizeof r->logger, "%.*s%sbotwire", (int)len, s, len ? "." : "");
+    for (char *c = r->logger; *c; c++)
+        if (*c == '/')
+            *c = '.';
+    r->cmd_vel_timeout = opt->cmd_vel_timeout > 0 ? opt->cmd_vel_timeout : 0.6;
     r->last_state_t = -1;
     r->last_diag = -1e9;
     return 0;
@@ -669,24 +820,459 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
     }
 
     for (int t = 0; t < T_RANGE; t++)
-        r->writer[t] = endpoint(r, true, descriptor_of(r, t), topics[t].name, topics[t].qos,
-                                topics[t].depth, topics[t].hash);
+        if (has_topic(base, t))
+            r->writer[t] = endpoint(r, true, descriptor_of(r, t), topic_name(r, t), topics[t].qos,
+                                    topics[t].depth, topics[t].hash);
+    r->reset = endpoint(r, false, &std_msgs_msg_dds__Empty__desc, "reset_odometry",
+                        BW_ROS2_QOS_DEFAULT, 10, HASH_EMPTY);
     r->stamped = bw_ros2_cmd_vel_of(&n->opt) == BW_ROS2_CMD_VEL_STAMPED;
     dds_topic_name(r->cmd_topic, sizeof r->cmd_topic, r->ns, "cmd_vel");
-    r->cmd = endpoint(r, false,
-                      r->stamped ? &geometry_msgs_msg_dds__TwistStamped__desc
-                                 : &geometry_msgs_msg_dds__Twist__desc,
-                      "cmd_vel", BW_ROS2_QOS_DEFAULT, 10, r->stamped ? HASH_TWIST_STAMPED : HASH_TWIST);
-    for (int t = 0; t <= T_RANGE; t++) {
-        dds_entity_t e = t < T_RANGE ? r->writer[t] : r->cmd;
-        if (e < 0) {
-            say(err, errlen, "%s: a DDS reader or writer: %s", r->ns, dds_strretcode(e));
-            free(r);
-            return BW_EIO;
-        }
+    r->cmd = cmd_reader(r);
+    dds_entity_t bad = r->reset < 0 ? r->reset : node_services(r);
+    for (int t = 0; t <= T_RANGE && bad >= 0; t++)
+        bad = t < T_RANGE ? r->writer[t] : r->cmd;
+    if (bad < 0) {
+        say(err, errlen, "%s: a DDS reader or writer: %s", r->ns, dds_strretcode(bad));
+        free(r);
+        return BW_EIO;
     }
     n->robots[n->nrobots++] = r;
+    params_declared(r);
     announce(n);
+    return 0;
+}
+
+/* cmd_vel's reader, of the type the robot takes. */
+static dds_entity_t cmd_reader(robot_t *r)
+{
+    return endpoint(r, false,
+                    r->stamped ? &geometry_msgs_msg_dds__TwistStamped__desc
+                               : &geometry_msgs_msg_dds__Twist__desc,
+                    "cmd_vel", BW_ROS2_QOS_DEFAULT, 10, r->stamped ? HASH_TWIST_STAMPED : HASH_TWIST);
+}
+
+/* ---- /rosout: the node's own lines -------------------------------------------------- */
+
+enum { LOG_INFO = 20, LOG_WARN = 30, LOG_ERROR = 40 }; /* rcl_interfaces/msg/Log's levels */
+
+/* A line of the robot's node: on /rosout under its logger's name, as rcl
+ * logs, and to the options' log function ("/robot1: ..."). */
+#define robot_says(r, level, ...) robot_says_at((r), (level), __func__, __LINE__, __VA_ARGS__)
+static void robot_says_at(robot_t *r, uint8_t level, const char *function, unsigned line,
+                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void robot_says_at(robot_t *r, uint8_t level, const char *function, unsigned line,
+                          const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!r->node)
+        return;
+    if (r->node->opt.log) {
+        char said[NAME_MAX_LEN + 520];
+        snprintf(said, sizeof said, "%s: %s", r->ns, msg);
+        r->node->opt.log(r->node->opt.log_ctx, said);
+    }
+    if (r->rosout > 0) {
+        rcl_interfaces_msg_dds__Log_ m = { ros_now(), level, r->logger, msg, "node.c",
+                                           (char *)function, line };
+        if (dds_write(r->rosout, &m) == DDS_RETCODE_OK)
+            r->node->stats.published++;
+    }
+}
+
+/* ---- parameters: the node's settings, as an rclcpp node holds them ------------------- */
+
+static int param_index(const char *name)
+{
+    for (int i = 0; name && i < NPARAMS; i++)
+        if (!strcmp(name, params[i].name))
+            return i;
+    return -1;
+}
+
+static const char *type_name_of(uint8_t type)
+{
+    static const char *const names[] = { "unset value", "bool", "integer", "double", "string",
+                                         "byte array", "bool array", "integer array",
+                                         "double array", "string array" };
+    return type < sizeof names / sizeof names[0] ? names[type] : "value of an unknown type";
+}
+
+/* A parameter's value now (its strings the robot's own, valid while it is). */
+static void param_value(const robot_t *r, int i, rcl_interfaces_msg_dds__ParameterValue_ *v)
+{
+    memset(v, 0, sizeof *v);
+    v->type = params[i].type;
+    v->string_value = "";
+    switch (i) {
+    case P_USE_SIM_TIME: v->bool_value = false; break;
+    case P_CMD_VEL_TIMEOUT: v->double_value = r->cmd_vel_timeout; break;
+    case P_CMD_VEL_TYPE: v->string_value = r->stamped ? "stamped" : "twist"; break;
+    case P_DIAGNOSTIC_PERIOD: v->double_value = r->diagnostic_period; break;
+    case P_PUBLISH_TF: v->bool_value = !r->no_tf; break;
+    case P_RATE: v->double_value = r->node->opt.rate > 0 ? r->node->opt.rate : 50; break;
+    case P_ODOM_FRAME: v->string_value = (char *)r->odom_frame; break;
+    case P_BASE_FRAME: v->string_value = (char *)r->base_frame; break;
+    case P_URL: v->string_value = (char *)r->url; break;
+    case P_FAMILY: v->string_value = (char *)bw_base_family(r->base); break;
+    case P_DISTRO: v->string_value = (char *)distro_names[r->distro]; break;
+    default: v->type = PT_NOT_SET; break;
+    }
+}
+
+/* Whether p may be set: 0, or -1 with the reason a ROS 2 user is told. */
+static int param_check(const robot_t *r, const rcl_interfaces_msg_dds__Parameter_ *p, char *why,
+                       size_t cap)
+{
+    int i = param_index(p->name);
+    if (i < 0) {
+        snprintf(why, cap, "parameter '%.64s' is not declared by %s", p->name ? p->name : "",
+                 r->node_name);
+        return -1;
+    }
+    if (params[i].read_only) {
+        snprintf(why, cap, "%s is read-only: %s", params[i].name, params[i].read_only);
+        return -1;
+    }
+    uint8_t t = p->value.type;
+    bool fits = t == params[i].type || (params[i].type == PT_DOUBLE && t == PT_INTEGER);
+    if (!fits) {
+        snprintf(why, cap, "%s is a %s; a %s cannot set it", params[i].name,
+                 type_name_of(params[i].type), type_name_of(t));
+        return -1;
+    }
+    if (params[i].type == PT_DOUBLE) {
+        double x = t == PT_INTEGER ? (double)p->value.integer_value : p->value.double_value;
+        if (!(x >= params[i].from && x <= params[i].to)) {
+            snprintf(why, cap, "%s must be from %g to %g, not %g", params[i].name, params[i].from,
+                     params[i].to, x);
+            return -1;
+        }
+    }
+    const char *str = p->value.string_value ? p->value.string_value : "";
+    if (i == P_CMD_VEL_TYPE && strcmp(str, "twist") != 0 && strcmp(str, "stamped") != 0) {
+        snprintf(why, cap, "cmd_vel_type is twist or stamped, not \"%s\"", str);
+        return -1;
+    }
+    if (i == P_USE_SIM_TIME && p->value.bool_value) {
+        snprintf(why, cap, "use_sim_time: %s", params[i].constraints);
+        return -1;
+    }
+    return 0;
+}
+
+/* Takes a parameter that param_check let pass; true if its value changed. */
+static bool param_apply(robot_t *r, const rcl_interfaces_msg_dds__Parameter_ *p, double now)
+{
+    int i = param_index(p->name);
+    double x = p->value.type == PT_INTEGER ? (double)p->value.integer_value : p->value.double_value;
+    switch (i) {
+    case P_CMD_VEL_TIMEOUT:
+        if (x == r->cmd_vel_timeout)
+            return false;
+        r->cmd_vel_timeout = x;
+        return true;
+    case P_DIAGNOSTIC_PERIOD:
+        if (x == r->diagnostic_period)
+            return false;
+        r->diagnostic_period = x;
+        return true;
+    case P_PUBLISH_TF:
+        if (r->no_tf == !p->value.bool_value)
+            return false;
+        r->no_tf = !p->value.bool_value;
+        return true;
+    case P_CMD_VEL_TYPE: {
+        bool stamped = !strcmp(p->value.string_value, "stamped");
+        if (stamped == r->stamped)
+            return false;
+        /* a reader of the other type in place of the old one: the robot
+         * stops until commands of that type come */
+        for (unsigned j = 0; j < r->nreaders; j++) {
+            dds_guid_t g;
+            if (dds_get_guid(r->cmd, &g) == DDS_RETCODE_OK && !memcmp(&g, &r->readers[j], sizeof g)) {
+                memmove(&r->readers[j], &r->readers[j + 1], (r->nreaders - j - 1) * sizeof g);
+                r->nreaders--;
+                break;
+            }
+        }
+        dds_delete(r->cmd);
+        r->stamped = stamped;
+        r->ntold = 0;
+        r->cmd = cmd_reader(r);
+        if (r->driving) {
+            bw_base_stop(r->base, now);
+            r->driving = false;
+        }
+        r->have_cmd = false;
+        announce(r->node);
+        robot_says(r, LOG_INFO, "cmd_vel now takes %s",
+                   stamped ? "geometry_msgs/msg/TwistStamped" : "geometry_msgs/msg/Twist");
+        return true;
+    }
+    default: return false; /* use_sim_time false: as it was */
+    }
+}
+
+/* /parameter_events: the parameters new (all, when the node starts) or
+ * changed, as rclcpp publishes them. */
+static void param_event(robot_t *r, const rcl_interfaces_msg_dds__Parameter_ *ps, uint32_t n,
+                        bool fresh)
+{
+    if (r->param_events <= 0 || n == 0)
+        return;
+    rcl_interfaces_msg_dds__ParameterEvent_ e;
+    memset(&e, 0, sizeof e);
+    e.stamp = ros_now();
+    e.node = r->node_name;
+    dds_sequence_rcl_interfaces_msg_dds__Parameter_ seq = { n, n,
+                                                             (rcl_interfaces_msg_dds__Parameter_ *)ps,
+                                                             false };
+    if (fresh)
+        e.new_parameters = seq;
+    else
+        e.changed_parameters = seq;
+    if (dds_write(r->param_events, &e) == DDS_RETCODE_OK)
+        r->node->stats.published++;
+}
+
+static void params_declared(robot_t *r)
+{
+    rcl_interfaces_msg_dds__Parameter_ ps[NPARAMS];
+    for (int i = 0; i < NPARAMS; i++) {
+        ps[i].name = (char *)params[i].name;
+        param_value(r, i, &ps[i].value);
+    }
+    param_event(r, ps, NPARAMS, true);
+}
+
+/* ---- the parameter services -------------------------------------------------------- */
+
+static dds_sequence_string names_of(const void *request, int service)
+{
+    switch (service) {
+    case S_GET: return ((const rcl_interfaces_srv_dds__GetParameters_Request_ *)request)->names;
+    case S_GET_TYPES:
+        return ((const rcl_interfaces_srv_dds__GetParameterTypes_Request_ *)request)->names;
+    default: return ((const rcl_interfaces_srv_dds__DescribeParameters_Request_ *)request)->names;
+    }
+}
+
+/* Whether every name is declared: rclcpp answers a request that names an
+ * undeclared parameter with nothing. */
+static bool all_declared(const dds_sequence_string *names)
+{
+    for (uint32_t i = 0; i < names->_length; i++)
+        if (param_index(names->_buffer[i]) < 0)
+            return false;
+    return true;
+}
+
+#define MAX_ASKED 64 /* names or parameters in one request */
+
+/* The header is the first two members of each request and reply type. */
+typedef struct {
+    uint64_t guid;
+    int64_t seq;
+} request_header_t;
+
+static void answer(robot_t *r, int service, const void *request, double now)
+{
+    const request_header_t *h = request;
+    switch (service) {
+    case S_LIST: {
+        const rcl_interfaces_srv_dds__ListParameters_Request_ *q = request;
+        rcl_interfaces_srv_dds__ListParameters_Response_ a;
+        memset(&a, 0, sizeof a);
+        a.guid = h->guid;
+        a.seq = h->seq;
+        char *names[NPARAMS];
+        uint32_t k = 0;
+        for (int i = 0; i < NPARAMS; i++) {
+            bool wanted = q->prefixes._length == 0;
+            for (uint32_t j = 0; !wanted && j < q->prefixes._length; j++) {
+                const char *pre = q->prefixes._buffer[j] ? q->prefixes._buffer[j] : "";
+                size_t len = strlen(pre);
+                wanted = !strcmp(params[i].name, pre) ||
+                         (!strncmp(params[i].name, pre, len) && params[i].name[len] == '.');
+            }
+            if (wanted)
+                names[k++] = (char *)params[i].name;
+        }
+        a.result.names = (dds_sequence_string){ k, k, names, false };
+        dds_write(r->reply[service], &a);
+        break;
+    }
+    case S_GET:
+    case S_GET_TYPES:
+    case S_DESCRIBE: {
+        dds_sequence_string names = names_of(request, service);
+        /* (more than MAX_ASKED names: the same ones again and again, taken
+         * as rclcpp takes an undeclared one) */
+        uint32_t k = all_declared(&names) && names._length <= MAX_ASKED ? names._length : 0;
+        rcl_interfaces_msg_dds__ParameterValue_ values[MAX_ASKED];
+        uint8_t types[MAX_ASKED];
+        rcl_interfaces_msg_dds__ParameterDescriptor_ d[MAX_ASKED];
+        rcl_interfaces_msg_dds__FloatingPointRange_ ranges[MAX_ASKED];
+        for (uint32_t j = 0; j < k; j++) {
+            int i = param_index(names._buffer[j]);
+            param_value(r, i, &values[j]);
+            types[j] = params[i].type;
+            memset(&d[j], 0, sizeof d[j]);
+            d[j].name = (char *)params[i].name;
+            d[j].type = params[i].type;
+            d[j].description = (char *)params[i].description;
+            d[j].additional_constraints = (char *)(params[i].read_only ? params[i].read_only
+                                                                       : params[i].constraints);
+            d[j].read_only = params[i].read_only != NULL;
+            if (params[i].type == PT_DOUBLE && !params[i].read_only) {
+                ranges[j] = (rcl_interfaces_msg_dds__FloatingPointRange_){ params[i].from,
+                                                                           params[i].to, 0 };
+                d[j].floating_point_range =
+                    (dds_sequence_rcl_interfaces_msg_dds__FloatingPointRange_){ 1, 1, &ranges[j],
+                                                                                false };
+            }
+        }
+        if (service == S_GET) {
+            rcl_interfaces_srv_dds__GetParameters_Response_ a = { h->guid, h->seq, { k, k, values, false } };
+            dds_write(r->reply[service], &a);
+        } else if (service == S_GET_TYPES) {
+            rcl_interfaces_srv_dds__GetParameterTypes_Response_ a = { h->guid, h->seq, { k, k, types, false } };
+            dds_write(r->reply[service], &a);
+        } else {
+            rcl_interfaces_srv_dds__DescribeParameters_Response_ a = { h->guid, h->seq, { k, k, d, false } };
+            dds_write(r->reply[service], &a);
+        }
+        break;
+    }
+    case S_SET:
+    case S_SET_ATOMICALLY: {
+        /* the two requests have the same layout */
+        const rcl_interfaces_srv_dds__SetParameters_Request_ *q = request;
+        uint32_t k = q->parameters._length > MAX_ASKED ? MAX_ASKED : q->parameters._length;
+        rcl_interfaces_msg_dds__SetParametersResult_ results[MAX_ASKED];
+        char why[MAX_ASKED][320];
+        rcl_interfaces_msg_dds__Parameter_ changed[MAX_ASKED];
+        uint32_t nchanged = 0;
+        bool all = true, many = q->parameters._length > MAX_ASKED;
+        for (uint32_t j = 0; j < k; j++) {
+            if (many)
+                snprintf(why[j], sizeof why[j], "%u parameters in one request: %d at most",
+                         q->parameters._length, MAX_ASKED);
+            results[j].successful =
+                !many && param_check(r, &q->parameters._buffer[j], why[j], sizeof why[j]) == 0;
+            results[j].reason = results[j].successful ? "" : why[j];
+            all = all && results[j].successful;
+        }
+        bool atomic = service == S_SET_ATOMICALLY;
+        for (uint32_t j = 0; j < k; j++) {
+            if (!results[j].successful || (atomic && !all))
+                continue;
+            const rcl_interfaces_msg_dds__Parameter_ *p = &q->parameters._buffer[j];
+            if (param_apply(r, p, now)) {
+                int i = param_index(p->name);
+                changed[nchanged].name = (char *)params[i].name;
+                param_value(r, i, &changed[nchanged].value);
+                nchanged++;
+                robot_says(r, LOG_INFO, "parameter %s set", params[i].name);
+            }
+        }
+        for (uint32_t j = 0; j < k; j++)
+            if (!results[j].successful)
+                robot_says(r, LOG_WARN, "a set of %s refused: %s",
+                           q->parameters._buffer[j].name ? q->parameters._buffer[j].name : "", why[j]);
+        param_event(r, changed, nchanged, false);
+        if (atomic) {
+            rcl_interfaces_srv_dds__SetParametersAtomically_Response_ a;
+            memset(&a, 0, sizeof a);
+            a.guid = h->guid;
+            a.seq = h->seq;
+            a.result.successful = all;
+            a.result.reason = "";
+            for (uint32_t j = 0; !all && j < k; j++)
+                if (!results[j].successful) {
+                    a.result.reason = why[j];
+                    break;
+                }
+            dds_write(r->reply[service], &a);
+        } else {
+            rcl_interfaces_srv_dds__SetParameters_Response_ a = { h->guid, h->seq, { k, k, results, false } };
+            dds_write(r->reply[service], &a);
+        }
+        break;
+    }
+    }
+}
+
+static void serve(robot_t *r, double now)
+{
+    for (int sv = 0; sv < NSERVICES; sv++) {
+        if (r->request[sv] <= 0)
+            continue;
+        void *samples[8] = { NULL };
+        dds_sample_info_t info[8];
+        int got;
+        while ((got = dds_take(r->request[sv], samples, info, 8, 8)) > 0) {
+            for (int k = 0; k < got; k++)
+                if (info[k].valid_data)
+                    answer(r, sv, samples[k], now);
+            dds_return_loan(r->request[sv], samples, got);
+            if (got < 8)
+                break;
+        }
+    }
+}
+
+/* rmw_cyclonedds's id of a client or service (get_unique_csid): the
+ * participant's GUID prefix and a counter, big-endian, written as
+ * csid_to_string writes it ("%2x", then ".%x" for each byte). */
+static void service_id(bw_ros2_t *n, char *out, size_t cap)
+{
+    dds_guid_t g;
+    memset(&g, 0, sizeof g);
+    dds_get_guid(n->participant, &g);
+    uint32_t x = ++n->service_ids;
+    uint8_t id[16];
+    memcpy(id, g.v, 12);
+    for (int i = 0; i < 4; i++)
+        id[12 + i] = (uint8_t)(x >> (24 - 8 * i));
+    size_t used = (size_t)snprintf(out, cap, "serviceid=%2x", id[0]);
+    for (int i = 1; i < 16 && used < cap; i++)
+        used += (size_t)snprintf(out + used, cap - used, ".%x", id[i]);
+    if (used < cap)
+        snprintf(out + used, cap - used, ";");
+}
+
+/* /rosout, /parameter_events and the six services of the robot's node. */
+static int node_services(robot_t *r)
+{
+    bw_ros2_t *n = r->node;
+    r->rosout = endpoint_ex(r, true, &rcl_interfaces_msg_dds__Log__desc, "rt/rosout",
+                            BW_ROS2_QOS_LATCHED, 1000, HASH_LOG, NULL, 10.0);
+    if (r->rosout < 0)
+        return r->rosout;
+    r->param_events = endpoint_ex(r, true, &rcl_interfaces_msg_dds__ParameterEvent__desc,
+                                  "rt/parameter_events", BW_ROS2_QOS_DEFAULT, 1000,
+                                  HASH_PARAMETER_EVENT, NULL, 0);
+    if (r->param_events < 0)
+        return r->param_events;
+    for (int sv = 0; sv < NSERVICES; sv++) {
+        char id[96], topic[2 * NAME_MAX_LEN + 64];
+        service_id(n, id, sizeof id);
+        snprintf(topic, sizeof topic, "rq%s/%sRequest", r->node_name, services[sv].name);
+        r->request[sv] = endpoint_ex(r, false, services[sv].request, topic, BW_ROS2_QOS_DEFAULT,
+                                     1000, services[sv].request_hash, id, 0);
+        if (r->request[sv] < 0)
+            return r->request[sv];
+        snprintf(topic, sizeof topic, "rr%s/%sReply", r->node_name, services[sv].name);
+        r->reply[sv] = endpoint_ex(r, true, services[sv].reply, topic, BW_ROS2_QOS_DEFAULT, 1000,
+                                   services[sv].reply_hash, id, 0);
+        if (r->reply[sv] < 0)
+            return r->reply[sv];
+    }
     return 0;
 }
 
@@ -696,6 +1282,57 @@ static geometry_msgs_msg_dds__Quaternion_ yaw_quaternion(double yaw)
 {
     geometry_msgs_msg_dds__Quaternion_ q = { 0, 0, sin(yaw / 2), cos(yaw / 2) };
     return q;
+}
+
+/* The gyro as kobuki_ros gives it: the heading (the odometry's, which the
+ * Kobuki's driver takes from the gyro) and its rate; roll and pitch
+ * unknown, no accelerometer (-1 first: REP 145's "not there"). */
+static void publish_imu(robot_t *r, const bw_base_state_t *st, builtin_interfaces_msg_dds__Time_ stamp)
+{
+    if (!has_topic(r->base, T_IMU) || !(st->t > 0))
+        return;
+    sensor_msgs_msg_dds__Imu_ m;
+    memset(&m, 0, sizeof m);
+    m.header.stamp = stamp;
+    m.header.frame_id = r->base_frame;
+    m.orientation = yaw_quaternion(st->pose.theta);
+    m.angular_velocity.z = st->w;
+    m.orientation_covariance[0] = m.orientation_covariance[4] = 1e6;
+    m.orientation_covariance[8] = 0.05 * 0.05; /* a Kobuki's gyro: a few degrees */
+    m.angular_velocity_covariance[0] = m.angular_velocity_covariance[4] = 1e6;
+    m.angular_velocity_covariance[8] = 0.02 * 0.02;
+    m.linear_acceleration_covariance[0] = -1;
+    out(r, T_IMU, 0, &m, stamp);
+}
+
+/* Each wheel's joint as kobuki_ros and create_robot name them: the angle
+ * its encoder counted since the node first heard it (rad), and its speed
+ * since the last report. */
+static void publish_joints(robot_t *r, const bw_base_state_t *st,
+                           builtin_interfaces_msg_dds__Time_ stamp)
+{
+    if (!has_topic(r->base, T_JOINTS) || !(st->t > 0)) /* (t 0: no frame yet, no counts) */
+        return;
+    static char *names[2] = { "wheel_left_joint", "wheel_right_joint" };
+    double pos[2], vel[2] = { 0, 0 };
+    for (int i = 0; i < 2 && !r->have_joint; i++)
+        r->joint_from[i] = st->encoder[i];
+    for (int i = 0; i < 2; i++) {
+        pos[i] = (double)(st->encoder[i] - r->joint_from[i]) / st->counts_per_m / st->wheel_radius;
+        if (r->have_joint && st->t > r->joint_t)
+            vel[i] = (pos[i] - r->joint_pos[i]) / (st->t - r->joint_t);
+        r->joint_pos[i] = pos[i];
+    }
+    r->joint_t = st->t;
+    r->have_joint = true;
+    sensor_msgs_msg_dds__JointState_ m;
+    memset(&m, 0, sizeof m);
+    m.header.stamp = stamp;
+    m.header.frame_id = "";
+    m.name = (dds_sequence_string){ 2, 2, names, false };
+    m.position = (dds_sequence_double){ 2, 2, pos, false };
+    m.velocity = (dds_sequence_double){ 2, 2, vel, false };
+    out(r, T_JOINTS, 0, &m, stamp);
 }
 
 static void publish_odom(robot_t *r, const bw_base_state_t *st, builtin_interfaces_msg_dds__Time_ stamp)
@@ -830,8 +1467,15 @@ static void publish_events(robot_t *r, const bw_base_state_t *st,
     if (caps & BW_CAP_WHEEL_DROPS)
         publish_mask(r, 2, T_DROP, st->wheel_drops, stamp);
     bw_event_t ev;
-    while (r->node && bw_base_next_event(r->base, &ev) > 0) /* a CDR view is given them */
+    while (r->node && bw_base_next_event(r->base, &ev) > 0) { /* a CDR view is given them */
         publish_event(r, &ev, stamp);
+        if (ev.type == BW_EV_ONLINE)
+            robot_says(r, LOG_INFO, "online: %s", r->url);
+        else if (ev.type == BW_EV_OFFLINE)
+            robot_says(r, LOG_WARN, "offline: nothing heard from %s; the robot stopped", r->url);
+        else if (ev.type == BW_EV_FAULT && ev.on)
+            robot_says(r, LOG_ERROR, "fault 0x%x reported by the robot", ev.mask);
+    }
 }
 
 static void publish_battery(robot_t *r, const bw_base_state_t *st,
@@ -848,7 +1492,7 @@ static void publish_battery(robot_t *r, const bw_base_state_t *st,
     b.charge = st->battery_charge != 0 ? (float)st->battery_charge : NAN;
     b.capacity = st->battery_capacity != 0 ? (float)st->battery_capacity : NAN;
     b.design_capacity = NAN;
-    b.percentage = NAN;
+    b.percentage = st->battery_fraction > 0 ? (float)st->battery_fraction : NAN; /* 0..1 */
     b.temperature = st->battery_temp != 0 ? (float)st->battery_temp : NAN;
     switch (st->charging) { /* POWER_SUPPLY_STATUS_* */
     case BW_CHARGE_DISCHARGING: b.power_supply_status = 2; break;
@@ -940,13 +1584,13 @@ static void take_cmd_vel(robot_t *r, double now)
                 r->node->stats.cmd_vel_ignored++;
                 continue;
             }
-            if (age > r->node->opt.cmd_vel_timeout) {
+            if (age > r->cmd_vel_timeout) {
                 r->node->stats.cmd_vel_stale++;
                 if (r->node->stats.cmd_vel_stale == 1)
-                    node_says(r->node,
-                              "%s: a cmd_vel stamped %.2f s ago refused (older than the %.2f s "
-                              "timeout; is the sender's clock this one's?)",
-                              r->ns, age, r->node->opt.cmd_vel_timeout);
+                    robot_says(r, LOG_WARN,
+                               "a cmd_vel stamped %.2f s ago refused (older than the %.2f s "
+                               "timeout; is the sender's clock this one's?)",
+                               age, r->cmd_vel_timeout);
                 continue;
             }
             r->v = t->linear.x;
@@ -969,6 +1613,8 @@ static void publish_state(robot_t *r, double now)
     if (st->t != r->last_state_t) {
         r->last_state_t = st->t;
         publish_odom(r, st, stamp);
+        publish_imu(r, st, stamp);
+        publish_joints(r, st, stamp);
     }
     publish_ranges(r, st, stamp);
     publish_events(r, st, stamp);
@@ -979,11 +1625,31 @@ static void publish_state(robot_t *r, double now)
     }
 }
 
+/* reset_odometry (std_msgs/msg/Empty), as kobuki_ros and create_robot
+ * take it: the odometry starts again from (0, 0, 0) where the robot is. */
+static void take_reset(robot_t *r)
+{
+    void *samples[4] = { NULL };
+    dds_sample_info_t info[4];
+    int got = dds_take(r->reset, samples, info, 4, 4);
+    bool reset = false;
+    for (int i = 0; i < got; i++)
+        reset = reset || info[i].valid_data;
+    if (got > 0)
+        dds_return_loan(r->reset, samples, got);
+    if (reset) {
+        bw_base_reset_odometry(r->base);
+        r->last_state_t = -1; /* the new pose goes out */
+        robot_says(r, LOG_INFO, "odometry reset to (0, 0, 0)");
+    }
+}
+
 static void step_robot(robot_t *r, double now)
 {
-    bw_ros2_t *n = r->node;
+    serve(r, now);
+    take_reset(r);
     take_cmd_vel(r, now);
-    if (r->have_cmd && now - r->last_cmd <= n->opt.cmd_vel_timeout) {
+    if (r->have_cmd && now - r->last_cmd <= r->cmd_vel_timeout) {
         bw_base_drive(r->base, r->v, r->w, now);
         r->driving = true;
     } else if (r->driving) {
@@ -1028,14 +1694,14 @@ static void watch_publications(bw_ros2_t *n)
                 ros_type_of(type, sizeof type, e->type_name);
                 bool twist = !strcmp(e->type_name, "geometry_msgs::msg::dds_::Twist_");
                 bool stamped = !strcmp(e->type_name, "geometry_msgs::msg::dds_::TwistStamped_");
-                node_says(n,
-                          "%s: a writer of %s on %s/cmd_vel, where this node takes %s: none of "
-                          "its commands are taken%s",
-                          r->ns, type, strcmp(r->ns, "/") ? r->ns : "",
-                          r->stamped ? "geometry_msgs/msg/TwistStamped" : "geometry_msgs/msg/Twist",
-                          twist     ? " (--cmd-vel twist takes them)"
-                          : stamped ? " (--cmd-vel stamped takes them)"
-                                    : "");
+                robot_says(r, LOG_WARN,
+                           "a writer of %s on %s/cmd_vel, where this node takes %s: none of "
+                           "its commands are taken%s",
+                           type, strcmp(r->ns, "/") ? r->ns : "",
+                           r->stamped ? "geometry_msgs/msg/TwistStamped" : "geometry_msgs/msg/Twist",
+                           twist     ? " (--cmd-vel twist or cmd_vel_type twist takes them)"
+                           : stamped ? " (--cmd-vel stamped or cmd_vel_type stamped takes them)"
+                                     : "");
             }
         }
         dds_return_loan(n->publications, samples, got);

@@ -107,6 +107,22 @@ static const char diagnostic_array[] =
     "diagnostic_msgs/KeyValue[] values\n" SEP
     "MSG: diagnostic_msgs/KeyValue\nstring key\nstring value\n";
 
+static const char imu[] =
+    "std_msgs/Header header\n"
+    "geometry_msgs/Quaternion orientation\n"
+    "float64[9] orientation_covariance\n"
+    "geometry_msgs/Vector3 angular_velocity\n"
+    "float64[9] angular_velocity_covariance\n"
+    "geometry_msgs/Vector3 linear_acceleration\n"
+    "float64[9] linear_acceleration_covariance\n" SEP HEADER SEP TIME SEP QUATERNION SEP VECTOR3;
+
+static const char joint_state[] =
+    "std_msgs/Header header\n"
+    "string[] name\n"
+    "float64[] position\n"
+    "float64[] velocity\n"
+    "float64[] effort\n" SEP HEADER SEP TIME;
+
 static const char uint32_msg[] = "uint32 data\n";
 static const char string_msg[] = "string data\n";
 
@@ -121,6 +137,8 @@ const char *bw_ros2_schema(const char *type, bw_ros2_distro_t distro)
         { "diagnostic_msgs/msg/DiagnosticArray", diagnostic_array },
         { "std_msgs/msg/UInt32", uint32_msg },
         { "std_msgs/msg/String", string_msg },
+        { "sensor_msgs/msg/Imu", imu },
+        { "sensor_msgs/msg/JointState", joint_state },
     };
     if (!strcmp(type, "sensor_msgs/msg/Range"))
         return distro == BW_ROS2_HUMBLE ? range_humble : range_jazzy;

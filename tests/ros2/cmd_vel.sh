@@ -124,7 +124,7 @@ grep -q '^matched 0$' "$tmp/twist" && pass "Kilted: the Twist writer matched no 
     fail "Kilted: the Twist writer matched: $(cat "$tmp/twist")"
 told=$(tail -n +$((lines + 1)) "$tmp/node.err")
 case $told in
-"botwire ros2: /robot1: a writer of geometry_msgs/msg/Twist on /robot1/cmd_vel, where this node takes geometry_msgs/msg/TwistStamped: none of its commands are taken (--cmd-vel twist takes them)")
+"botwire ros2: /robot1: a writer of geometry_msgs/msg/Twist on /robot1/cmd_vel, where this node takes geometry_msgs/msg/TwistStamped: none of its commands are taken (--cmd-vel twist or cmd_vel_type twist takes them)")
     pass "Kilted: the node told of the Twist writer in one line, by the end of its 2 s of commands: $told" ;;
 *) fail "Kilted: what the node said of a Twist writer: $told" ;;
 esac
@@ -166,7 +166,7 @@ drive stamped --stamped 0 --hz 10 --unmatched 0.5
 still stamped "Jazzy: a TwistStamped writer" "${x1:-0}"
 told=$(tail -n +$((lines + 1)) "$tmp/node.err")
 case $told in
-"botwire ros2: /robot1: a writer of geometry_msgs/msg/TwistStamped on /robot1/cmd_vel, where this node takes geometry_msgs/msg/Twist: none of its commands are taken (--cmd-vel stamped takes them)")
+"botwire ros2: /robot1: a writer of geometry_msgs/msg/TwistStamped on /robot1/cmd_vel, where this node takes geometry_msgs/msg/Twist: none of its commands are taken (--cmd-vel stamped or cmd_vel_type stamped takes them)")
     pass "Jazzy: the node told of the TwistStamped writer: $told" ;;
 *) fail "Jazzy: what the node said of a TwistStamped writer: $told" ;;
 esac

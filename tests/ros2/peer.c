@@ -218,7 +218,7 @@ static unsigned ndrive;
  * a match after unmatched_after s of odometry (< 0: never; a writer of the
  * type the node does not take is never matched). */
 static bool cmd_stamped;
-static double cmd_age, cmd_period = 0.05, unmatched_after = -1;
+static double cmd_age, cmd_period = 0.05, unmatched_after = -1, cmd_w;
 
 static void send_cmd(dds_entity_t cmd, double v)
 {
@@ -226,6 +226,7 @@ static void send_cmd(dds_entity_t cmd, double v)
         geometry_msgs_msg_dds__Twist_ t;
         memset(&t, 0, sizeof t);
         t.linear.x = v;
+        t.angular.z = v != 0 ? cmd_w : 0;
         dds_write(cmd, &t);
         return;
     }
@@ -238,6 +239,7 @@ static void send_cmd(dds_entity_t cmd, double v)
         t.header.stamp.nanosec = (uint32_t)((at - floor(at)) * 1e9);
     }
     t.twist.linear.x = v;
+    t.twist.angular.z = v != 0 ? cmd_w : 0;
     dds_write(cmd, &t);
 }
 
@@ -634,8 +636,415 @@ static int nodes(double seconds, bool humble, const char *ranges_ns, const char 
     return nwho ? 0 : 1;
 }
 
+/* ---- a ROS 2 client of the node's parameter services, /rosout, events ---- */
+
+/* One value as `ros2 param get` would show it. */
+static void print_value(const char *name, const rcl_interfaces_msg_dds__ParameterValue_ *v)
+{
+    switch (v->type) {
+    case 1: printf("value %s bool %s\n", name, v->bool_value ? "true" : "false"); break;
+    case 2: printf("value %s integer %lld\n", name, (long long)v->integer_value); break;
+    case 3: printf("value %s double %.6g\n", name, v->double_value); break;
+    case 4: printf("value %s string %s\n", name, v->string_value ? v->string_value : ""); break;
+    default: printf("value %s type %u\n", name, v->type); break;
+    }
+}
+
+/* The serviceid= values of what e (a writer: its matched readers; a
+ * reader: its matched writers) is matched with, into ids (8 at most). */
+static size_t matched_ids(dds_entity_t e, bool writer, char ids[8][128])
+{
+    dds_instance_handle_t h[8];
+    int n = writer ? dds_get_matched_subscriptions(e, h, 8) : dds_get_matched_publications(e, h, 8);
+    size_t k = 0;
+    for (int i = 0; i < n && i < 8; i++) {
+        dds_builtintopic_endpoint_t *ep = writer ? dds_get_matched_subscription_data(e, h[i])
+                                                 : dds_get_matched_publication_data(e, h[i]);
+        void *data = NULL;
+        size_t len = 0;
+        ids[k][0] = 0;
+        if (ep && dds_qget_userdata(ep->qos, &data, &len) && data) {
+            const char *u = data, *at = NULL;
+            for (size_t j = 0; j + 10 <= len && !at; j++)
+                if (!memcmp(u + j, "serviceid=", 10))
+                    at = u + j + 10;
+            size_t m = 0;
+            while (at && at + m < u + len && at[m] != ';' && m + 1 < 128)
+                m++;
+            memcpy(ids[k], at ? at : "", m);
+            ids[k][m] = 0;
+        }
+        dds_free(data);
+        if (ep)
+            dds_builtintopic_free_endpoint(ep);
+        k++;
+    }
+    return k;
+}
+
+/* A request to NODE's SERVICE as rmw_cyclonedds's client sends it: a
+ * request writer on rq<NODE>/<SERVICE>Request and a reply reader on
+ * rr<NODE>/<SERVICE>Reply, both with USER_DATA clientid=...;, the request
+ * once both are matched (what rclcpp's wait_for_service waits for), its
+ * header this client's id and sequence number; the reply is the one that
+ * echoes them. 0 and the reply handed to `show`, or 1 (said why). */
+static int call(dds_entity_t pp, const char *node, const char *service,
+                const dds_topic_descriptor_t *rq, const dds_topic_descriptor_t *rr, void *request,
+                const char *names[], void (*show)(const void *reply, const char *names[]))
+{
+    static const uint64_t client = 0x0102030405060708ull;
+    static int64_t seq;
+    char topic[512];
+    /* rclcpp's parameter client QoS (reliable, volatile, keep last 1000) */
+    static const char id[] = "clientid= 1.2.3.4.5.6.7.8.9.a.b.c.0.0.0.1;";
+    dds_qos_t *wq = qos(true, false, 1000), *rq_ = qos(true, false, 1000);
+    dds_qset_userdata(wq, id, sizeof id - 1);
+    dds_qset_userdata(rq_, id, sizeof id - 1);
+    snprintf(topic, sizeof topic, "rq%s/%sRequest", node, service);
+    dds_entity_t w = endpoint(pp, true, rq, topic, wq);
+    snprintf(topic, sizeof topic, "rr%s/%sReply", node, service);
+    dds_entity_t r = endpoint(pp, false, rr, topic, rq_);
+    double until = mono() + 30; /* only a node that never answers takes them */
+    for (;;) {
+        /* available as rmw_cyclonedds's client judges it
+         * (check_for_service_reader_writer): a matched request reader and
+         * a matched reply writer with the same serviceid= */
+        char rid[8][128], wid[8][128];
+        size_t nr = matched_ids(w, true, rid), nw = matched_ids(r, false, wid);
+        bool available = false;
+        for (size_t i = 0; i < nr; i++)
+            for (size_t j = 0; j < nw; j++)
+                available = available || (rid[i][0] && !strcmp(rid[i], wid[j]));
+        if (available)
+            break;
+        if (mono() > until) {
+            printf("no %s%s service\n", node, service);
+            return 1;
+        }
+        dds_sleepfor(DDS_MSECS(10));
+    }
+    uint64_t *head = request;
+    head[0] = client;
+    ((int64_t *)request)[1] = ++seq;
+    dds_write(w, request);
+    while (mono() < until) {
+        void *samples[4] = { NULL };
+        dds_sample_info_t info[4];
+        int got = dds_take(r, samples, info, 4, 4);
+        bool done = false;
+        for (int i = 0; i < got; i++) {
+            const uint64_t *h = samples[i];
+            if (info[i].valid_data && h[0] == client && (int64_t)h[1] == seq) {
+                show(samples[i], names);
+                done = true;
+            }
+        }
+        if (got > 0)
+            dds_return_loan(r, samples, got);
+        if (done) {
+            dds_delete(w);
+            dds_delete(r);
+            return 0;
+        }
+        dds_sleepfor(DDS_MSECS(5));
+    }
+    printf("no answer from %s%s\n", node, service);
+    return 1;
+}
+
+static void show_list(const void *reply, const char *names[])
+{
+    (void)names;
+    const rcl_interfaces_srv_dds__ListParameters_Response_ *a = reply;
+    printf("names");
+    for (uint32_t i = 0; i < a->result.names._length; i++)
+        printf(" %s", a->result.names._buffer[i]);
+    printf("\n");
+}
+
+static void show_get(const void *reply, const char *names[])
+{
+    const rcl_interfaces_srv_dds__GetParameters_Response_ *a = reply;
+    if (a->values._length == 0)
+        printf("values none\n");
+    for (uint32_t i = 0; i < a->values._length; i++)
+        print_value(names[i], &a->values._buffer[i]);
+}
+
+static void show_set(const void *reply, const char *names[])
+{
+    const rcl_interfaces_srv_dds__SetParameters_Response_ *a = reply;
+    for (uint32_t i = 0; i < a->results._length; i++)
+        printf("set %s %s%s\n", names[i], a->results._buffer[i].successful ? "ok" : "refused: ",
+               a->results._buffer[i].successful ? "" : a->results._buffer[i].reason);
+}
+
+/* param NODE list | get NAME... | set NAME TYPE VALUE */
+static int param(int argc, char **argv)
+{
+    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
+    if (pp < 0)
+        return 2;
+    const char *node = argv[2], *what = argv[3];
+    int status = 2;
+    if (!strcmp(what, "list")) {
+        rcl_interfaces_srv_dds__ListParameters_Request_ q;
+        memset(&q, 0, sizeof q);
+        status = call(pp, node, "list_parameters",
+                      &rcl_interfaces_srv_dds__ListParameters_Request__desc,
+                      &rcl_interfaces_srv_dds__ListParameters_Response__desc, &q, NULL, show_list);
+    } else if (!strcmp(what, "get") && argc > 4) {
+        rcl_interfaces_srv_dds__GetParameters_Request_ q;
+        memset(&q, 0, sizeof q);
+        q.names._length = q.names._maximum = (uint32_t)(argc - 4);
+        q.names._buffer = argv + 4;
+        status = call(pp, node, "get_parameters", &rcl_interfaces_srv_dds__GetParameters_Request__desc,
+                      &rcl_interfaces_srv_dds__GetParameters_Response__desc, &q,
+                      (const char **)(argv + 4), show_get);
+    } else if (!strcmp(what, "set") && argc == 7) {
+        rcl_interfaces_msg_dds__Parameter_ p;
+        memset(&p, 0, sizeof p);
+        p.name = argv[4];
+        p.value.string_value = "";
+        const char *type = argv[5], *value = argv[6];
+        if (!strcmp(type, "double"))
+            p.value.type = 3, p.value.double_value = atof(value);
+        else if (!strcmp(type, "integer"))
+            p.value.type = 2, p.value.integer_value = atoll(value);
+        else if (!strcmp(type, "bool"))
+            p.value.type = 1, p.value.bool_value = !strcmp(value, "true");
+        else
+            p.value.type = 4, p.value.string_value = argv[6];
+        rcl_interfaces_srv_dds__SetParameters_Request_ q;
+        memset(&q, 0, sizeof q);
+        q.parameters._length = q.parameters._maximum = 1;
+        q.parameters._buffer = &p;
+        status = call(pp, node, "set_parameters", &rcl_interfaces_srv_dds__SetParameters_Request__desc,
+                      &rcl_interfaces_srv_dds__SetParameters_Response__desc, &q,
+                      (const char **)(argv + 4), show_set);
+    }
+    fflush(stdout);
+    dds_delete(pp);
+    return status;
+}
+
+/* rosout SECONDS [--until TEXT]: rt/rosout as `ros2 topic echo /rosout`
+ * reads it with rcl's QoS (reliable, transient local, keep last 1000): a
+ * reader that joins late gets what the node's writer keeps. A line "log
+ * LEVEL NAME MSG" each; ends once a MSG holds TEXT. Either says
+ * "listening" first, once a writer is matched. events SECONDS
+ * [--until NAME]: rt/parameter_events, "event NODE new|changed NAME TYPE
+ * VALUE" each; ends once NAME changed. */
+static int listen(const char *what, double seconds, const char *until)
+{
+    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
+    if (pp < 0)
+        return 2;
+    bool logs = !strcmp(what, "rosout");
+    dds_entity_t r = logs ? endpoint(pp, false, &rcl_interfaces_msg_dds__Log__desc, "rt/rosout",
+                                     qos(true, true, 1000))
+                          : endpoint(pp, false, &rcl_interfaces_msg_dds__ParameterEvent__desc,
+                                     "rt/parameter_events", qos(true, false, 1000));
+    /* "listening" once a writer is matched: what it writes from then on
+     * reaches this reader */
+    double end = mono() + seconds;
+    dds_subscription_matched_status_t sm;
+    while (mono() < end && !(dds_get_subscription_matched_status(r, &sm) == 0 && sm.current_count > 0))
+        dds_sleepfor(DDS_MSECS(5));
+    printf("listening\n");
+    fflush(stdout);
+    bool found = false;
+    while (!found && mono() < end) {
+        void *samples[16] = { NULL };
+        dds_sample_info_t info[16];
+        int got = dds_take(r, samples, info, 16, 16);
+        for (int i = 0; i < got; i++) {
+            if (!info[i].valid_data)
+                continue;
+            if (logs) {
+                const rcl_interfaces_msg_dds__Log_ *m = samples[i];
+                printf("log %u %s %s\n", m->level, m->name, m->msg);
+                found = found || (until && strstr(m->msg, until));
+                continue;
+            }
+            const rcl_interfaces_msg_dds__ParameterEvent_ *e = samples[i];
+            for (int k = 0; k < 2; k++) {
+                const dds_sequence_rcl_interfaces_msg_dds__Parameter_ *ps =
+                    k ? &e->changed_parameters : &e->new_parameters;
+                for (uint32_t j = 0; j < ps->_length; j++) {
+                    printf("event %s %s ", e->node, k ? "changed" : "new");
+                    print_value(ps->_buffer[j].name, &ps->_buffer[j].value);
+                    found = found || (k && until && !strcmp(ps->_buffer[j].name, until));
+                }
+            }
+        }
+        if (got > 0)
+            dds_return_loan(r, samples, got);
+        fflush(stdout);
+        dds_sleepfor(DDS_MSECS(10));
+    }
+    dds_delete(pp);
+    return found || !until ? 0 : 1;
+}
+
+/* tf COUNT TOPIC...: reads each TOPIC (a TFMessage topic, "rt/robot1/tf")
+ * as tf2_ros's listener does until the first has had COUNT messages (30 s
+ * at most); prints "tf TOPIC N FRAME CHILD" each: how many came, and the
+ * last transform's frames. */
+static int tf_topics(int count, int argc, char **argv)
+{
+    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
+    if (pp < 0 || argc > 8)
+        return 2;
+    dds_entity_t r[8];
+    int n[8] = { 0 };
+    char frame[8][128] = { { 0 } }, child[8][128] = { { 0 } };
+    for (int i = 0; i < argc; i++)
+        r[i] = endpoint(pp, false, &tf2_msgs_msg_dds__TFMessage__desc, argv[i], qos(true, false, 100));
+    double end = mono() + 30;
+    while (n[0] < count && mono() < end) {
+        for (int i = 0; i < argc; i++) {
+            void *samples[16] = { NULL };
+            dds_sample_info_t info[16];
+            int got = dds_take(r[i], samples, info, 16, 16);
+            for (int k = 0; k < got; k++) {
+                const tf2_msgs_msg_dds__TFMessage_ *m = samples[k];
+                if (!info[k].valid_data || m->transforms._length == 0)
+                    continue;
+                n[i]++;
+                snprintf(frame[i], sizeof frame[i], "%s", m->transforms._buffer[0].header.frame_id);
+                snprintf(child[i], sizeof child[i], "%s", m->transforms._buffer[0].child_frame_id);
+            }
+            if (got > 0)
+                dds_return_loan(r[i], samples, got);
+        }
+        dds_sleepfor(DDS_MSECS(5));
+    }
+    for (int i = 0; i < argc; i++)
+        printf("tf %s %d %s %s\n", argv[i], n[i], n[i] ? frame[i] : "-", n[i] ? child[i] : "-");
+    dds_delete(pp);
+    return n[0] >= count ? 0 : 1;
+}
+
+/* sensors SECONDS NS: rt/NS/imu, rt/NS/joint_states and rt/NS/battery as
+ * their ROS 2 readers take them, for SECONDS once the battery has come (30
+ * s at most before); the last of each: "imu FRAME YAW RATE COV_YAW ACC0",
+ * "joints NAME0 NAME1 POS0 POS1 VEL0 VEL1", "battery V PERCENTAGE
+ * STATUS"; "none imu" (...) for what never came. reset NS: one
+ * std_msgs/msg/Empty on rt/NS/reset_odometry once the node's reader is
+ * matched, then the pose of the first odometry stamped after it: "reset X
+ * Y YAW". */
+static int sensors(double seconds, const char *ns, bool reset)
+{
+    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
+    if (pp < 0)
+        return 2;
+    char name[256];
+    if (reset) {
+        snprintf(name, sizeof name, "rt/%s/reset_odometry", ns);
+        dds_entity_t w = endpoint(pp, true, &std_msgs_msg_dds__Empty__desc, name, qos(true, false, 10));
+        snprintf(name, sizeof name, "rt/%s/odom", ns);
+        dds_entity_t o = endpoint(pp, false, &nav_msgs_msg_dds__Odometry__desc, name, qos(true, false, 10));
+        double end = mono() + 30;
+        dds_publication_matched_status_t pm;
+        while (mono() < end && !(dds_get_publication_matched_status(w, &pm) == 0 && pm.current_count > 0))
+            dds_sleepfor(DDS_MSECS(5));
+        std_msgs_msg_dds__Empty_ e = { 0 };
+        double sent = realtime();
+        dds_write(w, &e);
+        while (mono() < end) {
+            void *s[8] = { NULL };
+            dds_sample_info_t info[8];
+            int got = dds_take(o, s, info, 8, 8);
+            for (int i = 0; i < got; i++) {
+                const nav_msgs_msg_dds__Odometry_ *m = s[i];
+                /* a cycle after the reset went out: the node has taken it */
+                if (info[i].valid_data && stamp_of(&m->header.stamp) > sent + 0.05) {
+                    const geometry_msgs_msg_dds__Quaternion_ *q = &m->pose.pose.orientation;
+                    printf("reset %.4f %.4f %.4f\n", m->pose.pose.position.x,
+                           m->pose.pose.position.y, 2 * atan2(q->z, q->w));
+                    dds_return_loan(o, s, got);
+                    dds_delete(pp);
+                    return 0;
+                }
+            }
+            if (got > 0)
+                dds_return_loan(o, s, got);
+            dds_sleepfor(DDS_MSECS(5));
+        }
+        printf("reset none\n");
+        dds_delete(pp);
+        return 1;
+    }
+    const dds_topic_descriptor_t *d[3] = { &sensor_msgs_msg_dds__Imu__desc,
+                                           &sensor_msgs_msg_dds__JointState__desc,
+                                           &sensor_msgs_msg_dds__BatteryState__desc };
+    const char *topic[3] = { "imu", "joint_states", "battery" };
+    dds_entity_t r[3];
+    char line[3][512];
+    bool have[3] = { false, false, false };
+    for (int k = 0; k < 3; k++) {
+        snprintf(name, sizeof name, "rt/%s/%s", ns, topic[k]);
+        r[k] = endpoint(pp, false, d[k], name, qos(true, false, 10));
+    }
+    double end = mono() + 30, first = -1;
+    while (mono() < end && (first < 0 || mono() < first + seconds)) {
+        for (int k = 0; k < 3; k++) {
+            void *s[16] = { NULL };
+            dds_sample_info_t info[16];
+            int got = dds_take(r[k], s, info, 16, 16);
+            for (int i = 0; i < got; i++) {
+                if (!info[i].valid_data)
+                    continue;
+                have[k] = true;
+                if (k == 0) {
+                    const sensor_msgs_msg_dds__Imu_ *m = s[i];
+                    snprintf(line[k], sizeof line[k], "imu %s %.4f %.4f %g %g", m->header.frame_id,
+                             2 * atan2(m->orientation.z, m->orientation.w), m->angular_velocity.z,
+                             m->orientation_covariance[8], m->linear_acceleration_covariance[0]);
+                } else if (k == 1) {
+                    const sensor_msgs_msg_dds__JointState_ *m = s[i];
+                    if (m->name._length == 2 && m->position._length == 2 && m->velocity._length == 2)
+                        snprintf(line[k], sizeof line[k], "joints %s %s %.4f %.4f %.4f %.4f",
+                                 m->name._buffer[0], m->name._buffer[1], m->position._buffer[0],
+                                 m->position._buffer[1], m->velocity._buffer[0],
+                                 m->velocity._buffer[1]);
+                    else
+                        snprintf(line[k], sizeof line[k], "joints malformed");
+                } else {
+                    const sensor_msgs_msg_dds__BatteryState_ *m = s[i];
+                    snprintf(line[k], sizeof line[k], "battery %.2f %.4f %u", m->voltage,
+                             m->percentage, m->power_supply_status);
+                }
+            }
+            if (got > 0)
+                dds_return_loan(r[k], s, got);
+        }
+        /* the battery comes each diagnostic period, imu and joints with
+         * every odometry: SECONDS past the battery, the others have come
+         * if they ever do */
+        if (first < 0 && have[2])
+            first = mono();
+        dds_sleepfor(DDS_MSECS(5));
+    }
+    for (int k = 0; k < 3; k++)
+        printf("%s\n", have[k] ? line[k] : k == 0 ? "none imu" : k == 1 ? "none joints" : "none battery");
+    dds_delete(pp);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && !strcmp(argv[1], "sensors"))
+        return sensors(atof(argv[2]), argv[3], false);
+    if (argc >= 3 && !strcmp(argv[1], "reset"))
+        return sensors(0, argv[2], true);
+    if (argc >= 4 && !strcmp(argv[1], "tf"))
+        return tf_topics(atoi(argv[2]), argc - 3, argv + 3);
+    if (argc >= 4 && !strcmp(argv[1], "param"))
+        return param(argc, argv);
+    if (argc >= 3 && (!strcmp(argv[1], "rosout") || !strcmp(argv[1], "events")))
+        return listen(argv[1], atof(argv[2]), argc >= 5 && !strcmp(argv[3], "--until") ? argv[4] : NULL);
     if (argc >= 3 && !strcmp(argv[1], "nodes")) {
         bool humble = false, matched = false;
         const char *ranges = NULL, *until = NULL;
@@ -667,6 +1076,8 @@ int main(int argc, char **argv)
                 cmd_stamped = true;
                 i++;
                 cmd_age = !strcmp(argv[i], "zero") ? NAN : atof(argv[i]);
+            } else if (!strcmp(argv[i], "--w") && i + 1 < argc) {
+                cmd_w = atof(argv[++i]);
             } else if (!strcmp(argv[i], "--hz") && i + 1 < argc) {
                 cmd_period = 1 / atof(argv[++i]);
             } else if (!strcmp(argv[i], "--unmatched") && i + 1 < argc) {
@@ -689,6 +1100,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: ros2_peer watch SECONDS NS... [--drive NS V D [--fall-silent] "
                     "[--stamped AGE|zero] [--hz HZ] [--unmatched S]] "
                     "[--end-when-silent S] [--until-offline NS] | "
-                    "nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched]\n");
+                    "nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched] | "
+                    "param NODE list|get NAME...|set NAME TYPE VALUE | "
+                    "rosout|events SECONDS [--until TEXT] | tf COUNT TOPIC...\n");
     return 2;
 }

@@ -26,10 +26,13 @@ hi=$((lo + 249))
 # $tmp/NAME.txt. Waited for, not timed: the capture live (a datagram of
 # the test's own into the ports shows in it: "Capturing on" comes before
 # the capture does), and each peer ends once it has the node with all its
-# endpoints in ros_discovery_info (1 reader, 25 writers on sim:p2os) and a
+# endpoints in ros_discovery_info (8 readers, 33 writers on sim:p2os) and a
 # reading from each of its 16 sonars, the last writers the node makes:
 # their discovery data has been on the wire by then, and the others' before
 # it. 60 s only catch a node that is never heard.
+# (A Pioneer's readers and writers; a Kobuki has no sonars, but imu and
+# joint_states: `until` and `ranges` say so before its capture.)
+until="8 33" ranges="--ranges robot1"
 capture() {
     name=$1 layout=
     [ "$2" = humble ] && layout=--humble
@@ -53,11 +56,11 @@ socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"probe", ("127.0.0.1", 
     exec 5<&-
     "$@" >"$tmp/$name.node" 2>&1 &
     run=$!
-    "$peer" nodes 60 $layout --ranges robot1 --until "node /robot1 botwire 1 25" >"$tmp/$name.nodes" 2>&1
+    "$peer" nodes 60 $layout $ranges --until "node /robot1 botwire $until" >"$tmp/$name.nodes" 2>&1
     # A second peer, once the node is up: a participant that joins late is
     # sent every endpoint's discovery data at once, whatever the first one
     # saw while the node was starting.
-    "$peer" nodes 60 $layout --ranges robot1 --until "node /robot1 botwire 1 25" >/dev/null 2>&1
+    "$peer" nodes 60 $layout $ranges --until "node /robot1 botwire $until" >/dev/null 2>&1
     kill -INT "$run"
     wait "$run"
     kill -INT "$cap"
@@ -98,6 +101,21 @@ rt/robot1/events std_msgs::msg::dds_::String_
 rt/robot1/battery sensor_msgs::msg::dds_::BatteryState_
 rt/diagnostics diagnostic_msgs::msg::dds_::DiagnosticArray_
 ros_discovery_info rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_
+rt/rosout rcl_interfaces::msg::dds_::Log_
+rt/robot1/reset_odometry std_msgs::msg::dds_::Empty_
+rt/parameter_events rcl_interfaces::msg::dds_::ParameterEvent_
+rq/robot1/botwire/list_parametersRequest rcl_interfaces::srv::dds_::ListParameters_Request_
+rr/robot1/botwire/list_parametersReply rcl_interfaces::srv::dds_::ListParameters_Response_
+rq/robot1/botwire/get_parametersRequest rcl_interfaces::srv::dds_::GetParameters_Request_
+rr/robot1/botwire/get_parametersReply rcl_interfaces::srv::dds_::GetParameters_Response_
+rq/robot1/botwire/get_parameter_typesRequest rcl_interfaces::srv::dds_::GetParameterTypes_Request_
+rr/robot1/botwire/get_parameter_typesReply rcl_interfaces::srv::dds_::GetParameterTypes_Response_
+rq/robot1/botwire/describe_parametersRequest rcl_interfaces::srv::dds_::DescribeParameters_Request_
+rr/robot1/botwire/describe_parametersReply rcl_interfaces::srv::dds_::DescribeParameters_Response_
+rq/robot1/botwire/set_parametersRequest rcl_interfaces::srv::dds_::SetParameters_Request_
+rr/robot1/botwire/set_parametersReply rcl_interfaces::srv::dds_::SetParameters_Response_
+rq/robot1/botwire/set_parameters_atomicallyRequest rcl_interfaces::srv::dds_::SetParametersAtomically_Request_
+rr/robot1/botwire/set_parameters_atomicallyReply rcl_interfaces::srv::dds_::SetParametersAtomically_Response_
 EOF
 # USER_DATA as tshark shows it: the bytes in hex.
 hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
@@ -107,6 +125,24 @@ grep -q "userData: $(hex 'enclave=/;')$" "$tmp/jazzy.txt" &&
 # (tshark shows a long USER_DATA's first 36 bytes: 20 hex digits of the hash)
 grep -q "userData: $(hex 'typehash=RIHS01_3cc97dc7fb7502f87144')" "$tmp/jazzy.txt" &&
     pass "Jazzy: odom's writer carries Odometry's type hash" || fail "no Odometry type hash on the wire"
+# /rosout's and /parameter_events' writers: their types' hashes, computed
+# here from the definitions (tests/ros2/rihs01.py).
+for t in rcl_interfaces/msg/Log rcl_interfaces/msg/ParameterEvent; do
+    h=$(/usr/bin/python3 "$(dirname "$0")/rihs01.py" "$t" | cut -d' ' -f2)
+    grep -q "userData: $(hex "typehash=$(echo "$h" | cut -c1-27)")" "$tmp/jazzy.txt" &&
+        pass "Jazzy: $t's writer carries its type hash, $h" || fail "no $t type hash ${h:-?} on the wire"
+done
+# A service's request reader and reply writer carry serviceid=...; before
+# their type hash, as rmw_cyclonedds's: six services, a pair each, twelve
+# endpoints. (That the two of a pair carry one id, which a client needs to
+# hold the service available, ros2_params's client checks: tshark shows
+# the first 36 bytes alone.)
+ids=$(awk '/^ *topic: /{ t = $2 } /^ *userData: /{ u = $2 }
+    /PID_SENTINEL/ { if (t ~ /^r[qr]\/robot1\/botwire\//) print t, substr(u, 1, 20); t = u = "" }' "$tmp/jazzy.txt" | sort -u)
+pairs=$(echo "$ids" | awk '{ sub(/Request$|Reply$/, "", $1); sub(/^r[qr]/, "", $1); print $1, $2 }' | sort | uniq -c | awk '$1 == 2' | wc -l)
+[ "$(echo "$ids" | grep -c "$(hex 'serviceid=')")" = 12 ] && [ "$pairs" = 6 ] &&
+    pass "Jazzy: the six parameter services' request readers and reply writers carry serviceid=" ||
+    fail "service ids on the wire: $ids"
 
 # xcdr1_only FILE: no endpoint in FILE offers XCDR2 (the peer's offer
 # XCDR1 alone, so whatever does is the node's). Cyclone leaves
@@ -131,6 +167,27 @@ grep -q "userData: $(hex "typehash=$(echo "$stamped" | cut -c1-27)")" "$tmp/kilt
     fail "no TwistStamped type hash ${stamped:-?} on the wire"
 xcdr1_only "$tmp/kilted.txt" && pass "Kilted: XCDR1 alone on every endpoint" ||
     fail "Kilted: an endpoint offers XCDR2"
+
+# A Kobuki: imu, joint_states and reset_odometry, their types' hashes
+# computed here from their definitions.
+until="8 19" ranges=
+capture kobuki jazzy "$bw" ros2 sim:kobuki --ns robot1 --distro jazzy
+while read -r topic type; do
+    has "$tmp/kobuki.txt" "$topic" "$type" && pass "on the wire: $topic as $type" ||
+        fail "not on the wire: $topic as $type"
+done <<'EOF'
+rt/robot1/imu sensor_msgs::msg::dds_::Imu_
+rt/robot1/joint_states sensor_msgs::msg::dds_::JointState_
+rt/robot1/reset_odometry std_msgs::msg::dds_::Empty_
+EOF
+for t in sensor_msgs/msg/Imu sensor_msgs/msg/JointState std_msgs/msg/Empty; do
+    h=$(/usr/bin/python3 "$(dirname "$0")/rihs01.py" "$t" | cut -d' ' -f2)
+    grep -q "userData: $(hex "typehash=$(echo "$h" | cut -c1-27)")" "$tmp/kobuki.txt" &&
+        pass "a Kobuki: $t carries its type hash, $h" || fail "no $t type hash ${h:-?} on the wire"
+done
+xcdr1_only "$tmp/kobuki.txt" && pass "a Kobuki: XCDR1 alone on every endpoint" ||
+    fail "a Kobuki: an endpoint offers XCDR2"
+until="8 33" ranges="--ranges robot1"
 
 capture humble humble "$bw" ros2 sim:p2os --ns robot1 --humble
 has "$tmp/humble.txt" rt/robot1/range/0 sensor_msgs::msg::dds_::Range_ &&

@@ -115,6 +115,7 @@ static int init(bw_base_t *b, const bw_url_t *url, char *err, size_t errlen)
          * wheel (the Create 2 OI). A Create 1 reports mm and degrees only. */
         b->caps |= BW_CAP_ENCODERS;
         b->st.counts_per_m = BW_CREATE2_COUNTS_PER_TURN / (BW_PI * BW_CREATE2_WHEEL_DIAMETER_M);
+        b->st.wheel_radius = BW_CREATE2_WHEEL_DIAMETER_M / 2;
     }
     return 0;
 }

@@ -227,6 +227,9 @@ void bw_create_to_state(bw_base_state_t *st, const bw_create_sensors_t *s, uint3
     st->battery_current = s->current / 1000.0;
     st->battery_charge = s->battery_charge / 1000.0;
     st->battery_capacity = s->battery_capacity / 1000.0;
+    st->battery_fraction = s->battery_capacity > 0
+                               ? fmin(1, (double)s->battery_charge / s->battery_capacity)
+                               : 0;
     st->battery_temp = s->battery_temp;
     st->charge_sources = ((s->charging_sources & BW_CREATE_SOURCE_INTERNAL) ? BW_SOURCE_INTERNAL : 0u) |
                          ((s->charging_sources & BW_CREATE_SOURCE_HOME_BASE) ? BW_SOURCE_DOCK : 0u);

@@ -106,6 +106,7 @@ static void on_open(bw_base_t *b, double now)
      * frame. */
     k->gpo_again = k->gpo_set;
     b->st.counts_per_m = 1.0 / BW_KOBUKI_M_PER_TICK;
+    b->st.wheel_radius = BW_KOBUKI_WHEEL_RADIUS_M;
     b->st.nbump_switches = 3;
     request_versions(b, now);
 }
@@ -119,6 +120,14 @@ static void send_command(bw_base_t *b, double now)
 }
 
 static void on_drive(bw_base_t *b, double now) { send_command(b, now); }
+
+/* The pose went back to 0: the heading goes on from 0 (the gyro's is the
+ * heading plus the offset). */
+static void reset_pose(bw_base_t *b, double old_theta)
+{
+    kobuki_drv_t *k = D(b);
+    k->gyro_offset = bw_angle_norm(k->gyro_offset + old_theta);
+}
 
 static size_t stop_bytes(const bw_base_t *b, uint8_t *buf, size_t cap)
 {
@@ -292,6 +301,10 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
                       ((core.wheel_drop & BW_KOBUKI_WHEEL_DROP_RIGHT) ? BW_DROP_RIGHT : 0u);
     st->buttons = core.button;
     st->battery = core.battery / 10.0;
+    st->battery_fraction =
+        st->battery > 0 ? fmax(0, fmin(1, (st->battery - BW_KOBUKI_BATTERY_EMPTY_V) /
+                                              (BW_KOBUKI_BATTERY_FULL_V - BW_KOBUKI_BATTERY_EMPTY_V)))
+                        : 0;
     st->charging = charge_state(core.charger);
     st->stalled = core.overcurrent != 0;
 
@@ -477,6 +490,7 @@ const bw_driver_ops_t bw_kobuki_driver_ops = {
     .on_drive = on_drive,
     .stop_bytes = stop_bytes,
     .on_close = NULL,
+    .reset_pose = reset_pose,
     .next_deadline = NULL,
     .led = led,
     .sound = sound,

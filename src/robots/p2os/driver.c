@@ -390,6 +390,14 @@ static double next_deadline(const bw_base_t *b)
     return fmin(watch, p->last_send + PULSE_IDLE);
 }
 
+/* The pose went back to 0: the heading goes on from 0 (the robot's own
+ * is the heading less the rotation between the two). */
+static void reset_pose(bw_base_t *b, double old_theta)
+{
+    p2os_drv_t *p = D(b);
+    p->rot = bw_angle_norm(p->rot - old_theta);
+}
+
 static size_t stop_bytes(const bw_base_t *b, uint8_t *buf, size_t cap)
 {
     (void)b;
@@ -436,6 +444,7 @@ const bw_driver_ops_t bw_p2os_driver_ops = {
     .on_tick = on_tick,
     .on_drive = on_drive,
     .stop_bytes = stop_bytes,
+    .reset_pose = reset_pose,
     .on_close = on_close,
     .next_deadline = next_deadline,
 };
