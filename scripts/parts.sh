@@ -28,7 +28,7 @@ parts_optional="firmware ros ros2 view fuzz python"
 # Foxglove's MCAP readers, its WebSocket client); a node that came with its
 # own npm (NodeSource's, which conflicts with Debian's npm) is used as it is.
 pkgs_core="cmake make gcc clang libclang-rt-14-dev llvm pkg-config binutils libcmocka-dev
-           libjansson-dev libzstd-dev liblz4-dev zlib1g-dev help2man librsvg2-bin
+           libjansson-dev libzstd-dev liblz4-dev zlib1g-dev help2man librsvg2-bin python3-yaml
            $(command -v npm >/dev/null 2>&1 || echo nodejs npm)"
 pkgs_firmware="gcc-avr avr-libc binutils-avr gcc-arm-none-eabi libnewlib-arm-none-eabi
                libsimavr-dev"
@@ -48,7 +48,7 @@ needs_core="cmd:cmake:cmake cmd:make:make cmd:gcc:gcc cmd:clang:clang cmd:clang+
             cmd:bash:bash cmd:rsvg-convert:librsvg2-bin file:/usr/include/cmocka.h:libcmocka-dev
             file:/usr/include/jansson.h:libjansson-dev file:/usr/include/zstd.h:libzstd-dev
             file:/usr/include/lz4frame.h:liblz4-dev file:/usr/include/zlib.h:zlib1g-dev
-            cmd:node:nodejs cmd:npm:npm"
+            cmd:node:nodejs cmd:npm:npm py:yaml:python3-yaml"
 needs_firmware="cmd:avr-gcc:gcc-avr cmd:avr-objcopy:binutils-avr cmd:avr-size:binutils-avr
                 cmd:arm-none-eabi-gcc:gcc-arm-none-eabi
                 file:/usr/lib/avr/include/avr/io.h:avr-libc

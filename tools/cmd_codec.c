@@ -3,10 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "botwire/json.h"
+#include "botwire/wire.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -57,6 +60,39 @@ static void said(const char *text, void *ctx)
                 strncmp(text, "offset ", 7) == 0 ? "" : "line ");
 }
 
+/* The family a record names in its opening bytes (a JSON Lines record's
+ * header line, an MCAP record's "botwire" metadata), into out; false if
+ * these bytes are no record's opening. */
+static bool record_family(const uint8_t *d, size_t n, char *out, size_t cap)
+{
+    static const uint8_t magic[8] = { 0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n' };
+    if (n >= 8 && !memcmp(d, magic, 8)) {
+        /* the metadata's map: each key and value a uint32 length and bytes */
+        static const uint8_t key[] = { 6, 0, 0, 0, 'f', 'a', 'm', 'i', 'l', 'y' };
+        for (size_t i = 8; i + sizeof key + 4 <= n; i++) {
+            if (memcmp(d + i, key, sizeof key) != 0)
+                continue;
+            uint32_t len = bw_get_le32(d + i + sizeof key);
+            if (len == 0 || len >= cap || i + sizeof key + 4 + len > n)
+                return false;
+            memcpy(out, d + i + sizeof key + 4, len);
+            out[len] = 0;
+            return true;
+        }
+        return false;
+    }
+    const uint8_t *nl = memchr(d, '\n', n);
+    if (!nl || n < 17 || memcmp(d, "{\"botwire_record\"", 17) != 0)
+        return false;
+    json_t *head = json_loadb((const char *)d, (size_t)(nl - d), 0, NULL);
+    const char *family = json_string_value(json_object_get(head, "family"));
+    bool ok = family && *family && strlen(family) < cap;
+    if (ok)
+        snprintf(out, cap, "%s", family);
+    json_decref(head);
+    return ok;
+}
+
 int cmd_decode(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -81,11 +117,7 @@ int cmd_decode(int argc, char **argv)
         default: return 2;
         }
     }
-    if (!proto) {
-        cli_error("decode", "--proto is required (one of: %s)", bw_json_protocols());
-        return 2;
-    }
-    if (!bw_json_protocol_name(proto)) {
+    if (proto && !bw_json_protocol_name(proto)) {
         cli_error("decode", "unknown protocol \"%s\" (one of: %s)", proto, bw_json_protocols());
         return 2;
     }
@@ -103,6 +135,29 @@ int cmd_decode(int argc, char **argv)
         cli_error("decode", "cannot open %s: %s", path, strerror(errno));
         return 1;
     }
+    /* Streams: each read is decoded and written at once, so a live serial
+     * port piped in shows up as it arrives. Without --proto, the first
+     * read must be a record's opening, which names its family. */
+    static uint8_t chunk[65536], raw[sizeof chunk / 2 + 1];
+    ssize_t first = -1;
+    char family[32];
+    if (!proto) {
+        do
+            first = read(fd, chunk, sizeof chunk);
+        while (first < 0 && errno == EINTR);
+        if (first < 0 || !record_family(chunk, (size_t)first, family, sizeof family) ||
+            !bw_json_protocol_name(family)) {
+            if (first < 0)
+                cli_error("decode", "cannot read %s: %s", path, strerror(errno));
+            else
+                cli_error("decode", "--proto is required unless the input is a record that names its "
+                                    "family (one of: %s)", bw_json_protocols());
+            if (fd != STDIN_FILENO)
+                close(fd);
+            return first < 0 ? 1 : 2;
+        }
+        proto = family;
+    }
     char err[1024];
     bw_json_decoder_t *d;
     int rc = bw_json_decoder_new(&d, proto, model, from, frames, err, sizeof err);
@@ -116,15 +171,13 @@ int cmd_decode(int argc, char **argv)
     decode_ctx_t ctx = { .path = path, .strict = strict };
     bw_json_decoder_on_warning(d, said, &ctx);
 
-    /* Streams: each read is decoded and written at once, so a live serial
-     * port piped in shows up as it arrives. */
     cli_hex_reader_t hr;
     cli_hex_init(&hr);
     int status = 0;
     bool out_ok = true;
-    static uint8_t chunk[65536], raw[sizeof chunk / 2 + 1];
     for (;;) {
-        ssize_t n = read(fd, chunk, sizeof chunk);
+        ssize_t n = first >= 0 ? first : read(fd, chunk, sizeof chunk);
+        first = -1;
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {

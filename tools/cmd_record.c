@@ -71,7 +71,8 @@ static void ros2_message(void *ctx, const bw_ros2_cdr_msg_t *m)
     char qos[512];
     if (bw_ros2_qos_yaml(m->qos, m->depth, qos, sizeof qos) < 0)
         qos[0] = 0;
-    bw_record_writer_cdr(r->w, m->topic, m->type, m->schema, qos, m->stamp_ns, m->data, m->len);
+    bw_record_writer_cdr(r->w, m->topic, m->type, m->schema, qos, m->type_hash, m->stamp_ns,
+                         m->data, m->len);
 }
 
 static void tap(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now)

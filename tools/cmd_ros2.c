@@ -18,6 +18,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: botwire ros2 URL... [options]\n"
             "       botwire ros2 --world FILE [--tcp [HOST:]PORT | --pty LINK] [options]\n"
+            "       botwire ros2 list | echo TOPIC   (the graph without ROS 2: --help each)\n"
             "\n"
             "Each robot as a ROS 2 node over Cyclone DDS, with nothing of ROS 2 installed:\n"
             "`ros2 node list` shows /NS/botwire, `ros2 topic echo /NS/odom` reads it.\n"
@@ -75,8 +76,96 @@ static void say_line(void *ctx, const char *line)
     fprintf(stderr, "botwire ros2: %s\n", line);
 }
 
+/* `botwire ros2 list` and `botwire ros2 echo TOPIC`: the graph as the
+ * ros2 tools see it, on the node's domain and discovery settings. */
+static int look(int argc, char **argv)
+{
+    bool echo = !strcmp(argv[1], "echo");
+    static const struct option opts[] = {
+        { "domain", required_argument, NULL, 'D' },
+        { "distro", required_argument, NULL, 'R' },
+        { "humble", no_argument, NULL, 'H' },
+        { "for", required_argument, NULL, 'f' },
+        { "count", required_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    bw_ros2_options_t ro = { .domain = -1, .distro = BW_ROS2_LYRICAL };
+    double domain = -1, seconds = echo ? 10 : 2, count = echo ? 0 : 0;
+    int c;
+    optind = 1;
+    const char *cmd = echo ? "ros2 echo" : "ros2 list";
+    while ((c = cli_getopt(cmd, argc - 1, argv + 1, "h", opts)) != -1) {
+        switch (c) {
+        case 'D':
+            if (cli_number(cmd, "--domain", optarg, 0, 232, &domain) < 0)
+                return 2;
+            break;
+        case 'R':
+            if (bw_ros2_distro_parse(optarg, &ro.distro) < 0) {
+                cli_error(cmd, "--distro %s: humble, jazzy, kilted or lyrical", optarg);
+                return 2;
+            }
+            break;
+        case 'H': ro.distro = BW_ROS2_HUMBLE; break;
+        case 'f':
+            if (cli_number(cmd, "--for", optarg, 0.1, 1e6, &seconds) < 0)
+                return 2;
+            break;
+        case 'n':
+            if (!echo || cli_number(cmd, "--count", optarg, 1, 1e9, &count) < 0) {
+                if (!echo)
+                    cli_error(cmd, "--count goes with echo");
+                return 2;
+            }
+            break;
+        case 'h':
+            printf(echo ? "usage: botwire ros2 echo TOPIC [--count N] [--for S] [--domain N] [--distro D]\n"
+                          "\n"
+                          "Each message on TOPIC (/robot1/odom) as `ros2 topic echo` prints it, from\n"
+                          "the node's CDR and its type's ros2msg schema, for --for S (default 10) or\n"
+                          "--count N messages; the type from a publisher's discovery data (one botwire\n"
+                          "knows: what `botwire ros2` publishes and takes). The domain and discovery\n"
+                          "settings are the node's (ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE, ...,\n"
+                          "CYCLONEDDS_URI).\n"
+                          "\n"
+                          "  botwire ros2 echo /robot1/odom --count 1\n"
+                        : "usage: botwire ros2 list [--for S] [--domain N] [--distro D]\n"
+                          "\n"
+                          "The ROS 2 graph as `ros2 node list` and `ros2 topic list -t` see it, without\n"
+                          "ROS 2: the nodes (ros_discovery_info), the topics with their types,\n"
+                          "publishers, subscribers and the publishers' QoS, and the services, heard for\n"
+                          "--for S (default 2) on the node's domain and discovery settings.\n"
+                          "\n"
+                          "  botwire ros2 list\n");
+            return 0;
+        default: return 2;
+        }
+    }
+    argc--, argv++;
+    if (echo && optind != argc - 1) {
+        cli_error(cmd, "which topic? (botwire ros2 echo /robot1/odom)");
+        return 2;
+    }
+    if (!echo && optind != argc) {
+        cli_error(cmd, "no arguments but options (botwire ros2 list --for 3)");
+        return 2;
+    }
+    ro.domain = (int)domain;
+    char err[512];
+    int rc = echo ? bw_ros2_echo(&ro, argv[optind], seconds, (long)count, stdout, err, sizeof err)
+                  : bw_ros2_list(&ro, seconds, stdout, err, sizeof err);
+    if (rc < 0) {
+        cli_error(cmd, "%s", err);
+        return 1;
+    }
+    return cli_flush_out(cmd) != 0;
+}
+
 int cmd_ros2(int argc, char **argv)
 {
+    if (argc >= 2 && (!strcmp(argv[1], "list") || !strcmp(argv[1], "echo")))
+        return look(argc, argv);
     static const struct option opts[] = {
         { "ns", required_argument, NULL, 'n' },
         { "ns-prefix", required_argument, NULL, 'N' },

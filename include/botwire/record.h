@@ -80,11 +80,19 @@ void bw_record_writer_chunk(bw_record_writer_t *w, double t, bool from_robot,
                             const uint8_t *data, size_t n);
 /* MCAP only: one message of the robot as ROS 2 sees it, on its topic
  * (a channel made at its first message: message encoding cdr, its schema
- * as ros2msg, its offered_qos_profiles), at log_time (ns since 1970). 0,
- * or -1 (not an MCAP record; the error kept). */
+ * as ros2msg, its offered_qos_profiles and topic_type_hash, as rosbag2
+ * writes them), at log_time (ns since 1970). 0, or -1 (not an MCAP record;
+ * the error kept). */
+/* An MCAP record's message on a wire channel: 1 (/wire/robot) or 0
+ * (/wire/host), with *data and *len the bytes that crossed the line (a
+ * botwire_msgs/msg/Wire's, in CDR; botwire's older records: the message
+ * bare); -1 for a message of another channel; -2 for a wire message that is
+ * no Wire (damaged: err says so). */
+int bw_record_mcap_wire(const bw_mcap_message_t *m, const uint8_t **data, size_t *len, char *err,
+                        size_t errlen);
 int bw_record_writer_cdr(bw_record_writer_t *w, const char *topic, const char *type,
-                         const char *schema, const char *offered_qos, uint64_t log_time,
-                         const uint8_t *data, size_t n);
+                         const char *schema, const char *offered_qos, const char *type_hash,
+                         uint64_t log_time, const uint8_t *data, size_t n);
 /* Pushes what is written to the file (and, for a file, to the disk): what a
  * killed recorder leaves (MCAP: the open chunk is closed and written whole,
  * so every streaming reader reads it). 0, or the errno of the first

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "botwire/base.h"
 
@@ -74,6 +75,7 @@ typedef struct {
 /* A distro by its name ("humble", "jazzy", "kilted", "lyrical"): 0, or -1. */
 int bw_ros2_distro_parse(const char *name, bw_ros2_distro_t *distro);
 const char *bw_ros2_distro_name(bw_ros2_distro_t distro); /* "Jazzy", ... */
+const char *bw_ros2_distro_id(bw_ros2_distro_t distro);   /* "jazzy", ... */
 /* What cmd_vel carries under opt (its cmd_vel, else its distro's default). */
 bw_ros2_cmd_vel_t bw_ros2_cmd_vel_of(const bw_ros2_options_t *opt);
 
@@ -136,6 +138,7 @@ typedef struct {
     uint64_t stamp_ns;   /* the message's header stamp (ROS time: the wall clock) */
     bw_ros2_qos_t qos;   /* as the node offers the topic */
     int depth;           /* ... keeping the last depth */
+    const char *type_hash; /* its RIHS01 hash ("RIHS01_..."), "" in Humble's layout */
 } bw_ros2_cdr_msg_t;
 typedef void (*bw_ros2_cdr_fn)(void *ctx, const bw_ros2_cdr_msg_t *m);
 
@@ -149,6 +152,10 @@ int bw_ros2_cdr_open(bw_ros2_cdr_t **view, bw_base_t *base, const char *ns, cons
                      size_t errlen);
 /* After bw_base_poll: what changed goes to the function. */
 void bw_ros2_cdr_step(bw_ros2_cdr_t *view, double now);
+/* The ROS time (ns since 1970) the view's messages are stamped with from
+ * now on: a record converted later keeps the record's clock; 0 (the
+ * default): the wall clock, as the node's. */
+void bw_ros2_cdr_clock(bw_ros2_cdr_t *view, uint64_t stamp_ns);
 /* The base's events are the caller's to take (bw_base_next_event): each
  * one given here goes out on events, as the node sends it. */
 void bw_ros2_cdr_event(bw_ros2_cdr_t *view, const bw_event_t *ev);
@@ -163,6 +170,32 @@ int bw_ros2_qos_yaml(bw_ros2_qos_t qos, int depth, char *buf, size_t cap);
  * its dependencies after it as rosbag2 writes them (a line of 80 '=' and
  * "MSG: pkg/Type" before each); NULL for another type. */
 const char *bw_ros2_schema(const char *type, bw_ros2_distro_t distro);
+
+/* ---- looking at a ROS 2 graph without ROS 2 ----------------------------------- */
+
+/*
+ * `botwire ros2 list`: joins the domain as opt says (the node's discovery
+ * settings) for seconds, then writes the nodes (ros_discovery_info), the
+ * topics with their types, publishers, subscribers and the publishers' QoS,
+ * and the services (DDS discovery) to out. 0, or a negative error with err.
+ */
+int bw_ros2_list(const bw_ros2_options_t *opt, double seconds, FILE *out, char *err,
+                 size_t errlen);
+/*
+ * `botwire ros2 echo TOPIC`: each message on TOPIC ("/robot1/odom") as
+ * `ros2 topic echo` prints it, "---" after each, for seconds or count
+ * messages (count <= 0: no limit); the type from a publisher's discovery
+ * data, one botwire knows (what the node publishes and takes). 0, or a
+ * negative error with err (no publisher, a type botwire does not know, no
+ * message).
+ */
+int bw_ros2_echo(const bw_ros2_options_t *opt, const char *topic, double seconds, long count,
+                 FILE *out, char *err, size_t errlen);
+/* One message's CDR (after its encapsulation header, little endian) printed
+ * as `ros2 topic echo` prints it, by the type's ros2msg schema; 0, or -1 if
+ * the bytes do not fit the schema (what fitted is printed). */
+int bw_ros2_print_cdr(const char *type, const char *schema, const uint8_t *data, size_t len,
+                      FILE *out);
 
 #ifdef __cplusplus
 }

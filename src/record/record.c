@@ -30,9 +30,32 @@ struct bw_record_writer {
     bw_mcap_writer_t *mcap; /* an MCAP record's, NULL for JSON Lines */
     int wire[2];    /* its channels: /wire/host, /wire/robot */
     uint64_t start_ns; /* its log times' origin */
-    struct { char *topic; int channel; } *cdr; /* its CDR channels, by topic */
+    /* its CDR channels, by topic, with what rosbag2's metadata says of them */
+    struct {
+        char *topic, *type, *qos, *hash;
+        int channel;
+        uint64_t count;
+    } *cdr;
     size_t ncdr;
+    uint64_t wire_count[2], messages, first_ns, last_ns;
+    uint8_t *buf; /* a wire chunk as a botwire_msgs/msg/Wire's CDR */
+    size_t cap;
 };
+
+/* A record's wire channels carry botwire_msgs/msg/Wire: the bytes of one
+ * read from the robot or one write of the host (the channel says which),
+ * as a ROS 2 message, so that rosbag2 finds a schema and one serialization
+ * (cdr) on every channel (docs/record-format.md). Its RIHS01 hash, as
+ * tests/ros2/rihs01.py computes it from the definition. */
+#define WIRE_TYPE "botwire_msgs/msg/Wire"
+#define WIRE_SCHEMA "uint8[] data\n"
+#define WIRE_HASH "RIHS01_479ea1b8ee065a555dc94ae403fa7a61b7b2eecb8942a372fa9827d6cefb4789"
+/* ...offered as rosbag2 writes a reliable, volatile keep-last-1000 profile */
+#define INFINITE "\n    sec: 9223372036\n    nsec: 854775807"
+#define WIRE_QOS                                                                              \
+    "- history: 1\n  depth: 1000\n  reliability: 1\n  durability: 2\n  deadline:" INFINITE   \
+    "\n  lifespan:" INFINITE "\n  liveliness: 1\n  liveliness_lease_duration:" INFINITE       \
+    "\n  avoid_ros_namespace_conventions: false\n"
 
 bw_record_format_t bw_record_format_of(const char *path)
 {
@@ -57,9 +80,14 @@ int bw_record_writer_flush(bw_record_writer_t *w)
 
 static void free_writer(bw_record_writer_t *w)
 {
-    for (size_t i = 0; i < w->ncdr; i++)
+    for (size_t i = 0; i < w->ncdr; i++) {
         free(w->cdr[i].topic);
+        free(w->cdr[i].type);
+        free(w->cdr[i].qos);
+        free(w->cdr[i].hash);
+    }
     free(w->cdr);
+    free(w->buf);
     bw_mcap_writer_free(w->mcap);
     free(w->path);
     free(w);
@@ -75,7 +103,8 @@ static int mcap_sink(void *ctx, const void *data, size_t n)
 }
 
 /* An MCAP record's opening: the magic and Header, the header's fields as
- * the Metadata record "botwire", the two wire channels. */
+ * the Metadata record "botwire", the two wire channels (botwire_msgs/msg/
+ * Wire in CDR). */
 static int mcap_header(bw_record_writer_t *w, const bw_record_options_t *opt, const char *when)
 {
     bw_mcap_options_t mo = { .profile = "ros2", .library = "botwire " BOTWIRE_VERSION,
@@ -89,12 +118,79 @@ static int mcap_header(bw_record_writer_t *w, const bw_record_options_t *opt, co
     const char *values[] = { "1", opt->url ? opt->url : "", opt->family ? opt->family : "", when,
                              start_ns };
     snprintf(encoding, sizeof encoding, "botwire/%s", opt->family ? opt->family : "");
-    const char *ck[] = { "from" }, *robot[] = { "robot" }, *host[] = { "host" };
+    (void)encoding;
+    const char *ck[] = { "from", "offered_qos_profiles", "topic_type_hash" };
+    const char *robot[] = { "robot", WIRE_QOS, WIRE_HASH }, *host[] = { "host", WIRE_QOS, WIRE_HASH };
+    int schema = -1;
     if (bw_mcap_metadata(w->mcap, "botwire", keys, values, 5) < 0 ||
-        (w->wire[1] = bw_mcap_channel(w->mcap, 0, "/wire/robot", encoding, ck, robot, 1)) < 0 ||
-        (w->wire[0] = bw_mcap_channel(w->mcap, 0, "/wire/host", encoding, ck, host, 1)) < 0)
+        (schema = bw_mcap_schema(w->mcap, WIRE_TYPE, "ros2msg", WIRE_SCHEMA,
+                                 sizeof WIRE_SCHEMA - 1)) < 0 ||
+        (w->wire[1] = bw_mcap_channel(w->mcap, schema, "/wire/robot", "cdr", ck, robot, 3)) < 0 ||
+        (w->wire[0] = bw_mcap_channel(w->mcap, schema, "/wire/host", "cdr", ck, host, 3)) < 0)
         failed(w, bw_mcap_error(w->mcap) ? bw_mcap_error(w->mcap) : ENOMEM);
     return 0;
+}
+
+/* A message counted for rosbag2's metadata. */
+static void counted(bw_record_writer_t *w, uint64_t at)
+{
+    if (w->messages++ == 0 || at < w->first_ns)
+        w->first_ns = at;
+    if (at > w->last_ns)
+        w->last_ns = at;
+}
+
+/* rosbag2's own metadata record ("rosbag2", serialized_metadata: its
+ * BagMetadata as YAML), as rosbag2's MCAP writer puts it last; version 8
+ * (the QoS as a string, as Humble's rosbag2 reads it too; Jazzy's reads
+ * any). A reader takes the counts and times from the summary. */
+static void rosbag2_metadata(bw_record_writer_t *w)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *y = open_memstream(&text, &len);
+    if (!y) {
+        failed(w, ENOMEM);
+        return;
+    }
+    const char *slash = strrchr(w->path, '/');
+    const char *file = slash ? slash + 1 : w->path;
+    unsigned long long span = w->messages ? w->last_ns - w->first_ns : 0;
+    fprintf(y, "version: 8\nstorage_identifier: mcap\nduration:\n  nanoseconds: %llu\n"
+               "starting_time:\n  nanoseconds_since_epoch: %llu\nmessage_count: %llu\n"
+               "topics_with_message_count:\n",
+            span, (unsigned long long)w->first_ns, (unsigned long long)w->messages);
+    for (size_t i = 0; i < 2 + w->ncdr; i++) {
+        bool wire = i < 2;
+        const char *topic = wire ? (i ? "/wire/robot" : "/wire/host") : w->cdr[i - 2].topic;
+        const char *type = wire ? WIRE_TYPE : w->cdr[i - 2].type;
+        const char *qos = wire ? WIRE_QOS : w->cdr[i - 2].qos;
+        const char *hash = wire ? WIRE_HASH : w->cdr[i - 2].hash;
+        uint64_t n = wire ? w->wire_count[i] : w->cdr[i - 2].count;
+        fprintf(y, "  - topic_metadata:\n      name: %s\n      type: %s\n"
+                   "      serialization_format: cdr\n      offered_qos_profiles: \"",
+                topic, type);
+        for (const char *c = qos; *c; c++) /* a double-quoted YAML scalar */
+            *c == '\n' ? fputs("\\n", y) : *c == '"' || *c == '\\' ? fprintf(y, "\\%c", *c)
+                                                                   : fputc(*c, y);
+        fprintf(y, "\"\n      type_description_hash: \"%s\"\n    message_count: %llu\n", hash,
+                (unsigned long long)n);
+    }
+    fprintf(y, "compression_format: \"\"\ncompression_mode: \"\"\nrelative_file_paths:\n"
+               "  - \"%s\"\nfiles:\n  - path: \"%s\"\n    starting_time:\n"
+               "      nanoseconds_since_epoch: %llu\n    duration:\n      nanoseconds: %llu\n"
+               "    message_count: %llu\ncustom_data: {}\nros_distro: jazzy\n",
+            file, file, (unsigned long long)w->first_ns, span, (unsigned long long)w->messages);
+    if (fclose(y) != 0 || !text) {
+        free(text);
+        failed(w, ENOMEM);
+        return;
+    }
+    const char *keys[] = { "serialized_metadata" };
+    const char *values[] = { text };
+    if (bw_mcap_metadata(w->mcap, "rosbag2", keys, values, 1) < 0)
+        failed(w, bw_mcap_error(w->mcap) ? bw_mcap_error(w->mcap) : ENOMEM);
+    free(text);
 }
 
 /* The header line (or MCAP's opening), at the head of what is written. */
@@ -228,9 +324,31 @@ void bw_record_writer_chunk(bw_record_writer_t *w, double t, bool from_robot,
         /* to the microsecond, as the JSON Lines record writes t: the same
          * bytes give the same times in both formats */
         uint64_t at = w->start_ns + 1000 * (uint64_t)(t > 0 ? t * 1e6 + 0.5 : 0);
-        if (bw_mcap_message(w->mcap, w->wire[from_robot], at, data, n) < 0)
+        /* CDR: the encapsulation (plain CDR, little endian), the length,
+         * the bytes */
+        if (n > UINT32_MAX - 8) {
+            failed(w, EFBIG);
+            return;
+        }
+        if (8 + n > w->cap) {
+            uint8_t *p = realloc(w->buf, 8 + n);
+            if (!p) {
+                failed(w, ENOMEM);
+                return;
+            }
+            w->buf = p;
+            w->cap = 8 + n;
+        }
+        static const uint8_t cdr_le[4] = { 0x00, 0x01, 0x00, 0x00 };
+        memcpy(w->buf, cdr_le, 4);
+        bw_put_le32(w->buf + 4, (uint32_t)n);
+        if (n)
+            memcpy(w->buf + 8, data, n);
+        if (bw_mcap_message(w->mcap, w->wire[from_robot], at, w->buf, 8 + n) < 0)
             failed(w, bw_mcap_error(w->mcap) ? bw_mcap_error(w->mcap) : ENOMEM);
         w->bytes[from_robot] += n;
+        w->wire_count[from_robot]++;
+        counted(w, at);
         return;
     }
     fprintf(w->f, "{\"t\":%.6f,\"from\":\"%s\",\"data\":\"", t, from_robot ? "robot" : "host");
@@ -245,8 +363,8 @@ void bw_record_writer_chunk(bw_record_writer_t *w, double t, bool from_robot,
 }
 
 int bw_record_writer_cdr(bw_record_writer_t *w, const char *topic, const char *type,
-                         const char *schema, const char *offered_qos, uint64_t log_time,
-                         const uint8_t *data, size_t n)
+                         const char *schema, const char *offered_qos, const char *type_hash,
+                         uint64_t log_time, const uint8_t *data, size_t n)
 {
     if (!w->mcap || w->error || !w->f)
         return -1;
@@ -255,9 +373,13 @@ int bw_record_writer_cdr(bw_record_writer_t *w, const char *topic, const char *t
         i++;
     if (i == w->ncdr) { /* its first message: the schema (once a type) and the channel */
         void *grown = realloc(w->cdr, (w->ncdr + 1) * sizeof *w->cdr);
-        char *name = strdup(topic);
-        if (!grown || !name) {
+        char *name = strdup(topic), *tname = strdup(type), *q = strdup(offered_qos ? offered_qos : "");
+        char *h = strdup(type_hash ? type_hash : "");
+        if (!grown || !name || !tname || !q || !h) {
             free(name);
+            free(tname);
+            free(q);
+            free(h);
             if (grown)
                 w->cdr = grown;
             failed(w, ENOMEM);
@@ -267,21 +389,30 @@ int bw_record_writer_cdr(bw_record_writer_t *w, const char *topic, const char *t
         int schema_id = bw_mcap_schema_id(w->mcap, type);
         if (schema_id <= 0)
             schema_id = bw_mcap_schema(w->mcap, type, "ros2msg", schema, schema ? strlen(schema) : 0);
-        const char *k[] = { "offered_qos_profiles" }, *v[] = { offered_qos ? offered_qos : "" };
-        int ch = schema_id > 0 ? bw_mcap_channel(w->mcap, schema_id, topic, "cdr", k, v, 1) : -1;
+        const char *k[] = { "offered_qos_profiles", "topic_type_hash" }, *v[] = { q, h };
+        int ch = schema_id > 0 ? bw_mcap_channel(w->mcap, schema_id, topic, "cdr", k, v, 2) : -1;
         if (ch < 0) {
             free(name);
+            free(tname);
+            free(q);
+            free(h);
             failed(w, bw_mcap_error(w->mcap) ? bw_mcap_error(w->mcap) : ENOMEM);
             return -1;
         }
         w->cdr[i].topic = name;
+        w->cdr[i].type = tname;
+        w->cdr[i].qos = q;
+        w->cdr[i].hash = h;
         w->cdr[i].channel = ch;
+        w->cdr[i].count = 0;
         w->ncdr++;
     }
     if (bw_mcap_message(w->mcap, w->cdr[i].channel, log_time, data, n) < 0) {
         failed(w, bw_mcap_error(w->mcap) ? bw_mcap_error(w->mcap) : ENOMEM);
         return -1;
     }
+    w->cdr[i].count++;
+    counted(w, log_time);
     return 0;
 }
 
@@ -294,6 +425,8 @@ uint64_t bw_record_writer_bytes(const bw_record_writer_t *w, bool from_robot)
 
 int bw_record_writer_close(bw_record_writer_t *w)
 {
+    if (w->mcap && w->f && !w->error)
+        rosbag2_metadata(w);
     if (w->mcap && w->f && !w->error && bw_mcap_finish(w->mcap) < 0)
         failed(w, bw_mcap_error(w->mcap));
     if (w->f)
@@ -609,6 +742,28 @@ static int read_jsonl(FILE *in, const uint8_t *first, size_t nfirst, const bw_re
 
 /* The header of an MCAP record: its Metadata record "botwire". 0, or -1
  * with err when it has none. */
+int bw_record_mcap_wire(const bw_mcap_message_t *m, const uint8_t **data, size_t *len, char *err,
+                        size_t errlen)
+{
+    int dir = !strcmp(m->topic, "/wire/robot") ? 1 : !strcmp(m->topic, "/wire/host") ? 0 : -1;
+    if (dir < 0)
+        return -1;
+    *data = m->data;
+    *len = m->len;
+    if (!m->message_encoding || strcmp(m->message_encoding, "cdr") != 0)
+        return dir; /* the bytes bare, encoding botwire/FAMILY */
+    /* plain CDR, little endian: the encapsulation, the length, the bytes */
+    uint32_t n = m->len >= 8 ? bw_get_le32(m->data + 4) : 0;
+    if (m->len < 8 || m->data[0] != 0x00 || m->data[1] != 0x01 || n > m->len - 8) {
+        snprintf(err, errlen, "%s at %llu ns: not a botwire_msgs/msg/Wire in little-endian CDR",
+                 m->topic, (unsigned long long)m->log_time);
+        return -2;
+    }
+    *data = m->data + 8;
+    *len = n;
+    return dir;
+}
+
 static int mcap_head(const bw_mcap_reader_t *r, bw_record_head_t *head, char *err, size_t errlen)
 {
     const char *ns = bw_mcap_meta(r, "botwire", "start_ns");
@@ -656,7 +811,14 @@ static int read_mcap(FILE *in, const uint8_t *first, size_t nfirst, const bw_rec
             rc = -1;
             break;
         }
-        int dir = !strcmp(m.topic, "/wire/robot") ? 1 : !strcmp(m.topic, "/wire/host") ? 0 : -1;
+        const uint8_t *bytes;
+        size_t len;
+        int dir = bw_record_mcap_wire(&m, &bytes, &len, why, sizeof why);
+        if (dir == -2) {
+            if (v->damaged)
+                v->damaged(v->ctx, why);
+            continue;
+        }
         if (dir < 0) {
             if (!headed && v->head) { /* the header goes before anything */
                 headed = true;
@@ -667,7 +829,7 @@ static int read_mcap(FILE *in, const uint8_t *first, size_t nfirst, const bw_rec
             continue;
         }
         bw_record_chunk_t c = { .t = (double)(int64_t)(m.log_time - head.start_ns) / 1e9,
-                                .from_robot = dir == 1, .data = m.data, .len = m.len };
+                                .from_robot = dir == 1, .data = bytes, .len = len };
         rc = visit_chunk(v, &head, &headed, &c);
     }
     if (!rc && !headed) /* a record of no wire */

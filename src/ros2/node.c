@@ -22,6 +22,7 @@
 #undef asm
 
 #include "botwire/ros2.h"
+#include "internal.h"
 
 /* The types, as idlc wrote them from src/ros2/idl into the build. */
 #include <diagnostic_msgs.h>
@@ -223,6 +224,7 @@ typedef struct {
     void *cdr_ctx;
     uint8_t *cdr_buf;
     size_t cdr_cap;
+    uint64_t clock_ns; /* a CDR view's stamps, when not the wall clock (0) */
 } robot_t;
 
 struct bw_ros2 {
@@ -315,7 +317,8 @@ static void out(robot_t *r, int topic, unsigned i, const void *sample,
     bw_ros2_cdr_msg_t m = { name, topics[topic].type, bw_ros2_schema(topics[topic].type, r->distro),
                             r->cdr_buf, len,
                             (uint64_t)stamp.sec * 1000000000u + stamp.nanosec,
-                            topics[topic].qos, topics[topic].depth };
+                            topics[topic].qos, topics[topic].depth,
+                            r->distro == BW_ROS2_HUMBLE ? "" : topics[topic].hash };
     r->cdr_fn(r->cdr_ctx, &m);
 }
 
@@ -329,47 +332,9 @@ static void say(char *err, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *const distro_names[] = {
-    [BW_ROS2_HUMBLE] = "humble",
-    [BW_ROS2_JAZZY] = "jazzy",
-    [BW_ROS2_KILTED] = "kilted",
-    [BW_ROS2_LYRICAL] = "lyrical",
-};
-
-int bw_ros2_distro_parse(const char *name, bw_ros2_distro_t *distro)
-{
-    for (size_t i = 0; i < sizeof distro_names / sizeof distro_names[0]; i++)
-        if (distro_names[i] && name && !strcmp(name, distro_names[i])) {
-            *distro = (bw_ros2_distro_t)i;
-            return 0;
-        }
-    return -1;
-}
-
-const char *bw_ros2_distro_name(bw_ros2_distro_t distro)
-{
-    static const char *const titles[] = {
-        [BW_ROS2_HUMBLE] = "Humble",
-        [BW_ROS2_JAZZY] = "Jazzy",
-        [BW_ROS2_KILTED] = "Kilted",
-        [BW_ROS2_LYRICAL] = "Lyrical",
-    };
-    return (unsigned)distro < sizeof titles / sizeof titles[0] ? titles[distro] : "?";
-}
-
-/* Nav2 sends TwistStamped from Kilted on (enable_stamped_cmd_vel), as
- * diff_drive_controller takes it from Jazzy's; earlier stacks Twist. */
-bw_ros2_cmd_vel_t bw_ros2_cmd_vel_of(const bw_ros2_options_t *opt)
-{
-    if (opt->cmd_vel != BW_ROS2_CMD_VEL_DEFAULT)
-        return opt->cmd_vel;
-    return opt->distro == BW_ROS2_KILTED || opt->distro == BW_ROS2_LYRICAL ? BW_ROS2_CMD_VEL_STAMPED
-                                                                           : BW_ROS2_CMD_VEL_TWIST;
-}
-
 /* "geometry_msgs::msg::dds_::Twist_" as ROS 2 names it:
  * "geometry_msgs/msg/Twist". */
-static void ros_type_of(char *out, size_t cap, const char *dds)
+void bw_ros2_type_of_dds(char *out, size_t cap, const char *dds)
 {
     size_t k = 0;
     for (const char *p = dds; *p && k + 1 < cap;) {
@@ -918,7 +883,7 @@ static void param_value(const robot_t *r, int i, rcl_interfaces_msg_dds__Paramet
     case P_BASE_FRAME: v->string_value = (char *)r->base_frame; break;
     case P_URL: v->string_value = (char *)r->url; break;
     case P_FAMILY: v->string_value = (char *)bw_base_family(r->base); break;
-    case P_DISTRO: v->string_value = (char *)distro_names[r->distro]; break;
+    case P_DISTRO: v->string_value = (char *)bw_ros2_distro_id(r->distro); break;
     default: v->type = PT_NOT_SET; break;
     }
 }
@@ -1606,10 +1571,21 @@ static void take_cmd_vel(robot_t *r, double now)
 
 /* What the robot's state says now, on every topic it changed on (the
  * battery and diagnostics every diagnostic_period). */
+/* The robot's messages' stamp: ROS time, the wall clock, unless a CDR
+ * view was given its own. */
+static builtin_interfaces_msg_dds__Time_ stamp_of_robot(const robot_t *r)
+{
+    if (!r->clock_ns)
+        return ros_now();
+    builtin_interfaces_msg_dds__Time_ t = { (int32_t)(r->clock_ns / 1000000000u),
+                                            (uint32_t)(r->clock_ns % 1000000000u) };
+    return t;
+}
+
 static void publish_state(robot_t *r, double now)
 {
     const bw_base_state_t *st = bw_base_state(r->base);
-    builtin_interfaces_msg_dds__Time_ stamp = ros_now();
+    builtin_interfaces_msg_dds__Time_ stamp = stamp_of_robot(r);
     if (st->t != r->last_state_t) {
         r->last_state_t = st->t;
         publish_odom(r, st, stamp);
@@ -1691,7 +1667,7 @@ static void watch_publications(bw_ros2_t *n)
                     memcpy(&r->told[r->ntold++], &e->key, sizeof e->key);
                 n->stats.cmd_vel_other_type++;
                 char type[160];
-                ros_type_of(type, sizeof type, e->type_name);
+                bw_ros2_type_of_dds(type, sizeof type, e->type_name);
                 bool twist = !strcmp(e->type_name, "geometry_msgs::msg::dds_::Twist_");
                 bool stamped = !strcmp(e->type_name, "geometry_msgs::msg::dds_::TwistStamped_");
                 robot_says(r, LOG_WARN,
@@ -1774,7 +1750,12 @@ int bw_ros2_cdr_open(bw_ros2_cdr_t **out_view, bw_base_t *base, const char *ns,
 
 void bw_ros2_cdr_step(bw_ros2_cdr_t *c, double now) { publish_state(&c->r, now); }
 
-void bw_ros2_cdr_event(bw_ros2_cdr_t *c, const bw_event_t *ev) { publish_event(&c->r, ev, ros_now()); }
+void bw_ros2_cdr_event(bw_ros2_cdr_t *c, const bw_event_t *ev)
+{
+    publish_event(&c->r, ev, stamp_of_robot(&c->r));
+}
+
+void bw_ros2_cdr_clock(bw_ros2_cdr_t *c, uint64_t stamp_ns) { c->r.clock_ns = stamp_ns; }
 
 void bw_ros2_cdr_close(bw_ros2_cdr_t *c)
 {
@@ -1782,4 +1763,65 @@ void bw_ros2_cdr_close(bw_ros2_cdr_t *c)
         return;
     free(c->r.cdr_buf);
     free(c);
+}
+
+/* ---- for looking at the graph (look.c) ----------------------------------------------- */
+
+dds_entity_t bw_ros2_participant(const bw_ros2_t *n) { return n->participant; }
+
+#define DEFINE_NODES(fn, T)                                                                   \
+    static void fn(bw_ros2_t *n, char (*out)[300], size_t cap, size_t *count)                \
+    {                                                                                         \
+        void *s[16] = { NULL };                                                               \
+        dds_sample_info_t info[16];                                                           \
+        int got;                                                                              \
+        while ((got = dds_take(n->info_reader, s, info, 16, 16)) > 0) {                       \
+            for (int i = 0; i < got; i++) {                                                   \
+                const T##ParticipantEntitiesInfo_ *p = s[i];                                  \
+                for (uint32_t j = 0; info[i].valid_data && j < p->node_entities_info_seq._length; \
+                     j++) {                                                                   \
+                    const T##NodeEntitiesInfo_ *e = &p->node_entities_info_seq._buffer[j];    \
+                    char name[300];                                                           \
+                    snprintf(name, sizeof name, "%.150s%s%.140s", e->node_namespace,         \
+                             strcmp(e->node_namespace, "/") ? "/" : "", e->node_name);        \
+                    size_t k = 0;                                                             \
+                    while (k < *count && strcmp(out[k], name) != 0)                           \
+                        k++;                                                                  \
+                    if (k == *count && *count < cap)                                          \
+                        memcpy(out[(*count)++], name, sizeof name);                           \
+                }                                                                             \
+            }                                                                                 \
+            dds_return_loan(n->info_reader, s, got);                                          \
+            if (got < 16)                                                                     \
+                break;                                                                        \
+        }                                                                                     \
+    }
+DEFINE_NODES(nodes_jazzy, rmw_dds_common_msg_dds__)
+DEFINE_NODES(nodes_humble, humble_rmw_dds_common_msg_dds__)
+
+void bw_ros2_nodes(bw_ros2_t *n, char (*out)[300], size_t cap, size_t *count)
+{
+    if (n->opt.distro == BW_ROS2_HUMBLE)
+        nodes_humble(n, out, cap, count);
+    else
+        nodes_jazzy(n, out, cap, count);
+}
+
+const dds_topic_descriptor_t *bw_ros2_descriptor(const char *dds_type, bw_ros2_distro_t distro)
+{
+    static const dds_topic_descriptor_t *const known[] = {
+        &nav_msgs_msg_dds__Odometry__desc,        &tf2_msgs_msg_dds__TFMessage__desc,
+        &std_msgs_msg_dds__UInt32__desc,          &std_msgs_msg_dds__String__desc,
+        &std_msgs_msg_dds__Empty__desc,           &sensor_msgs_msg_dds__BatteryState__desc,
+        &diagnostic_msgs_msg_dds__DiagnosticArray__desc, &sensor_msgs_msg_dds__Imu__desc,
+        &sensor_msgs_msg_dds__JointState__desc,   &rcl_interfaces_msg_dds__Log__desc,
+        &geometry_msgs_msg_dds__Twist__desc,      &geometry_msgs_msg_dds__TwistStamped__desc,
+    };
+    if (!strcmp(dds_type, "sensor_msgs::msg::dds_::Range_"))
+        return distro == BW_ROS2_HUMBLE ? &humble_sensor_msgs_msg_dds__Range__desc
+                                        : &sensor_msgs_msg_dds__Range__desc;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(known[i]->m_typename, dds_type))
+            return known[i];
+    return NULL;
 }

@@ -44,4 +44,27 @@ int bw_ros2_cdr_open(bw_ros2_cdr_t **view, bw_base_t *base, const char *ns, cons
 }
 void bw_ros2_cdr_step(bw_ros2_cdr_t *view, double now) { (void)view, (void)now; }
 void bw_ros2_cdr_event(bw_ros2_cdr_t *view, const bw_event_t *ev) { (void)view, (void)ev; }
+void bw_ros2_cdr_clock(bw_ros2_cdr_t *view, uint64_t stamp_ns) { (void)view, (void)stamp_ns; }
 void bw_ros2_cdr_close(bw_ros2_cdr_t *view) { (void)view; }
+
+int bw_ros2_list(const bw_ros2_options_t *opt, double seconds, FILE *out, char *err, size_t errlen)
+{
+    (void)opt, (void)seconds, (void)out;
+    snprintf(err, errlen, "built without Cyclone DDS (cyclonedds-dev): no ROS 2");
+    return BW_ENOTSUP;
+}
+
+int bw_ros2_echo(const bw_ros2_options_t *opt, const char *topic, double seconds, long count,
+                 FILE *out, char *err, size_t errlen)
+{
+    (void)opt, (void)topic, (void)seconds, (void)count, (void)out;
+    snprintf(err, errlen, "built without Cyclone DDS (cyclonedds-dev): no ROS 2");
+    return BW_ENOTSUP;
+}
+
+int bw_ros2_print_cdr(const char *type, const char *schema, const uint8_t *data, size_t len,
+                      FILE *out)
+{
+    (void)type, (void)schema, (void)data, (void)len, (void)out;
+    return -1;
+}

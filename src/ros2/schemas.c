@@ -123,6 +123,22 @@ static const char joint_state[] =
     "float64[] velocity\n"
     "float64[] effort\n" SEP HEADER SEP TIME;
 
+static const char log_msg[] =
+    "byte DEBUG=10\nbyte INFO=20\nbyte WARN=30\nbyte ERROR=40\nbyte FATAL=50\n"
+    "builtin_interfaces/Time stamp\n"
+    "uint8 level\n"
+    "string name\n"
+    "string msg\n"
+    "string file\n"
+    "string function\n"
+    "uint32 line\n" SEP TIME;
+
+#define TWIST "MSG: geometry_msgs/Twist\ngeometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular\n"
+static const char twist[] = "geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular\n" SEP VECTOR3;
+static const char twist_stamped[] =
+    "std_msgs/Header header\ngeometry_msgs/Twist twist\n" SEP HEADER SEP TIME SEP TWIST SEP VECTOR3;
+static const char empty_msg[] = "";
+
 static const char uint32_msg[] = "uint32 data\n";
 static const char string_msg[] = "string data\n";
 
@@ -139,6 +155,10 @@ const char *bw_ros2_schema(const char *type, bw_ros2_distro_t distro)
         { "std_msgs/msg/String", string_msg },
         { "sensor_msgs/msg/Imu", imu },
         { "sensor_msgs/msg/JointState", joint_state },
+        { "rcl_interfaces/msg/Log", log_msg },
+        { "geometry_msgs/msg/Twist", twist },
+        { "geometry_msgs/msg/TwistStamped", twist_stamped },
+        { "std_msgs/msg/Empty", empty_msg },
     };
     if (!strcmp(type, "sensor_msgs/msg/Range"))
         return distro == BW_ROS2_HUMBLE ? range_humble : range_jazzy;
@@ -146,6 +166,51 @@ const char *bw_ros2_schema(const char *type, bw_ros2_distro_t distro)
         if (!strcmp(type, known[i].type))
             return known[i].text;
     return NULL;
+}
+
+/* ---- the releases: names, and what cmd_vel carries in each ---------------- */
+
+static const char *const distro_names[] = {
+    [BW_ROS2_HUMBLE] = "humble",
+    [BW_ROS2_JAZZY] = "jazzy",
+    [BW_ROS2_KILTED] = "kilted",
+    [BW_ROS2_LYRICAL] = "lyrical",
+};
+
+int bw_ros2_distro_parse(const char *name, bw_ros2_distro_t *distro)
+{
+    for (size_t i = 0; i < sizeof distro_names / sizeof distro_names[0]; i++)
+        if (distro_names[i] && name && !strcmp(name, distro_names[i])) {
+            *distro = (bw_ros2_distro_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *bw_ros2_distro_id(bw_ros2_distro_t distro)
+{
+    return (unsigned)distro < sizeof distro_names / sizeof distro_names[0] ? distro_names[distro] : "?";
+}
+
+const char *bw_ros2_distro_name(bw_ros2_distro_t distro)
+{
+    static const char *const titles[] = {
+        [BW_ROS2_HUMBLE] = "Humble",
+        [BW_ROS2_JAZZY] = "Jazzy",
+        [BW_ROS2_KILTED] = "Kilted",
+        [BW_ROS2_LYRICAL] = "Lyrical",
+    };
+    return (unsigned)distro < sizeof titles / sizeof titles[0] ? titles[distro] : "?";
+}
+
+/* Nav2 sends TwistStamped from Kilted on (enable_stamped_cmd_vel), as
+ * diff_drive_controller takes it from Jazzy's; earlier stacks Twist. */
+bw_ros2_cmd_vel_t bw_ros2_cmd_vel_of(const bw_ros2_options_t *opt)
+{
+    if (opt->cmd_vel != BW_ROS2_CMD_VEL_DEFAULT)
+        return opt->cmd_vel;
+    return opt->distro == BW_ROS2_KILTED || opt->distro == BW_ROS2_LYRICAL ? BW_ROS2_CMD_VEL_STAMPED
+                                                                           : BW_ROS2_CMD_VEL_TWIST;
 }
 
 int bw_ros2_qos_yaml(bw_ros2_qos_t qos, int depth, char *buf, size_t cap)

@@ -236,14 +236,23 @@ static int mcap_feed(bw_json_decoder_t *d, bool at_end)
                 return -1;
             }
         }
-        int dir = !strcmp(m.topic, "/wire/robot") ? 1 : !strcmp(m.topic, "/wire/host") ? 0 : -1;
+        const uint8_t *bytes;
+        size_t len;
+        int dir = bw_record_mcap_wire(&m, &bytes, &len, err, sizeof err);
+        if (dir == -2) { /* as a damaged chunk */
+            warn(d, err);
+            if (d->strict)
+                return -1;
+            d->damaged++;
+            continue;
+        }
         if (dir < 0 || !d->use[dir])
             continue;
         /* exact to the microsecond the record keeps, as the JSON Lines
          * record's t: the same bytes decode to the same lines */
         d->w.t = (double)(int64_t)(m.log_time - d->start_ns) / 1e9;
         d->w.from = dir ? "robot" : "host";
-        if (d->dec->push(d->state[dir], m.data, m.len, &d->w) < 0)
+        if (d->dec->push(d->state[dir], bytes, len, &d->w) < 0)
             return -2;
     }
 }

@@ -100,10 +100,18 @@ grep -q '^tf odom base_footprint$' "$tmp/read" && [ "$(grep -c '^tf ' "$tmp/read
 diagnostics_said "$tmp/read" "$tmp/rec.err" && grep -q '^battery [0-9]* 1[0-9]\.' "$tmp/read" &&
     pass "$(grep '^diagnostics ' "$tmp/read") (online); $(grep '^battery' "$tmp/read") V" ||
     fail "diagnostics, battery: $(grep -E '^(diagnostics|battery)' "$tmp/read")"
-grep -q '^channel /wire/robot botwire/kobuki schema 0$' "$tmp/read" &&
-    grep -q '^channel /wire/host botwire/kobuki schema 0$' "$tmp/read" &&
-    pass "channels /wire/robot and /wire/host, schemaless, botwire/kobuki" ||
-    fail "channels: $(grep '^channel' "$tmp/read")"
+# The wire as a ROS 2 message of botwire's own, its schema in the file:
+# Foxglove's CDR reader decodes it from that schema alone (the bytes it
+# gives are checked against the recorder's counts below).
+grep -q '^channel /wire/robot cdr schema [1-9]' "$tmp/read" &&
+    grep -q '^channel /wire/host cdr schema [1-9]' "$tmp/read" &&
+    grep -q '^schema /wire/robot botwire_msgs/msg/Wire$' "$tmp/read" &&
+    pass "channels /wire/robot and /wire/host: botwire_msgs/msg/Wire in cdr, decoded by its schema" ||
+    fail "channels: $(grep -E '^(channel|schema)' "$tmp/read")"
+# rosbag2's rules, read from the file's bytes apart from botwire's reader.
+/usr/bin/python3 "$(dirname "$0")/rosbag2_check.py" "$tmp/run.mcap" >"$tmp/rosbag2" &&
+    pass "rosbag2 takes it: $(grep -c '^ok' "$tmp/rosbag2") checks of rosbag2_storage_mcap's rules" ||
+    fail "rosbag2's rules: $(grep FAIL "$tmp/rosbag2" | head -n 3)"
 grep -q '^metadata botwire .*"url":"kobuki:[^"]*","family":"kobuki"' "$tmp/read" &&
     pass "the header's fields as metadata: $(grep '^metadata' "$tmp/read" | cut -c1-120)" ||
     fail "metadata: $(grep '^metadata' "$tmp/read")"
@@ -139,15 +147,18 @@ for family in kobuki p2os lobot create rbsm rflex; do
         fail "$family ($c): $(tail -n 3 "$tmp/read")"
         continue
     fi
-    "$bw" decode --proto "$family" "$tmp/$family.rec" >"$tmp/dec.mcap" 2>&1
+    # (the family from the record: no --proto)
+    "$bw" decode "$tmp/$family.rec" >"$tmp/dec.mcap" 2>&1
     "$bw" decode --proto "$family" "$tmp/$family.jsonl" >"$tmp/dec.jsonl" 2>&1
     frames=$(field frames "$(tail -n 1 "$tmp/dec.mcap")")
     topics=$(grep -c '^channel .* cdr ' "$tmp/read")
     ranges=$(grep -c '^range ' "$tmp/read")
+    /usr/bin/python3 "$(dirname "$0")/rosbag2_check.py" "$tmp/$family.rec" >"$tmp/rosbag2" ||
+        fail "$family: rosbag2's rules: $(grep FAIL "$tmp/rosbag2" | head -n 3)"
     grep -q "^chunk [0-9]* [0-9]* $c\$" "$tmp/read" && [ "${frames:-0}" -gt 0 ] &&
         cmp -s "$tmp/dec.mcap" "$tmp/dec.jsonl" && grep -q '^odom [0-9]* .* odom base_footprint$' "$tmp/read" &&
         diagnostics_said "$tmp/read" "$tmp/rec.err" &&
-        pass "$family, $c: read by Foxglove's readers, $frames frames decoded alike, $topics ROS 2 topics decoded ($ranges range)" ||
+        pass "$family, $c: read by Foxglove's readers, $frames frames decoded alike, $topics cdr channels decoded ($ranges range), rosbag2's rules hold" ||
         fail "$family, $c: frames $frames, $(grep -E '^(chunk|odom|diagnostics)(_v|_t)? ' "$tmp/read" | tr '\n' ' ') $(cat "$tmp/rec.err")"
 done
 
@@ -189,8 +200,8 @@ set -- $(grep '^statistics ' "$tmp/read")
     fail "record --recover: exit $status, $(cat "$tmp/recover.err"); read: exit $rstatus, $(grep -E '^(statistics|stream)|rror' "$tmp/read" | head -n 3) $(cmp "$tmp/killed.jsonl" "$tmp/recovered.jsonl" 2>&1)"
 grep -q '^odom [0-9]* .* odom base_footprint$' "$tmp/read" && grep -q '^tf odom base_footprint$' "$tmp/read" &&
     grep -q '^metadata botwire .*"family":"kobuki"' "$tmp/read" &&
-    [ "$(grep '^channel ' "$tmp/read" | head -n 2)" = "channel /wire/robot botwire/kobuki schema 0
-channel /wire/host botwire/kobuki schema 0" ] &&
+    [ "$(grep '^channel ' "$tmp/read" | head -n 2)" = "channel /wire/robot cdr schema 1
+channel /wire/host cdr schema 1" ] &&
     pass "... with its ROS 2 topics, schemas, channels in their order and metadata: $(grep '^odom ' "$tmp/read")" ||
     fail "recovered: $(grep -E "^(odom|tf|metadata)" "$tmp/read" | head -n 3) $(grep "^channel " "$tmp/read" | head -n 2)"
 cp "$tmp/killed.mcap" "$tmp/again.mcap"
@@ -310,6 +321,21 @@ status=$?
 grep -q 'ROS 2 messages left out' "$tmp/conv.err" && cmp -s "$tmp/dec.mcap" "$tmp/dec.jsonl" &&
     pass "convert run.mcap run.jsonl: $(cut -c1-160 "$tmp/conv.err")" ||
     fail "convert mcap -> jsonl: $(cat "$tmp/conv.err") $(diff "$tmp/dec.mcap" "$tmp/dec.jsonl" | head -n 2)"
+# ...and back to MCAP: the ROS 2 topics made again from the robot's bytes
+# by the family's driver on the record's clock, as the recorder made them
+# live: /odom's last pose the live record's within a millimetre (the same
+# bytes at the same times), /tf, rosbag2's rules.
+"$bw" convert "$tmp/run2.jsonl" "$tmp/run3.mcap" 2>"$tmp/conv.err"
+read_mcap "$tmp/run3.mcap" "$tmp/run3.jsonl" >"$tmp/read3" 2>&1
+set -- $(grep '^odom ' "$tmp/run.read") x x x x
+live_x=$3 live_y=$4
+set -- $(grep '^odom ' "$tmp/read3") x x x x
+awk -v a="$live_x" -v b="$live_y" -v c="$3" -v d="$4" 'BEGIN {
+        exit !(a != "x" && c != "x" && (a - c) ^ 2 + (b - d) ^ 2 <= 1e-6) }' &&
+    grep -q '^tf odom base_footprint$' "$tmp/read3" && cmp -s "$tmp/run2.jsonl" "$tmp/run3.jsonl" &&
+    /usr/bin/python3 "$(dirname "$0")/rosbag2_check.py" "$tmp/run3.mcap" >"$tmp/rosbag2" &&
+    pass "convert run.jsonl run.mcap makes the ROS 2 topics again: /odom at ($3, $4), the live record's ($live_x, $live_y); /tf; rosbag2's rules; $(grep -o '[0-9]* ROS 2 messages made' "$tmp/conv.err")" ||
+    fail "convert jsonl -> mcap: /odom ($3, $4), live ($live_x, $live_y); $(grep -c '^tf ' "$tmp/read3") tf; $(cat "$tmp/conv.err") $(grep FAIL "$tmp/rosbag2" | head -n 2)"
 expect_error "convert to the same format" 2 "is JSON Lines already" \
     "$bw" convert "$tmp/c.jsonl" "$tmp/x.jsonl"
 expect_error "convert onto itself" 2 "are the same file" \

@@ -40,6 +40,17 @@ function line(topic, logTime, start, data) {
   const t = `${us / 1000000n}.${String(us % 1000000n).padStart(6, "0")}`;
   return `{"t":${t},"from":"${topic.slice(6)}","data":"${Buffer.from(data).toString("hex")}"}`;
 }
+/* a schema's CDR reader, from its ros2msg text */
+function cdrReader(schema) {
+  return new MessageReader(parseMsg(new TextDecoder().decode(schema.data), { ros2: true }));
+}
+/* the bytes a /wire/* message holds: a botwire_msgs/msg/Wire decoded by its
+ * schema (botwire's older records: the message bare) */
+function wireBytes(channel, reader, data) {
+  if (channel.messageEncoding !== "cdr") return data;
+  if (!reader) throw new Error(`${channel.topic}: cdr without a schema`);
+  return reader.readMessage(data).data;
+}
 function headLine(head) {
   return JSON.stringify({ botwire_record: 1, url: head.url, family: head.family, start: head.start });
 }
@@ -49,10 +60,11 @@ const decompressHandlers = await loadDecompressHandlers();
 if (streamOnly) {
   const stream = new McapStreamReader({ decompressHandlers, validateCrcs: true });
   stream.append(await readFile(file));
-  const kinds = {}, channels = new Map(), lines = [];
+  const kinds = {}, channels = new Map(), schemas = new Map(), lines = [];
   let start = null;
   for (let r; (r = stream.nextRecord()); ) {
     kinds[r.type] = (kinds[r.type] ?? 0) + 1;
+    if (r.type === "Schema") schemas.set(r.id, r);
     if (r.type === "Channel") channels.set(r.id, r);
     if (r.type === "Metadata" && r.name === "botwire") {
       const head = Object.fromEntries(r.metadata);
@@ -60,8 +72,10 @@ if (streamOnly) {
       lines.push(headLine(head));
     }
     if (r.type === "Message") {
-      const topic = channels.get(r.channelId).topic;
-      if (topic.startsWith("/wire/")) lines.push(line(topic, r.logTime, start, r.data));
+      const ch = channels.get(r.channelId);
+      const schema = schemas.get(ch.schemaId);
+      if (ch.topic.startsWith("/wire/"))
+        lines.push(line(ch.topic, r.logTime, start, wireBytes(ch, schema && cdrReader(schema), r.data)));
     }
   }
   await writeFile(out, lines.join("\n") + "\n");
@@ -95,15 +109,17 @@ for (const ch of reader.channelsById.values()) {
   if (ch.messageEncoding !== "cdr") continue;
   const schema = reader.schemasById.get(ch.schemaId);
   if (!schema || schema.encoding !== "ros2msg") throw new Error(`${ch.topic}: no ros2msg schema`);
-  const defs = parseMsg(new TextDecoder().decode(schema.data), { ros2: true });
-  readers.set(ch.id, new MessageReader(defs));
+  readers.set(ch.id, cdrReader(schema));
+  console.log(`schema ${ch.topic} ${schema.name}`);
 }
 let odom = null, odoms = 0, diags = 0, online = "-", diagAt = 0n, batteries = 0, volts = 0;
 const pairs = new Set(), statics = new Set(), ranges = new Map();
 for await (const msg of reader.readMessages()) {
   const ch = reader.channelsById.get(msg.channelId);
   const cdr = readers.get(ch.id);
-  if (cdr) {
+  const wire = ch.topic.startsWith("/wire/");
+  const bytes = wire ? wireBytes(ch, cdr, msg.data) : msg.data;
+  if (cdr && !wire) {
     const m = cdr.readMessage(msg.data);
     const name = ch.topic.replace(/^\/[^/]+(?=\/(odom|range|battery|events|bumper|cliff|wheel_drop)\b)/, "");
     if (name === "/odom" || name.endsWith("/odom")) {
@@ -131,9 +147,9 @@ for await (const msg of reader.readMessages()) {
   }
   const c = counts.get(ch.topic) ?? { n: 0, bytes: 0 };
   c.n++;
-  c.bytes += msg.data.length;
+  c.bytes += bytes.length;
   counts.set(ch.topic, c);
-  if (ch.topic.startsWith("/wire/")) lines.push(line(ch.topic, msg.logTime, start, msg.data));
+  if (wire) lines.push(line(ch.topic, msg.logTime, start, bytes));
 }
 for (const [topic, c] of counts) console.log(`topic ${topic} ${c.n} ${c.bytes}`);
 if (odom) {

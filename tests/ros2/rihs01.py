@@ -23,6 +23,8 @@ MSGS = {
     "builtin_interfaces/msg/Time": "int32 sec\nuint32 nanosec",
     "std_msgs/msg/Header": "builtin_interfaces/Time stamp\nstring frame_id",
     "std_msgs/msg/Empty": "",
+    # botwire's own: a record's wire channels (docs/record-format.md)
+    "botwire_msgs/msg/Wire": "uint8[] data",
     "std_msgs/msg/String": "string data",
     "std_msgs/msg/UInt32": "uint32 data",
     "geometry_msgs/msg/Vector3": "float64 x\nfloat64 y\nfloat64 z",
