@@ -10,23 +10,6 @@
 set -u
 bw=$1
 . "$(dirname "$0")/testlib.sh"
-# cruised X V LAST OUT: a real-time `botwire drive --v V` (LAST: its final
-# line; OUT: its output) went X m at V m/s: the robot's own speed, as its
-# odometry gives it (the median v of the state lines that heard it moving,
-# above V / 2: three at least), within 5 % of V, and X no farther than V
-# m/s over the drive's whole time (LAST's), plus 1 cm. How far it went in
-# all is not judged by the drive's time: a robot whose emulator a loaded
-# machine held back past its command timeout (a Kobuki's 0.5 s) stopped
-# meanwhile, as a real one would, and one the drive did not hear at its
-# end (its last line offline, a silence past the 0.1 s link timeout) went
-# on unheard; the emulator's own pose says how far (where there is one).
-cruised() {
-    cr_v=$(grep '"online":true' "$4" | sed -n 's/.*"v":\([-0-9.e+]*\),.*/\1/p' |
-        awk -v v="$2" '$1 > v / 2' | sort -g |
-        awk '{ a[NR] = $1 } END { if (NR >= 3) print a[int((NR + 1) / 2)] }')
-    [ -n "$cr_v" ] && awk -v x="$1" -v v="$2" -v m="$cr_v" -v t="$(field t "$3")" \
-        'BEGIN { d = m - v; exit !(d <= 0.05 * v && -d <= 0.05 * v && x > 0 && x <= v * t + 0.01) }'
-}
 holder=
 cleanup() {
     for p in $sim $holder; do kill "$p" 2>/dev/null; done

@@ -24,6 +24,9 @@
 #   drove X V SECONDS LAST [OUT] / turned THETA W SECONDS LAST OUT
 #                                a real-time drive's distance (turn) within
 #                                what its own lines say of its time
+#   cruised X V LAST OUT         a drive at V m/s by the robot's own odometry
+#   drive_heard OUT ARGS...      `botwire drive ARGS`, again while a chip held
+#                                back has not spoken within the drive's wait
 #   every_tenth OUT SECONDS      a drive's lines: one per 100 ms of its clock
 #   wait_line FILE PATTERN SECONDS
 #                                true once a line of FILE (which a process is
@@ -88,6 +91,40 @@ drove() {
 # 0.07 rad, which its coast gives back).
 turned() {
     swept theta "$1" "$2" "$3" "$4" "$5" 0.1 0.02
+}
+# cruised X V LAST OUT: a real-time `botwire drive --v V` (LAST: its final
+# line; OUT: its output) went X m at V m/s: the robot's own speed, as its
+# odometry gives it (the median v of the state lines that heard it moving,
+# above V / 2: three at least), within 5 % of V, and X no farther than V
+# m/s over the drive's whole time (LAST's), plus 1 cm. How far it went in
+# all is not judged by the drive's time: a robot whose emulator a loaded
+# machine held back past its command timeout (a Kobuki's 0.5 s) stopped
+# meanwhile, as a real one would, and one the drive did not hear at its
+# end (its last line offline, a silence past the 0.1 s link timeout) went
+# on unheard; the emulator's own pose says how far (where there is one).
+cruised() {
+    cr_v=$(grep '"online":true' "$4" | sed -n 's/.*"v":\([-0-9.e+]*\),.*/\1/p' |
+        awk -v v="$2" '$1 > v / 2' | sort -g |
+        awk '{ a[NR] = $1 } END { if (NR >= 3) print a[int((NR + 1) / 2)] }')
+    [ -n "$cr_v" ] && awk -v x="$1" -v v="$2" -v m="$cr_v" -v t="$(field t "$3")" \
+        'BEGIN { d = m - v; exit !(d <= 0.05 * v && -d <= 0.05 * v && x > 0 && x <= v * t + 0.01) }'
+}
+# drive_heard OUT ARGS...: `botwire drive ARGS...`, its lines in $tmp/OUT.out,
+# its errors in $tmp/OUT.err, its exit status in $status. The drive waits 3 s
+# of the host's clock for the robot's first frame; a chip the machine holds
+# back that long has not sent it yet, which the drive says ("nothing came
+# from"), having sent nothing itself: it is run again (five tries only
+# catch a robot that never speaks).
+drive_heard() {
+    out=$1
+    shift
+    heard=0
+    while :; do
+        heard=$((heard + 1))
+        "$bw" drive "$@" >"$tmp/$out.out" 2>"$tmp/$out.err"
+        status=$?
+        [ "$status" = 1 ] && grep -q "nothing came from" "$tmp/$out.err" && [ "$heard" -lt 5 ] || break
+    done
 }
 # swept FIELD X RATE SECONDS LAST OUT BELOW ABOVE: drove and turned.
 swept() {

@@ -29,23 +29,6 @@ grep -q "online yes, [1-9][0-9]* frames, 0 rejected" "$tmp/virtual.out" &&
 grep -q "bytes lost to the select line 0, to full buffers 0" "$tmp/virtual.out" &&
     pass "simulated time: no byte lost to the select line" || fail "$(grep lost "$tmp/virtual.out")"
 
-# drive OUT ARGS...: `botwire drive ARGS...`, its lines in $tmp/OUT.out,
-# its errors in $tmp/OUT.err, its exit status in $status. The drive waits 3 s
-# of the host's clock for the robot's first frame; a chip the machine holds
-# back that long has not sent it yet, which the drive says ("nothing came
-# from"), having sent nothing itself: it is run again (five tries only
-# catch a robot that never speaks).
-drive() {
-    out=$1
-    shift
-    heard=0
-    while :; do
-        heard=$((heard + 1))
-        "$bw" drive "$@" >"$tmp/$out.out" 2>"$tmp/$out.err"
-        status=$?
-        [ "$status" = 1 ] && grep -q "nothing came from" "$tmp/$out.err" && [ "$heard" -lt 5 ] || break
-    done
-}
 
 # 2. Real time over a pty, the unmodified driver as a user runs it: it
 # moves ahead and stops, its odometry following the truth. What 2 s of the
@@ -58,7 +41,7 @@ drive() {
 began=$(date +%s.%N)
 start_firmware "$avr" lobot-cm "$elf" "$tmp/cm"
 running=$(date +%s.%N)
-drive drive "lobot:$tmp/cm" --v 0.2 --for 2
+drive_heard drive "lobot:$tmp/cm" --v 0.2 --for 2
 last=$(tail -n 1 "$tmp/drive.out")
 x=$(field x "$last")
 [ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"

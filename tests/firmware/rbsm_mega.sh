@@ -42,23 +42,6 @@ awk -v d="$d" 'BEGIN { exit !(d <= 0.087) }' &&
 grep -q "online yes, [1-9][0-9]* frames, 0 rejected" "$tmp/virtual.out" &&
     pass "simulated time: online to the end, no frame rejected" || fail "$(grep odometry "$tmp/virtual.out")"
 
-# drive OUT ARGS...: `botwire drive ARGS...`, its lines in $tmp/OUT.out,
-# its errors in $tmp/OUT.err, its exit status in $status. The drive waits 3 s
-# of the host's clock for the robot's first frame; a chip the machine holds
-# back that long has not sent it yet, which the drive says ("nothing came
-# from"), having sent nothing itself: it is run again (five tries only
-# catch a robot that never speaks).
-drive() {
-    out=$1
-    shift
-    heard=0
-    while :; do
-        heard=$((heard + 1))
-        "$bw" drive "$@" >"$tmp/$out.out" 2>"$tmp/$out.err"
-        status=$?
-        [ "$status" = 1 ] && grep -q "nothing came from" "$tmp/$out.err" && [ "$heard" -lt 5 ] || break
-    done
-}
 
 # 2. Real time over a pty, the unmodified driver as a user runs it. How
 # far the drive's 3 s of the host's clock take the buggy is the chip's to
@@ -70,7 +53,7 @@ began=$(date +%s.%N)
 start_firmware "$avr" rbsm-mega "$elf" "$tmp/mega"
 
 # 2a. Steering alone (v = 0): the Mega keeps the brake down, the buggy stays.
-drive steer "rbsm:$tmp/mega" --w 0.2 --for 2
+drive_heard steer "rbsm:$tmp/mega" --w 0.2 --for 2
 last=$(tail -n 1 "$tmp/steer.out")
 x=$(field x "$last")
 [ "$status" = 0 ] && within "$x" 0 0.001 && echo "$last" | grep -q '"brake":true' &&
@@ -84,7 +67,7 @@ echo "$last" | grep -q '"mode":"auton"' && [ "${rejected:-9}" -le 1 ] && [ "${sk
     pass "the Mega reports auton, no frame rejected but one cut by the opening" || fail "$last"
 
 # 2b. Released, pushed off, steered at 0.2 rad/s for 3 s, braked to a stop.
-drive drive "rbsm:$tmp/mega" --v 2 --w 0.2 --for 3
+drive_heard drive "rbsm:$tmp/mega" --v 2 --w 0.2 --for 3
 last=$(tail -n 1 "$tmp/drive.out")
 [ "$status" = 0 ] || fail "drive exited $status: $(cat "$tmp/drive.err")"
 # The drive stops it and waits up to 2 s of its own clock for the rest; the
@@ -107,7 +90,7 @@ else
     tries=0
     while :; do
         tries=$((tries + 1))
-        drive look "rbsm:$tmp/mega" --for 0.1
+        drive_heard look "rbsm:$tmp/mega" --for 0.1
         look=$(tail -n 1 "$tmp/look.out")
         at_rest "$look" || [ "$tries" -ge 10 ] && break
     done

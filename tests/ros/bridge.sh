@@ -54,32 +54,7 @@ stop_node() {
         fail "roslaunch exit $status: $(tail -n 5 "$tmp/node.out")"
 }
 
-# watch_first OUT ARGS...: `$check watch ARGS...` in the background
-# ($watcher), its lines in OUT, once it has said "watching" (its first
-# odometry: a drive started after that is seen whole, from rest to rest);
-# false if it ended without any (it ends by itself).
-watch_first() {
-    out=$1
-    shift
-    rm -f "$tmp/watch.fifo"
-    mkfifo "$tmp/watch.fifo"
-    "$check" watch "$@" >"$tmp/watch.fifo" &
-    watcher=$!
-    exec 4<"$tmp/watch.fifo"
-    read -r first <&4
-    cat <&4 >"$out" &
-    copier=$!
-    exec 4<&-
-    [ "$first" = watching ]
-}
-# watch_end: waits for the watcher and its lines.
-watch_end() {
-    wait "$watcher"
-    watched=$?
-    wait "$copier"
-    watcher= copier=
-    return $watched
-}
+. "$(dirname "$0")/roslib.sh"
 
 # went_as NAME V RAMP PERIOD WATCH: the robot drove at V m/s, by its own
 # odometry (the watch's cruise: the upper quartile of the speeds it moved

@@ -28,32 +28,7 @@ cleanup() {
     [ -n "$core" ] && kill -INT "$core" 2>/dev/null && wait "$core"
 }
 
-# watch_first OUT ARGS...: `$check watch ARGS...` in the background
-# ($watcher), its lines in OUT, once it has said "watching" (its first
-# odometry: a drive started after that is seen whole, from rest to rest);
-# false if it ended without any (it ends by itself).
-watch_first() {
-    out=$1
-    shift
-    rm -f "$tmp/watch.fifo"
-    mkfifo "$tmp/watch.fifo"
-    "$check" watch "$@" >"$tmp/watch.fifo" &
-    watcher=$!
-    exec 4<"$tmp/watch.fifo"
-    read -r first <&4
-    cat <&4 >"$out" &
-    copier=$!
-    exec 4<&-
-    [ "$first" = watching ]
-}
-# watch_end: waits for the watcher and its lines.
-watch_end() {
-    wait "$watcher"
-    watched=$?
-    wait "$copier"
-    watcher= copier=
-    return $watched
-}
+. "$(dirname "$0")/roslib.sh"
 
 # Nine robots of four families in one world, and a tenth (a Kobuki) in an
 # emulator of its own, so that its link alone can be cut.

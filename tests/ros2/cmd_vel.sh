@@ -23,26 +23,6 @@ cleanup() {
     [ -n "$sim" ] && kill "$sim" 2>/dev/null
 }
 
-# start_node ARGS...: `botwire ros2 ARGS` in the background ($node), once
-# it has said its node is up; its second line in $second.
-start_node() {
-    rm -f "$tmp/node.fifo"
-    mkfifo "$tmp/node.fifo"
-    "$bw" ros2 "$@" >"$tmp/node.fifo" 2>"$tmp/node.err" &
-    node=$!
-    exec 3<"$tmp/node.fifo"
-    read -r first <&3
-    read -r second <&3
-    cat <&3 >/dev/null &
-    exec 3<&-
-    case $second in
-    "botwire ros2: "*" on DDS domain $ROS_DOMAIN_ID"*) pass "node up: $second" ;;
-    *)
-        fail "node did not come up: $first $second ($(cat "$tmp/node.err"))"
-        exit 1
-        ;;
-    esac
-}
 # stop_node: SIGINT, the node's exit status in $status; its last line
 # (what it took and refused) in $said.
 stop_node() {

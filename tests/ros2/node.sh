@@ -20,26 +20,6 @@ cleanup() {
     [ -n "$sim" ] && kill "$sim" 2>/dev/null
 }
 
-# start_node ARGS...: `botwire ros2 ARGS` in the background ($node), once
-# it has said its node is up.
-start_node() {
-    rm -f "$tmp/node.fifo"
-    mkfifo "$tmp/node.fifo"
-    "$bw" ros2 "$@" >"$tmp/node.fifo" 2>"$tmp/node.err" &
-    node=$!
-    exec 3<"$tmp/node.fifo"
-    read -r first <&3
-    read -r second <&3
-    exec 3<&-
-    case $second in
-    "botwire ros2: "*" on DDS domain $ROS_DOMAIN_ID"*) pass "node up: $first; $second" ;;
-    *)
-        fail "node did not come up: $first $second ($(cat "$tmp/node.err"))"
-        exit 1
-        ;;
-    esac
-}
-
 # 1. Odometry, tf and a drive: 2 s at 0.2 m/s (the peer watches on until
 # the robot is at rest, however late the drive began, and until the node
 # says the link is online).
