@@ -131,6 +131,23 @@ static int mcap_header(bw_record_writer_t *w, const bw_record_options_t *opt, co
     return 0;
 }
 
+/* A double-quoted YAML scalar of text. */
+static void yaml_quoted(FILE *y, const char *text)
+{
+    fputc('"', y);
+    for (const char *c = text; *c; c++) {
+        if (*c == '\n')
+            fputs("\\n", y);
+        else if (*c == '"' || *c == '\\')
+            fprintf(y, "\\%c", *c);
+        else if ((unsigned char)*c < 0x20)
+            fprintf(y, "\\x%02x", (unsigned char)*c);
+        else
+            fputc(*c, y);
+    }
+    fputc('"', y);
+}
+
 /* A message counted for rosbag2's metadata. */
 static void counted(bw_record_writer_t *w, uint64_t at)
 {
@@ -168,19 +185,20 @@ static void rosbag2_metadata(bw_record_writer_t *w)
         const char *hash = wire ? WIRE_HASH : w->cdr[i - 2].hash;
         uint64_t n = wire ? w->wire_count[i] : w->cdr[i - 2].count;
         fprintf(y, "  - topic_metadata:\n      name: %s\n      type: %s\n"
-                   "      serialization_format: cdr\n      offered_qos_profiles: \"",
+                   "      serialization_format: cdr\n      offered_qos_profiles: ",
                 topic, type);
-        for (const char *c = qos; *c; c++) /* a double-quoted YAML scalar */
-            *c == '\n' ? fputs("\\n", y) : *c == '"' || *c == '\\' ? fprintf(y, "\\%c", *c)
-                                                                   : fputc(*c, y);
-        fprintf(y, "\"\n      type_description_hash: \"%s\"\n    message_count: %llu\n", hash,
+        yaml_quoted(y, qos);
+        fprintf(y, "\n      type_description_hash: \"%s\"\n    message_count: %llu\n", hash,
                 (unsigned long long)n);
     }
-    fprintf(y, "compression_format: \"\"\ncompression_mode: \"\"\nrelative_file_paths:\n"
-               "  - \"%s\"\nfiles:\n  - path: \"%s\"\n    starting_time:\n"
-               "      nanoseconds_since_epoch: %llu\n    duration:\n      nanoseconds: %llu\n"
-               "    message_count: %llu\ncustom_data: {}\nros_distro: jazzy\n",
-            file, file, (unsigned long long)w->first_ns, span, (unsigned long long)w->messages);
+    fputs("compression_format: \"\"\ncompression_mode: \"\"\nrelative_file_paths:\n  - ", y);
+    yaml_quoted(y, file);
+    fputs("\nfiles:\n  - path: ", y);
+    yaml_quoted(y, file);
+    fprintf(y, "\n    starting_time:\n      nanoseconds_since_epoch: %llu\n    duration:\n"
+               "      nanoseconds: %llu\n    message_count: %llu\ncustom_data: {}\n"
+               "ros_distro: jazzy\n",
+            (unsigned long long)w->first_ns, span, (unsigned long long)w->messages);
     if (fclose(y) != 0 || !text) {
         free(text);
         failed(w, ENOMEM);

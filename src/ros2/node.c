@@ -232,6 +232,7 @@ struct bw_ros2 {
     dds_entity_t domain, participant, info_writer, info_reader;
     dds_entity_t publications; /* the domain's writers (DCPSPublication) */
     uint32_t service_ids;      /* rmw_cyclonedds's client/service counter */
+    double slow_at;            /* the last step that served parameters (SLOW_PERIOD) */
     dds_topic_descriptor_t *range_desc, *info_desc; /* by distro */
     robot_t **robots;
     size_t nrobots;
@@ -1446,8 +1447,8 @@ static void publish_events(robot_t *r, const bw_base_state_t *st,
 static void publish_battery(robot_t *r, const bw_base_state_t *st,
                             builtin_interfaces_msg_dds__Time_ stamp)
 {
-    if (!(bw_base_caps(r->base) & BW_CAP_BATTERY))
-        return;
+    if (!(bw_base_caps(r->base) & BW_CAP_BATTERY) || !(st->t > 0))
+        return; /* (nothing said of a battery before the robot's first report) */
     sensor_msgs_msg_dds__BatteryState_ b;
     memset(&b, 0, sizeof b);
     b.header.stamp = stamp;
@@ -1620,10 +1621,12 @@ static void take_reset(robot_t *r)
     }
 }
 
-static void step_robot(robot_t *r, double now)
+static void step_robot(robot_t *r, double now, bool slow)
 {
-    serve(r, now);
-    take_reset(r);
+    if (slow) { /* parameters and resets: at SLOW_PERIOD, not each cycle */
+        serve(r, now);
+        take_reset(r);
+    }
     take_cmd_vel(r, now);
     if (r->have_cmd && now - r->last_cmd <= r->cmd_vel_timeout) {
         bw_base_drive(r->base, r->v, r->w, now);
@@ -1686,11 +1689,20 @@ static void watch_publications(bw_ros2_t *n)
     }
 }
 
+/* How often the node looks at what is not on a robot's control path: the
+ * parameter services, reset_odometry, other writers' types (a fleet's
+ * thousands of readers are not taken at the robots' 50 Hz). */
+#define SLOW_PERIOD 0.05
+
 void bw_ros2_step(bw_ros2_t *n, double now)
 {
+    bool slow = !(now - n->slow_at < SLOW_PERIOD && now >= n->slow_at);
+    if (slow)
+        n->slow_at = now;
     for (size_t i = 0; i < n->nrobots; i++)
-        step_robot(n->robots[i], now);
-    watch_publications(n);
+        step_robot(n->robots[i], now, slow);
+    if (slow)
+        watch_publications(n);
     /* Other participants' node lists: not needed here, only kept small. */
     void *samples[8] = { NULL };
     dds_sample_info_t info[8];

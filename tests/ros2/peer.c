@@ -932,8 +932,8 @@ static int tf_topics(int count, int argc, char **argv)
  * "joints NAME0 NAME1 POS0 POS1 VEL0 VEL1", "battery V PERCENTAGE
  * STATUS"; "none imu" (...) for what never came. reset NS: one
  * std_msgs/msg/Empty on rt/NS/reset_odometry once the node's reader is
- * matched, then the pose of the first odometry stamped after it: "reset X
- * Y YAW". */
+ * matched, then the pose of the first odometry stamped after the node took
+ * it (its /rosout line says when): "reset X Y YAW". */
 static int sensors(double seconds, const char *ns, bool reset)
 {
     dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
@@ -945,7 +945,10 @@ static int sensors(double seconds, const char *ns, bool reset)
         dds_entity_t w = endpoint(pp, true, &std_msgs_msg_dds__Empty__desc, name, qos(true, false, 10));
         snprintf(name, sizeof name, "rt/%s/odom", ns);
         dds_entity_t o = endpoint(pp, false, &nav_msgs_msg_dds__Odometry__desc, name, qos(true, false, 10));
-        double end = mono() + 30;
+        /* when the node took it: its /rosout line says so, stamped then */
+        dds_entity_t lg = endpoint(pp, false, &rcl_interfaces_msg_dds__Log__desc, "rt/rosout",
+                                   qos(true, true, 1000));
+        double end = mono() + 30, taken = -1;
         dds_publication_matched_status_t pm;
         while (mono() < end && !(dds_get_publication_matched_status(w, &pm) == 0 && pm.current_count > 0))
             dds_sleepfor(DDS_MSECS(5));
@@ -955,11 +958,20 @@ static int sensors(double seconds, const char *ns, bool reset)
         while (mono() < end) {
             void *s[8] = { NULL };
             dds_sample_info_t info[8];
-            int got = dds_take(o, s, info, 8, 8);
+            int got = taken < 0 ? dds_take(lg, s, info, 8, 8) : 0;
+            for (int i = 0; i < got; i++) {
+                const rcl_interfaces_msg_dds__Log_ *m = s[i];
+                if (info[i].valid_data && strstr(m->msg, "odometry reset") &&
+                    stamp_of(&m->stamp) >= sent - 0.001)
+                    taken = stamp_of(&m->stamp);
+            }
+            if (got > 0)
+                dds_return_loan(lg, s, got);
+            got = taken < 0 ? 0 : dds_take(o, s, info, 8, 8);
             for (int i = 0; i < got; i++) {
                 const nav_msgs_msg_dds__Odometry_ *m = s[i];
-                /* a cycle after the reset went out: the node has taken it */
-                if (info[i].valid_data && stamp_of(&m->header.stamp) > sent + 0.05) {
+                /* the first odometry stamped after the node took it */
+                if (info[i].valid_data && stamp_of(&m->header.stamp) > taken) {
                     const geometry_msgs_msg_dds__Quaternion_ *q = &m->pose.pose.orientation;
                     printf("reset %.4f %.4f %.4f\n", m->pose.pose.position.x,
                            m->pose.pose.position.y, 2 * atan2(q->z, q->w));
