@@ -222,6 +222,7 @@ class State:
     battery_charge: float
     battery_capacity: float
     battery_temp: float
+    battery_fraction: Optional[float]
     charging: str
     charge_sources: int
     commands_ignored: bool
@@ -229,6 +230,7 @@ class State:
     rot: Optional[Axis]
     encoder: Optional[Tuple[int, int]]
     counts_per_m: Optional[float]
+    wheel_radius: Optional[float]
     unique_id: Optional[str]
     gains: Optional[Gains]
     firmware: str
@@ -288,10 +290,11 @@ _STATE_PATHS: Tuple[Tuple[Any, ...], ...] = (
     ("estimated",), ("estimated_time",), ("bumpers",), ("bump_switches",), ("nbump_switches",),
     ("cliffs",), ("wheel_drops",), ("buttons",), ("stalled",), ("battery",),
     ("battery_current",), ("battery_charge",), ("battery_capacity",), ("battery_temp",),
-    ("charging",), ("charge_sources",), ("brake",), ("faults",), ("commands_ignored",),
+    ("battery_fraction",), ("charging",), ("charge_sources",), ("brake",), ("faults",),
+    ("commands_ignored",),
     ("trans", "velocity"), ("trans", "acceleration"), ("trans", "torque"),
     ("rot", "velocity"), ("rot", "acceleration"), ("rot", "torque"),
-    ("encoder", 0), ("encoder", 1), ("counts_per_m",), ("raw_x",), ("raw_y",),
+    ("encoder", 0), ("encoder", 1), ("counts_per_m",), ("wheel_radius",), ("raw_x",), ("raw_y",),
     ("dock_ir", 0), ("dock_ir", 1), ("dock_ir", 2),
     ("gains", "known"), ("gains", "user"), ("gains", "p"), ("gains", "i"), ("gains", "d"),
     ("joystick", "active"), ("joystick", "x"), ("joystick", "y"), ("joystick", "buttons"),
@@ -375,8 +378,9 @@ def make_state(s: Any, caps: int) -> State:
     u = _STATE_STRUCT.unpack_from(raw)
     (t, online, x, y, theta, v, w, estimated, estimated_time, bumpers, bump_switches,
      nbump_switches, cliffs, wheel_drops, buttons, stalled, battery, battery_current,
-     battery_charge, battery_capacity, battery_temp, charging, charge_sources, brake, faults,
-     commands_ignored, tv, ta, tt, rv, ra, rt, enc0, enc1, counts_per_m, raw_x, raw_y,
+     battery_charge, battery_capacity, battery_temp, battery_fraction, charging, charge_sources,
+     brake, faults, commands_ignored, tv, ta, tt, rv, ra, rt, enc0, enc1, counts_per_m,
+     wheel_radius, raw_x, raw_y,
      ir0, ir1, ir2, g_known, g_user, g_p, g_i, g_d, j_active, j_x, j_y, j_buttons,
      p_voltage, p_logic, p_current, p_status, nranges, reconnects,
      l_frames, l_checksum, l_length, l_skipped, l_unknown, l_implausible,
@@ -413,12 +417,14 @@ def make_state(s: Any, caps: int) -> State:
         wheel_drops=wheel_drops, buttons=buttons, stalled=stalled,
         battery_current=battery_current, battery_charge=battery_charge,
         battery_capacity=battery_capacity, battery_temp=battery_temp,
+        battery_fraction=battery_fraction if battery_fraction > 0 else None,
         charging=_CHARGING[charging] if 0 <= charging < 4 else "unknown",
         charge_sources=charge_sources, commands_ignored=commands_ignored,
         trans=_fill(Axis, velocity=tv, acceleration=ta, torque=tt) if motors else None,
         rot=_fill(Axis, velocity=rv, acceleration=ra, torque=rt) if motors else None,
         encoder=(enc0, enc1) if enc else None,
         counts_per_m=counts_per_m if enc else None,
+        wheel_radius=wheel_radius if enc and wheel_radius > 0 else None,
         unique_id=texts["unique_id"] if caps & _UNIQUE_ID else None,
         gains=_fill(Gains, known=g_known, user=g_user, p=g_p, i=g_i, d=g_d)
         if caps & _GAINS else None,
