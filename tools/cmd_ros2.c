@@ -76,6 +76,15 @@ static void say_line(void *ctx, const char *line)
     fprintf(stderr, "botwire ros2: %s\n", line);
 }
 
+/* --distro NAME for cmd: 0, or -1 after saying what it takes. */
+static int distro_opt(const char *cmd, const char *name, bw_ros2_distro_t *distro)
+{
+    if (bw_ros2_distro_parse(name, distro) == 0)
+        return 0;
+    cli_error(cmd, "--distro %s: humble, jazzy, kilted or lyrical", name);
+    return -1;
+}
+
 /* `botwire ros2 list` and `botwire ros2 echo TOPIC`: the graph as the
  * ros2 tools see it, on the node's domain and discovery settings. */
 static int look(int argc, char **argv)
@@ -102,10 +111,8 @@ static int look(int argc, char **argv)
                 return 2;
             break;
         case 'R':
-            if (bw_ros2_distro_parse(optarg, &ro.distro) < 0) {
-                cli_error(cmd, "--distro %s: humble, jazzy, kilted or lyrical", optarg);
+            if (distro_opt(cmd, optarg, &ro.distro) < 0)
                 return 2;
-            }
             break;
         case 'H': ro.distro = BW_ROS2_HUMBLE; break;
         case 'f':
@@ -203,10 +210,8 @@ int cmd_ros2(int argc, char **argv)
             break;
         case 'H': ro.distro = BW_ROS2_HUMBLE; break;
         case 'R':
-            if (bw_ros2_distro_parse(optarg, &ro.distro) < 0) {
-                cli_error("ros2", "--distro %s: humble, jazzy, kilted or lyrical", optarg);
+            if (distro_opt("ros2", optarg, &ro.distro) < 0)
                 return 2;
-            }
             break;
         case 'C':
             if (!strcmp(optarg, "twist"))
