@@ -219,6 +219,7 @@ static void heard_reset(bw_base_t *b, double now)
     b->wrong = false;
     b->unexplained = false;
     b->opened_at = now;
+    b->last_poll = now;
     /* An in-process robot is of the base's family by construction. */
     b->sniffing = !b->device;
     b->heard_family = b->device ? b->ops->family : NULL;
@@ -990,8 +991,10 @@ static size_t read_input(bw_base_t *b, double now)
     while (b->port && total < READ_BUDGET) {
         uint8_t buf[4096];
         int n = bw_port_read(b->port, buf, sizeof buf);
-        if (n == 0)
+        if (n == 0) {
+            b->quiet_seen = now;
             break;
+        }
         if (n < 0) {
             link_lost(b, now);
             break;
@@ -1003,7 +1006,12 @@ static size_t read_input(bw_base_t *b, double now)
         total += (size_t)n;
         if (b->wrong)
             continue; /* another family's bytes: the driver hears no more of them */
-        if (b->ops->line_gap > 0 && b->ops->reset_line && now - b->last_input > b->ops->line_gap)
+        /* A gap is silence seen: a read that found nothing longer than the
+         * gap after the last bytes. The time between two reads that both
+         * found bytes is the caller's poll period, not the line's: a
+         * caller polling at 20 Hz reads a SIP in pieces 50 ms apart. */
+        if (b->ops->line_gap > 0 && b->ops->reset_line &&
+            b->quiet_seen - b->last_input > b->ops->line_gap)
             b->ops->reset_line(b, now);
         b->last_input = now;
         b->ops->on_input(b, buf, (size_t)n, now);
@@ -1068,6 +1076,7 @@ int bw_base_poll(bw_base_t *b, double now)
         b->changes++;
     update_raw(b); /* once a poll: after its frames, and an estimated step without one */
     emit_events(b, now);
+    b->last_poll = now;
     return b->port ? 0 : BW_ECLOSED;
 }
 

@@ -109,6 +109,9 @@ struct bw_base {
     double next_reopen;
     double last_frame;
     double last_input;     /* when bytes last came from the robot */
+    double quiet_seen;     /* the last read that found the line empty */
+    double last_poll;      /* when the last poll ended (or the port opened): what
+                              a poll reads came after it, and before the poll */
     double quiet_until;    /* the robot is expected to be silent until then */
     bw_base_options_t opt;
     int baud;

@@ -66,7 +66,8 @@ stop_node() {
 # cut the stream short in between, a machine holding the publisher back
 # that long). Then the stop: at rest RAMP (its deceleration from V) after
 # the first zero twist came, plus the robot's report PERIOD (the odometry
-# can say so no sooner), 0.15 s for node cycles and the odometry to show it,
+# can say so no sooner; with the time its line takes to carry the stop
+# down and the report up), 0.15 s for node cycles and the odometry to show it,
 # and the time the machine held the node's cycles back (its odometry's
 # stamps say how much); a stop left to the node's 0.6 s timeout fails it.
 went_as() {
@@ -128,8 +129,10 @@ got="$(rosparam get /botwire/rate) $(rosparam get /botwire/diagnostic_period) $(
 watch_first "$tmp/watch" 3.5 3.0 1.0 || fail "the watcher heard no odometry: $(cat "$tmp/watch")"
 "$check" publish 0.2 2 zero || fail "publisher"
 watch_end
-# (a Pioneer slows down at 0.3 m/s^2: 0.67 s; a SIP each 100 ms)
-went_as "p2os" 0.2 0.667 0.1 "$tmp/watch"
+# (a Pioneer slows down at 0.3 m/s^2: 0.67 s; a SIP each 100 ms, and at
+# 9600 baud VEL and RVEL take 19 ms down, a SIP and its encoder packet
+# 60 ms up: 0.18 s)
+went_as "p2os" 0.2 0.667 0.18 "$tmp/watch"
 n=$(grep -c "^range " "$tmp/watch")
 [ "$n" -ge 2 ] && pass "$n forward sonars publish Range in their own frames" || fail "ranges: $(cat "$tmp/watch")"
 while read -r _ frame got want; do

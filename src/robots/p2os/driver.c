@@ -20,10 +20,13 @@
 #define SLACK 0.1          /* s added to the elapsed time */
 #define BATTERY_JUMP 10    /* 0.1 V */
 /* s after input that left a frame half in, before the driver looks again:
- * inside the line gap (ops.line_gap), so a caller that waits for the next
- * deadline reads a long frame (the config packet takes 117 ms at 9600
- * baud) in pieces that come within the gap, not across it. */
-#define HELD_WATCH 0.03
+ * just past the line gap (ops.line_gap), so a caller that waits for the
+ * next deadline sees the silence after a broken frame, if there is one,
+ * and the bytes after it start afresh. A long frame (the config packet
+ * takes 117 ms at 9600 baud) still coming is no silence: the look reads
+ * more of it. */
+#define LINE_GAP 0.05
+#define HELD_WATCH (LINE_GAP + 0.001)
 
 typedef enum { H_SYNC0, H_SYNC1, H_SYNC2, H_CLOSING, H_READY } handshake_t;
 
@@ -431,7 +434,7 @@ const bw_driver_ops_t bw_p2os_driver_ops = {
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BATTERY | BW_CAP_SONAR | BW_CAP_STALL,
     .max_v = 1.0,       /* the server's TransVelMax and RotVelMax at connect */
     .max_w = 100 * BW_PI / 180,
-    .line_gap = 0.05, /* SIPs 100 ms apart; one goes out whole in 33 ms at 9600 baud */
+    .line_gap = LINE_GAP, /* SIPs 100 ms apart; one goes out whole in 33 ms at 9600 baud */
     /* SIPs come every 100 ms: five missed is a lost link (a noisy one that
      * still brings damaged SIPs stays online longer: base.c). */
     .link_timeout = 0.5,

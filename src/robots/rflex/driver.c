@@ -35,7 +35,9 @@
  * now. The stamps are taken as milliseconds (the emulator's; no public
  * source gives the unit) only once a second of reports has shown them to
  * run at that rate; until then the elapsed time is the host's, with 100 ms
- * of slack. Three set-aside reports of an axis in a row that agree with
+ * of slack. The host's time of a frame is a span: after the poll before
+ * the one that read it, by that one (a caller polling at 10 Hz reads a
+ * frame up to 100 ms after it came). Three set-aside reports of an axis in a row that agree with
  * each other are believed (the base's counters were reset): the latest
  * becomes the reference, its jump not integrated.
  *
@@ -136,7 +138,7 @@ static const rmodel_t rmodels[] = {
 typedef struct {
     int32_t pos, vel; /* counts, counts/s */
     uint32_t stamp;   /* the base's clock */
-    double t;         /* host time it came */
+    double since, t;  /* host time it came: after since (the poll before), by t */
 } sample_t;
 
 typedef struct {
@@ -164,10 +166,13 @@ typedef struct {
     double pending_ds;       /* m of a translation frame waiting for its rotation frame */
     /* The base's clock: stamps confirmed to count ms against the host's
      * clock from (stamp0, t0); lead, the largest stamp - host time yet, in
-     * s from there, at lead_t. */
+     * s from there, at lead_t. t0 is the earliest stamp0 can have come (the
+     * poll before the one that read it), t0_read when it was read: a caller
+     * polling at its own rate reads a frame up to a poll period after it
+     * came, so only a stamp beyond the earliest is from the future. */
     bool clock_have, clock_ms;
     uint32_t stamp0;
-    double t0, lead, lead_t;
+    double t0, t0_read, lead, lead_t;
     /* Status. */
     bool have_volts;
     double volts;
@@ -555,22 +560,26 @@ static bool stamp_from_future(const rflex_drv_t *r, uint32_t stamp, double now)
 }
 
 /* An accepted frame's stamp: the clock learns its rate and its lead. */
-static void clock_learn(rflex_drv_t *r, uint32_t stamp, double now)
+static void clock_learn(rflex_drv_t *r, uint32_t stamp, double since, double now)
 {
     if (!r->clock_have) {
         r->clock_have = true;
         r->stamp0 = stamp;
-        r->t0 = now;
+        r->t0 = since;
+        r->t0_read = now;
         return;
     }
     if (!r->clock_ms) {
-        double span = now - r->t0;
-        if (span < CLOCK_SPAN)
+        if (now - r->t0_read < CLOCK_SPAN)
             return;
-        double rate = (int32_t)(stamp - r->stamp0) / 1000.0 / span;
-        if (fabs(rate - 1) > CLOCK_TOL) { /* not ms, or a damaged stamp: start again */
+        /* The time between the two frames coming lies between the shortest
+         * and the longest their polls allow; ms fit within the tolerance. */
+        double ms = (int32_t)(stamp - r->stamp0) / 1000.0;
+        if (ms < (since - r->t0_read) * (1 - CLOCK_TOL) || ms > (now - r->t0) * (1 + CLOCK_TOL)) {
+            /* not ms, or a damaged stamp: start again */
             r->stamp0 = stamp;
-            r->t0 = now;
+            r->t0 = since;
+            r->t0_read = now;
             return;
         }
         r->clock_ms = true;
@@ -603,9 +612,9 @@ static bool fits(const bw_base_t *b, unsigned a, const sample_t *from, const sam
             return false;
         tlo = thi = ms / 1000.0;
     } else {
-        double dt = s->t - from->t;
-        tlo = fmax(0, dt - JITTER);
-        thi = dt + JITTER;
+        /* Between when the two can have come, give or take JITTER. */
+        tlo = fmax(0, s->since - from->t - JITTER);
+        thi = s->t - from->since + JITTER;
     }
     double v0 = fmin(from->vel, s->vel), v1 = fmax(from->vel, s->vel);
     double lo = fmin(fmin(v0 * tlo, v0 * thi), fmin(v1 * tlo, v1 * thi));
@@ -734,7 +743,7 @@ static void on_report(bw_base_t *b, const bw_rflex_mot_system_report_t *rep, dou
     }
     axis_t *x = &r->ax[a];
     x->heard = now;
-    sample_t s = { rep->position, rep->velocity, rep->timestamp, now };
+    sample_t s = { rep->position, rep->velocity, rep->timestamp, b->last_poll, now };
     bool bad = stamp_from_future(r, rep->timestamp, now) ||
                !fits(b, a, x->have ? &x->ref : &s, &s);
     bw_base_implausible(b, bad);
@@ -773,7 +782,7 @@ static void on_report(bw_base_t *b, const bw_rflex_mot_system_report_t *rep, dou
                                     : (int64_t)s.pos;
     r->enc_last[a] = (uint32_t)s.pos;
     r->enc_have[a] = true;
-    clock_learn(r, rep->timestamp, now);
+    clock_learn(r, rep->timestamp, b->last_poll, now);
     double per = a == BW_RFLEX_AXIS_TRANS ? r->m->counts_per_m : r->m->counts_per_rad;
     double std = a == BW_RFLEX_AXIS_TRANS ? BW_RFLEX_STD_TRANS_TORQUE : BW_RFLEX_STD_ROT_TORQUE;
     bw_axis_t *ax = a == BW_RFLEX_AXIS_TRANS ? &st->trans : &st->rot;
