@@ -259,7 +259,7 @@ static void test_every_family_at_its_rate(void **state)
  * odometry from 8 of 50 SIPs); the rflex driver took frames read at once
  * for stamps from the future, at 10 Hz. (The Command Module's driver,
  * lobot, is not here: its cycle is the host's answer, and its motion check
- * times SENSORS by when they were read; docs/lobot.md.) */
+ * times SENSORS by when they were read; docs/pacing.md.) */
 static void test_fixed_rate_caller(void **state)
 {
     (void)state;
