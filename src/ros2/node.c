@@ -1828,6 +1828,7 @@ const dds_topic_descriptor_t *bw_ros2_descriptor(const char *dds_type, bw_ros2_d
         &diagnostic_msgs_msg_dds__DiagnosticArray__desc, &sensor_msgs_msg_dds__Imu__desc,
         &sensor_msgs_msg_dds__JointState__desc,   &rcl_interfaces_msg_dds__Log__desc,
         &geometry_msgs_msg_dds__Twist__desc,      &geometry_msgs_msg_dds__TwistStamped__desc,
+        &rcl_interfaces_msg_dds__ParameterEvent__desc,
     };
     if (!strcmp(dds_type, "sensor_msgs::msg::dds_::Range_"))
         return distro == BW_ROS2_HUMBLE ? &humble_sensor_msgs_msg_dds__Range__desc

@@ -133,6 +133,29 @@ static const char log_msg[] =
     "string function\n"
     "uint32 line\n" SEP TIME;
 
+/* rcl_interfaces' ParameterEvent, Parameter and ParameterValue (the
+ * constants of a type are ParameterType's, a message of its own). */
+static const char parameter_event[] =
+    "builtin_interfaces/Time stamp\n"
+    "string node\n"
+    "Parameter[] new_parameters\n"
+    "Parameter[] changed_parameters\n"
+    "Parameter[] deleted_parameters\n" SEP TIME SEP
+    "MSG: rcl_interfaces/Parameter\n"
+    "string name\n"
+    "ParameterValue value\n" SEP
+    "MSG: rcl_interfaces/ParameterValue\n"
+    "uint8 type\n"
+    "bool bool_value\n"
+    "int64 integer_value\n"
+    "float64 double_value\n"
+    "string string_value\n"
+    "byte[] byte_array_value\n"
+    "bool[] bool_array_value\n"
+    "int64[] integer_array_value\n"
+    "float64[] double_array_value\n"
+    "string[] string_array_value\n";
+
 #define TWIST "MSG: geometry_msgs/Twist\ngeometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular\n"
 static const char twist[] = "geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular\n" SEP VECTOR3;
 static const char twist_stamped[] =
@@ -156,6 +179,7 @@ const char *bw_ros2_schema(const char *type, bw_ros2_distro_t distro)
         { "sensor_msgs/msg/Imu", imu },
         { "sensor_msgs/msg/JointState", joint_state },
         { "rcl_interfaces/msg/Log", log_msg },
+        { "rcl_interfaces/msg/ParameterEvent", parameter_event },
         { "geometry_msgs/msg/Twist", twist },
         { "geometry_msgs/msg/TwistStamped", twist_stamped },
         { "std_msgs/msg/Empty", empty_msg },

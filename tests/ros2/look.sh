@@ -12,7 +12,11 @@ bw=$1 peer=$2
 
 . "$(dirname "$0")/ros2lib.sh"
 node=
-cleanup() { [ -n "$node" ] && kill "$node" 2>/dev/null; }
+echoer=
+cleanup() {
+    [ -n "$echoer" ] && kill "$echoer" 2>/dev/null
+    [ -n "$node" ] && kill "$node" 2>/dev/null
+}
 
 "$bw" ros2 sim:kobuki --ns robot1 >"$tmp/node.out" 2>"$tmp/node.err" &
 node=$!
@@ -55,6 +59,26 @@ grep -q '^  covariance:$' "$tmp/echo" && grep -q '^  - 0.001$' "$tmp/echo" &&
 grep -q '^msg: online: sim:kobuki$' "$tmp/rosout" && grep -q '^name: robot1.botwire$' "$tmp/rosout" &&
     grep -q '^level: 20$' "$tmp/rosout" && pass "ros2 echo /rosout: the node's online line, level 20" ||
     fail "ros2 echo /rosout: $(cat "$tmp/rosout")"
+# /parameter_events, volatile: a set made while echo reads. Echo cannot say
+# when its reader has matched, so the peer sets the timeout again until
+# echo has printed an event (each set is one; 30 s only catch an echo that
+# never prints).
+"$bw" ros2 echo /parameter_events --count 1 --for 30 >"$tmp/events" 2>&1 &
+echoer=$!
+sets=0
+while kill -0 "$echoer" 2>/dev/null && [ "$sets" -lt 100 ]; do
+    sets=$((sets + 1))
+    "$peer" param /robot1/botwire set cmd_vel_timeout double 0.5 >/dev/null 2>&1 || break
+done
+wait "$echoer"
+status=$?
+echoer=
+[ "$status" = 0 ] && grep -q '^node: /robot1/botwire$' "$tmp/events" &&
+    grep -q '^changed_parameters:$' "$tmp/events" && grep -q '^- name: cmd_vel_timeout$' "$tmp/events" &&
+    grep -q '^    type: 3$' "$tmp/events" && grep -q '^    double_value: 0.5$' "$tmp/events" &&
+    grep -q '^    string_array_value: \[\]$' "$tmp/events" &&
+    pass "ros2 echo /parameter_events: cmd_vel_timeout changed to 0.5, a double (after $sets sets)" ||
+    fail "ros2 echo /parameter_events: exit $status after $sets sets: $(cat "$tmp/events")"
 expect_error "echo of a topic nobody publishes" 1 "/nobody: no publisher seen in 1 s" \
     "$bw" ros2 echo /nobody --for 1
 expect_error "echo without a topic" 2 "which topic?" "$bw" ros2 echo
