@@ -254,9 +254,10 @@ static void test_every_family_at_its_rate(void **state)
  * nor a frame from the future: no frame is rejected, no byte skipped,
  * nothing set aside as implausible, and the odometry, 2 s after the stop,
  * is the robot's true travel within 2 % (the emulators' wheels slip and
- * their encoders count whole ticks: 0.5 % at most here). Regressions: the P2OS driver gave up SIPs read in
- * two pieces more than its 50 ms line gap apart (a ROS node at 20 Hz had
- * odometry from 8 of 50 SIPs); the rflex driver took frames read at once
+ * their encoders count whole ticks: 0.5 % at most here). Regressions: the
+ * P2OS driver gave up SIPs read in two pieces more than its 50 ms line gap
+ * apart (a ROS node at 20 Hz had odometry from 8 of 50 SIPs); the rflex
+ * driver took frames read at once
  * for stamps from the future, at 10 Hz. (The Command Module's driver,
  * lobot, is not here: its cycle is the host's answer, and its motion check
  * times SENSORS by when they were read; docs/pacing.md.) */
@@ -285,9 +286,9 @@ static void test_fixed_rate_caller(void **state)
             for (double end = now + 2; now < end; now = ++polls * periods[k])
                 bw_base_poll(b, now);
             const bw_parse_stats_t *l = &st->link;
-            double odo = 0; /* the odometry's travel: a circle's arc from its chord */
+            /* The odometry's travel: the arc of the circle it drove, from its chord. */
             double chord = hypot(st->pose.x, st->pose.y), turn = fabs(st->pose.theta);
-            odo = turn > 1e-6 ? chord * (turn / 2) / sin(turn / 2) : chord;
+            double odo = turn > 1e-6 ? chord * (turn / 2) / sin(turn / 2) : chord;
             printf("%-26s polled every %5.1f ms: %5llu frames, rejected %llu, skipped %llu, "
                    "implausible %llu; odometry %.3f m, true travel %.3f m\n",
                    urls[i], periods[k] * 1000, (unsigned long long)l->frames,

@@ -445,6 +445,40 @@ static void test_encoders_unwrap(void **state)
     bw_port_close(far);
 }
 
+/* A report stamped later than the base's clock can read is set aside (its
+ * stamp damaged, and so may the rest be); reports a caller polling at
+ * 10 Hz reads up to 90 ms after they came are not. The reports come every
+ * 50 ms, stamped in ms as they come; the robot at rest. */
+static void test_stamp_from_the_future(void **state)
+{
+    (void)state;
+    char err[256];
+    bw_port_t *near, *far;
+    assert_int_equal(bw_port_pair(&near, &far, 1 << 16), 0);
+    bw_base_t *b;
+    assert_int_equal(bw_base_open_port(&b, "rflex", near, NULL, 0, err, sizeof err), 0);
+    const bw_base_state_t *st = bw_base_state(b);
+    double now = 0;
+    for (int j = 1; j <= 30; j++) { /* 3 s: the clock confirmed after 1 */
+        for (int k = 1; k >= 0; k--) {
+            uint32_t stamp = (uint32_t)lround((j * 0.1 - k * 0.05) * 1000);
+            axis_report(far, BW_RFLEX_AXIS_TRANS, 1000, stamp);
+            axis_report(far, BW_RFLEX_AXIS_ROT, 2000, stamp);
+        }
+        bw_base_poll(b, now = j * 0.1 + 0.09);
+    }
+    assert_int_equal(st->link.implausible, 0);
+    axis_report(far, BW_RFLEX_AXIS_TRANS, 1000, (uint32_t)lround((now + 5) * 1000));
+    bw_base_poll(b, now += 0.1);
+    assert_int_equal(st->link.implausible, 1);
+    /* The next report in time is believed again. */
+    axis_report(far, BW_RFLEX_AXIS_TRANS, 1000, (uint32_t)lround((now - 0.05) * 1000));
+    bw_base_poll(b, now += 0.1);
+    assert_int_equal(st->link.implausible, 1);
+    bw_base_close(b, now);
+    bw_port_close(far);
+}
+
 /* The panel the wall presses, by the emulated base's true contact: the
  * base's panels (0x46..0x4D) whose arc holds it. */
 static uint64_t panels_at(double contact)
@@ -608,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_backed_into_a_wall),
         cmocka_unit_test(test_encoders_and_raw_position),
         cmocka_unit_test(test_encoders_unwrap),
+        cmocka_unit_test(test_stamp_from_the_future),
         cmocka_unit_test(test_bump_switches),
         cmocka_unit_test(test_ir_reads_the_wall),
         cmocka_unit_test(test_joystick),
