@@ -419,16 +419,25 @@ static void axis_report(bw_port_t *far, uint8_t axis, int32_t pos, uint32_t stam
     assert_int_equal(bw_port_write(far, f, (size_t)n), n);
 }
 
+/* A base on a pair whose other end (*far) the test writes the base's frames
+ * to itself. */
+static bw_base_t *base_on_pair(bw_port_t **far)
+{
+    char err[256];
+    bw_port_t *near;
+    assert_int_equal(bw_port_pair(&near, far, 1 << 16), 0);
+    bw_base_t *b;
+    assert_int_equal(bw_base_open_port(&b, "rflex", near, NULL, 0, err, sizeof err), 0);
+    return b;
+}
+
 /* The wire's counters are 32 bits; the state's are not: a counter that
  * passes INT32_MAX goes on counting up, one that passes INT32_MIN down. */
 static void test_encoders_unwrap(void **state)
 {
     (void)state;
-    char err[256];
-    bw_port_t *near, *far;
-    assert_int_equal(bw_port_pair(&near, &far, 1 << 16), 0);
-    bw_base_t *b;
-    assert_int_equal(bw_base_open_port(&b, "rflex", near, NULL, 0, err, sizeof err), 0);
+    bw_port_t *far;
+    bw_base_t *b = base_on_pair(&far);
     const bw_base_state_t *st = bw_base_state(b);
     double now = 0;
     int64_t pos = (int64_t)INT32_MAX - 900, rot = (int64_t)INT32_MIN + 900;
@@ -452,11 +461,8 @@ static void test_encoders_unwrap(void **state)
 static void test_stamp_from_the_future(void **state)
 {
     (void)state;
-    char err[256];
-    bw_port_t *near, *far;
-    assert_int_equal(bw_port_pair(&near, &far, 1 << 16), 0);
-    bw_base_t *b;
-    assert_int_equal(bw_base_open_port(&b, "rflex", near, NULL, 0, err, sizeof err), 0);
+    bw_port_t *far;
+    bw_base_t *b = base_on_pair(&far);
     const bw_base_state_t *st = bw_base_state(b);
     double now = 0;
     for (int j = 1; j <= 30; j++) { /* 3 s: the clock confirmed after 1 */
