@@ -1137,14 +1137,16 @@ static void answer(robot_t *r, int service, const void *request, double now)
         for (uint32_t j = 0; j < k; j++) {
             if (!results[j].successful || (atomic && !all))
                 continue;
+            /* Every parameter set goes on /parameter_events, its value
+             * new or not, as rclcpp publishes them; the node says so when
+             * it changed. */
             const rcl_interfaces_msg_dds__Parameter_ *p = &q->parameters._buffer[j];
-            if (param_apply(r, p, now)) {
-                int i = param_index(p->name);
-                changed[nchanged].name = (char *)params[i].name;
-                param_value(r, i, &changed[nchanged].value);
-                nchanged++;
+            int i = param_index(p->name);
+            if (param_apply(r, p, now))
                 robot_says(r, LOG_INFO, "parameter %s set", params[i].name);
-            }
+            changed[nchanged].name = (char *)params[i].name;
+            param_value(r, i, &changed[nchanged].value);
+            nchanged++;
         }
         for (uint32_t j = 0; j < k; j++)
             if (!results[j].successful)
