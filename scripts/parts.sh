@@ -10,7 +10,8 @@
 #             (make check SKIP=ros leaves it out)
 #   ros2      the ROS 2 node over Cyclone DDS (no ROS 2 needed) and its
 #             tests: a peer on the Cyclone C API, tshark's RTPS dissector
-#             reading the names on the wire (make check SKIP=ros2)
+#             reading the names on the wire, iproute2's network namespaces
+#             for a fleet across hosts (make check SKIP=ros2)
 #   view      the live view (libwebsockets on libuv) and its tests: a real
 #             Foxglove client (npm's @foxglove/ws-protocol under node, pinned
 #             by tests/npm/package-lock.json, installed into build/npm when the
@@ -36,7 +37,7 @@ pkgs_ros="g++ libroscpp-dev libstd-msgs-dev libgeometry-msgs-dev libnav-msgs-dev
           libsensor-msgs-dev libdiagnostic-msgs-dev libtf2-msgs-dev ros-core rosbash
           python3-std-msgs python3-geometry-msgs python3-nav-msgs python3-sensor-msgs
           python3-diagnostic-msgs python3-tf2-msgs"
-pkgs_ros2="cyclonedds-dev cyclonedds-tools tshark"
+pkgs_ros2="cyclonedds-dev cyclonedds-tools tshark iproute2"
 pkgs_view="libwebsockets-dev libuv1-dev chromium chromium-driver python3-selenium"
 pkgs_fuzz=""
 pkgs_python="python3 python3-cffi python3-pytest python3-dev python3-numpy python3-venv mypy"
@@ -63,7 +64,7 @@ needs_ros="cmd:g++:g++ cmd:roscore:python3-roslaunch cmd:roslaunch:python3-rosla
            file:/usr/include/tf2_msgs/TFMessage.h:libtf2-msgs-dev
            py:geometry_msgs.msg:python3-geometry-msgs py:nav_msgs.msg:python3-nav-msgs
            py:sensor_msgs.msg:python3-sensor-msgs py:diagnostic_msgs.msg:python3-diagnostic-msgs"
-needs_ros2="file:/usr/include/dds/dds.h:cyclonedds-dev cmd:idlc:cyclonedds-tools cmd:tshark:tshark"
+needs_ros2="file:/usr/include/dds/dds.h:cyclonedds-dev cmd:idlc:cyclonedds-tools cmd:tshark:tshark cmd:ip:iproute2"
 needs_view="file:/usr/include/libwebsockets.h:libwebsockets-dev file:/usr/include/uv.h:libuv1-dev
             cmd:chromium:chromium cmd:chromedriver:chromium-driver
             py:selenium:python3-selenium"

@@ -6,18 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "botwire/behave.h"
 #include "botwire/ros2.h"
 #include "cli.h"
 #include "commands.h"
 
 #define FIRST_PORT 8101 /* where `botwire sim` serves its first robot */
-#define MAX_ROBOTS 1000
+#define MAX_ROBOTS 10000
+/* --robots: a grid of rooms, each 4 x 4 places 1.5 m apart (0.75 m from
+ * its walls), 25 rooms to a row: robot K's place is K's alone, so hosts
+ * that each serve part of one fleet agree where its robots are. */
+#define ROOM_PLACES 4
+#define ROOM_SIDE 6.0
+#define ROOM_COLUMNS 25
+#define WANDER_TICK 0.05 /* s between a wanderer's behaviour ticks, as `botwire wander` */
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire ros2 URL... [options]\n"
             "       botwire ros2 --world FILE [--tcp [HOST:]PORT | --pty LINK] [options]\n"
+            "       botwire ros2 --robots N|FIRST-LAST [--family F | --world FILE] [--wander]\n"
             "       botwire ros2 list | echo TOPIC   (the graph without ROS 2: --help each)\n"
             "\n"
             "Each robot as a ROS 2 node over Cyclone DDS, with nothing of ROS 2 installed:\n"
@@ -39,6 +48,15 @@ static void usage(FILE *f)
             "  --ns-prefix P        a fleet's namespaces P1, P2, ... (default robot)\n"
             "  --world FILE         the robots of a world file's robot lines, as `botwire\n"
             "                       sim --world FILE` serves them\n"
+            "  --robots N           N emulated robots in this process, robot1 ... robotN, in\n"
+            "                       a grid of rooms (16 to a room), one DDS participant\n"
+            "  --robots FIRST-LAST  robots FIRST to LAST of a fleet: each host of a fleet\n"
+            "                       serves its part (--robots 1-500 here, 501-1000 there)\n"
+            "  --family F[/MODEL]   with --robots: the robots' family (default kobuki)\n"
+            "  --world FILE         with --robots: its robot lines FIRST to LAST, emulated\n"
+            "                       here, in its walls\n"
+            "  --wander             with --robots: each robot wanders (`botwire wander`'s\n"
+            "                       stack) while no cmd_vel drives it\n"
             "  --tcp [HOST:]PORT    with --world: robot 1 there (default 127.0.0.1:8101),\n"
             "                       robot K on PORT+K-1\n"
             "  --pty LINK           with --world: the robots are on LINK1, LINK2, ...\n"
@@ -66,6 +84,7 @@ static void usage(FILE *f)
             "read as ROS 2 reads them. The robots stop when the command ends.\n"
             "\n"
             "  botwire ros2 sim:kobuki --ns robot1\n"
+            "  botwire ros2 --robots 100 --wander\n"
             "  botwire sim --world fleet.world --detach && botwire ros2 --world fleet.world\n");
 }
 
@@ -169,6 +188,63 @@ static int look(int argc, char **argv)
     return cli_flush_out(cmd) != 0;
 }
 
+/* A robot that wanders while nobody commands it (--wander). */
+typedef struct {
+    bw_grl_t g;
+    bw_wander_t w; /* last: large, and mostly untouched */
+} wanderer_t;
+
+/* Robot k's (from 1) place in the grid of rooms, and its room's row and
+ * column. */
+static bw_pose_t grid_place(size_t k, size_t *row, size_t *col)
+{
+    size_t i = k - 1, per_room = ROOM_PLACES * ROOM_PLACES;
+    size_t room = i / per_room, spot = i % per_room;
+    *row = room / ROOM_COLUMNS;
+    *col = room % ROOM_COLUMNS;
+    return (bw_pose_t){ (double)*col * ROOM_SIDE + 0.75 + 1.5 * (double)(spot % ROOM_PLACES),
+                        (double)*row * ROOM_SIDE + 0.75 + 1.5 * (double)(spot / ROOM_PLACES), 0 };
+}
+
+/* The rooms of robots 1 to last: the grid's walls, each a line across the
+ * whole grid. */
+static int grid_world(bw_world_t *w, size_t last)
+{
+    size_t row, col;
+    (void)grid_place(last, &row, &col);
+    size_t rows = row + 1, cols = row > 0 ? ROOM_COLUMNS : col + 1;
+    double width = (double)cols * ROOM_SIDE, height = (double)rows * ROOM_SIDE;
+    bw_world_init(w);
+    int rc = 0;
+    for (size_t c = 0; c <= cols && rc == 0; c++)
+        rc = bw_world_add_wall(w, (bw_vec2_t){ (double)c * ROOM_SIDE, 0 },
+                               (bw_vec2_t){ (double)c * ROOM_SIDE, height });
+    for (size_t r = 0; r <= rows && rc == 0; r++)
+        rc = bw_world_add_wall(w, (bw_vec2_t){ 0, (double)r * ROOM_SIDE },
+                               (bw_vec2_t){ width, (double)r * ROOM_SIDE });
+    w->start = grid_place(1, &row, &col);
+    return rc;
+}
+
+/* --robots N or FIRST-LAST: 0, or -1 after saying what it takes. */
+static int robots_opt(const char *text, size_t *first, size_t *last)
+{
+    char *end;
+    errno = 0;
+    unsigned long a = strtoul(text, &end, 10), b = a;
+    bool range = *end == '-';
+    if (range)
+        b = strtoul(end + 1, &end, 10);
+    if (errno || *end || !(*text >= '0' && *text <= '9') || a < 1 || b < a || b > MAX_ROBOTS) {
+        cli_error("ros2", "--robots %s: a number of robots (1 to %d) or FIRST-LAST (1-500)", text,
+                  MAX_ROBOTS);
+        return -1;
+    }
+    *first = range ? a : 1;
+    *last = b;
+    return 0;
+}
+
 int cmd_ros2(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "list") || !strcmp(argv[1], "echo")))
@@ -188,11 +264,16 @@ int cmd_ros2(int argc, char **argv)
         { "diagnostic-period", required_argument, NULL, 'd' },
         { "rate", required_argument, NULL, 'r' },
         { "no-tf", no_argument, NULL, 'X' },
+        { "robots", required_argument, NULL, 'B' },
+        { "family", required_argument, NULL, 'M' },
+        { "wander", no_argument, NULL, 'w' },
         { "for", required_argument, NULL, 'f' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     bw_ros2_options_t ro = { .domain = -1, .distro = BW_ROS2_LYRICAL, .log = say_line };
+    const char *robots = NULL, *family = NULL;
+    bool wander = false;
     double domain = -1, timeout = 0.6, diag = 1, rate = 50, seconds = INFINITY;
     const char *ns = NULL, *prefix = "robot", *world_path = NULL, *tcp = NULL, *link = NULL;
     int c;
@@ -204,6 +285,9 @@ int cmd_ros2(int argc, char **argv)
         case 'W': world_path = optarg; break;
         case 't': tcp = optarg; break;
         case 'p': link = optarg; break;
+        case 'B': robots = optarg; break;
+        case 'M': family = optarg; break;
+        case 'w': wander = true; break;
         case 'D':
             if (cli_number("ros2", "--domain", optarg, 0, 232, &domain) < 0)
                 return 2;
@@ -261,12 +345,77 @@ int cmd_ros2(int argc, char **argv)
     ro.diagnostic_period = diag;
     ro.rate = rate;
 
-    /* The robots: URLs, or a world file's robot lines where sim serves them. */
+    /* The robots: emulated here (--robots), URLs, or a world file's robot
+     * lines where sim serves them. */
     static bw_world_t world;
+    static bw_fleet_t fleet;
     char err[512];
-    size_t n = 0;
+    size_t n = 0, first = 1, last = 0;
     char **urls = NULL;
-    if (world_path) {
+    if (!robots && (family || wander)) {
+        cli_error("ros2", "%s goes with --robots (the robots emulated here)",
+                  family ? "--family" : "--wander");
+        return 2;
+    }
+    if (robots) {
+        if (robots_opt(robots, &first, &last) < 0)
+            return 2;
+        if (optind < argc) {
+            cli_error("ros2", "--robots makes its robots: no URLs with it");
+            return 2;
+        }
+        if (tcp || link) {
+            cli_error("ros2", "--tcp and --pty say where `botwire sim` serves a world's robots; "
+                              "--robots emulates them here");
+            return 2;
+        }
+        if (ns) {
+            cli_error("ros2", "--robots names its robots P1, P2, ... (--ns-prefix P), not --ns");
+            return 2;
+        }
+        if (family && world_path) {
+            cli_error("ros2", "--family or --world: the world's robot lines name their families");
+            return 2;
+        }
+        char fam[64];
+        snprintf(fam, sizeof fam, "%s", family ? family : "kobuki");
+        char *model = strchr(fam, '/');
+        if (model)
+            *model++ = 0;
+        if (world_path) {
+            if (bw_world_load(&world, world_path, err, sizeof err) < 0) {
+                cli_error("ros2", "%s", err);
+                return 1;
+            }
+            if (last > world.nrobots) {
+                cli_error("ros2", "%s has %zu robot line%s: no robot %zu (--robots %s)", world_path,
+                          world.nrobots, world.nrobots == 1 ? "" : "s", last, robots);
+                return 2;
+            }
+        } else if (grid_world(&world, last) < 0) {
+            cli_error("ros2", "--robots %s: more rooms than a world holds", robots);
+            return 2;
+        }
+        bw_fleet_init(&fleet, &world);
+        n = last - first + 1;
+        urls = calloc(n, sizeof *urls);
+        for (size_t i = 0; urls && i < n; i++) {
+            size_t k = first + i, row, col;
+            const char *f = fam, *m = model;
+            bw_pose_t at;
+            if (world_path) {
+                f = world.robots[k - 1].family;
+                m = *world.robots[k - 1].model ? world.robots[k - 1].model : NULL;
+                at = world.robots[k - 1].pose;
+            } else {
+                at = grid_place(k, &row, &col);
+            }
+            urls[i] = malloc(256);
+            if (urls[i])
+                snprintf(urls[i], 256, "sim:%s?start=%.3f,%.3f,%.2f%s%s", f, at.x, at.y,
+                         at.theta * 180 / BW_PI, m ? "&model=" : "", m ? m : "");
+        }
+    } else if (world_path) {
         if (optind < argc) {
             cli_error("ros2", "--world names the robots: no URLs with it");
             return 2;
@@ -353,6 +502,10 @@ int cmd_ros2(int argc, char **argv)
     bw_base_options_t bo;
     memset(&bo, 0, sizeof bo);
     bo.command_timeout = timeout; /* the base's own supervision, as a second line */
+    if (robots) { /* one world, where they see each other */
+        bo.world = &world;
+        bo.fleet = &fleet;
+    }
     for (size_t i = 0; bases && i < n && status == 0; i++) {
         if (bw_base_open(&bases[i], urls[i], &bo, now, err, sizeof err) < 0) {
             cli_error("ros2", "%s", err);
@@ -360,10 +513,10 @@ int cmd_ros2(int argc, char **argv)
             break;
         }
         char name[128];
-        if (n == 1)
+        if (n == 1 && !robots)
             snprintf(name, sizeof name, "%s", ns ? ns : "");
         else
-            snprintf(name, sizeof name, "%s%zu", prefix, i + 1);
+            snprintf(name, sizeof name, "%s%zu", prefix, first + i);
         if (bw_ros2_add(node, bases[i], name, NULL, urls[i], err, sizeof err) < 0) {
             cli_error("ros2", "%s", err);
             status = 2;
@@ -386,11 +539,36 @@ int cmd_ros2(int argc, char **argv)
         if (cli_flush_out("ros2") != 0)
             status = 1;
     }
+    /* Emulated here: where each one started (the truth said at the end),
+     * and with --wander its behaviour stack. */
+    bw_pose_t *from = robots ? calloc(n, sizeof *from) : NULL;
+    wanderer_t *wd = wander ? calloc(n, sizeof *wd) : NULL;
+    if ((robots && !from) || (wander && !wd)) {
+        cli_error("ros2", "out of memory");
+        status = 1;
+    }
+    for (size_t i = 0; status == 0 && from && i < n; i++) {
+        const bw_sim_t *sim = bw_device_sim(bw_base_device(bases[i]));
+        from[i] = sim->body.pose;
+        if (!wd)
+            continue;
+        bw_grl_init(&wd[i].g, bases[i]);
+        bw_wander_init(&wd[i].w, &wd[i].g, first + i, 0.3);
+        /* Drop-offs a base cannot sense, as `botwire wander` marks them:
+         * keep-out zones in its odometry frame (the start is its origin). */
+        for (size_t k = 0; !(bw_base_caps(bases[i]) & BW_CAP_CLIFFS) && k < world.ndrops; k++) {
+            const bw_polygon_t *d = &world.drops[k];
+            bw_vec2_t poly[BW_WORLD_MAX_POLY];
+            for (unsigned v = 0; v < d->n && v < BW_WORLD_MAX_POLY; v++)
+                poly[v] = bw_pose_to_local(from[i], d->v[v]);
+            (void)bw_wander_keep_out(&wd[i].w, poly, d->n);
+        }
+    }
     double started = cli_now(), end = now + seconds, period = 1 / rate;
     struct pollfd *fds = calloc(n ? n : 1, sizeof *fds);
     if (!fds)
         status = 1;
-    double next = now;
+    double next = now, next_tick = now;
     while (status == 0 && !cli_interrupted && (now = cli_now()) < end) {
         if (now >= next) {
             bw_ros2_step(node, now);
@@ -398,7 +576,19 @@ int cmd_ros2(int argc, char **argv)
             if (next < now)
                 next = now + period; /* fell behind: no burst to catch up */
         }
+        if (wd && now >= next_tick) { /* each robot nobody commands wanders */
+            for (size_t i = 0; i < n; i++)
+                if (!bw_ros2_commanded(node, i)) {
+                    wd[i].g.now = now;
+                    bw_wander_tick(&wd[i].w);
+                }
+            next_tick += WANDER_TICK;
+            if (next_tick < now)
+                next_tick = now + WANDER_TICK;
+        }
         double until = fmin(fmin(next, end), cli_service_watchdog(now));
+        if (wd)
+            until = fmin(until, next_tick);
         nfds_t k = 0;
         for (size_t i = 0; i < n; i++) {
             until = fmin(until, bw_base_next_deadline(bases[i]));
@@ -434,6 +624,24 @@ int cmd_ros2(int argc, char **argv)
                 st.cmd_vel_ignored, st.cmd_vel_stale, st.cmd_vel_other_type);
     }
     bw_ros2_close(node, now); /* stops every robot */
+    if (status == 0 && from) { /* the emulators' truth: who moved, and where to */
+        size_t moved = 0;
+        for (size_t i = 0; i < n; i++) {
+            bw_pose_t p = bw_device_sim(bw_base_device(bases[i]))->body.pose;
+            if (hypot(p.x - from[i].x, p.y - from[i].y) < 0.005 &&
+                fabs(remainder(p.theta - from[i].theta, 2 * BW_PI)) < 0.01)
+                continue;
+            moved++;
+            fprintf(stderr,
+                    "botwire ros2: /%s%zu: robot at (%.3f, %.3f, %.1f deg), from (%.3f, %.3f, "
+                    "%.1f deg)\n",
+                    prefix, first + i, p.x, p.y, p.theta * 180 / BW_PI, from[i].x, from[i].y,
+                    from[i].theta * 180 / BW_PI);
+        }
+        fprintf(stderr, "botwire ros2: %zu of %zu robots moved (the emulators' truth)\n", moved, n);
+    }
+    free(from);
+    free(wd);
     for (size_t i = 0; bases && i < n; i++)
         if (bases[i])
             bw_base_close(bases[i], now);

@@ -329,6 +329,10 @@ typedef struct {
     /* sim: URLs: the world the robot moves in, instead of the URL's world=
      * or the family's own (NULL); it must outlive the base. */
     const bw_world_t *world;
+    /* sim: URLs: with world, the fleet the robot joins there (bw_fleet_init
+     * on that world), so that the robots of one process see and bump into
+     * each other without a world file; the caller's, outliving the base. */
+    bw_fleet_t *fleet;
 } bw_base_options_t;
 
 /*

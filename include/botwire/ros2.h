@@ -98,6 +98,11 @@ int bw_ros2_add(bw_ros2_t *node, bw_base_t *base, const char *ns, const char *fr
  * caller's clock, as for the base. */
 void bw_ros2_step(bw_ros2_t *node, double now);
 
+/* Whether the i-th robot added (from 0) is driven by cmd_vel, as of the
+ * last step: a command came within its timeout. A caller that drives the
+ * robots itself when nobody commands them (`--wander`) asks this first. */
+bool bw_ros2_commanded(const bw_ros2_t *node, size_t i);
+
 /* The DDS domain the node is on. */
 int bw_ros2_domain(const bw_ros2_t *node);
 

@@ -573,7 +573,15 @@ static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
     if (src < 0)
         return src;
     o.has_start = src > 0;
-    if (fleet) {
+    if (b->opt.fleet) {
+        if (fleet || world || !b->opt.world) {
+            snprintf(err, errlen, "%s", fleet || world ? "fleet= and world= come from the options here"
+                                                       : "a fleet in the options needs its world");
+            return BW_EINVAL;
+        }
+        o.fleet = b->opt.fleet;
+        o.world = b->opt.world;
+    } else if (fleet) {
         if (b->opt.world) {
             snprintf(err, errlen, "fleet=%s: the fleet's world comes from the URL, not the options",
                      fleet);

@@ -1713,6 +1713,8 @@ void bw_ros2_step(bw_ros2_t *n, double now)
         dds_return_loan(n->info_reader, samples, got);
 }
 
+bool bw_ros2_commanded(const bw_ros2_t *n, size_t i) { return i < n->nrobots && n->robots[i]->driving; }
+
 int bw_ros2_domain(const bw_ros2_t *n) { return n->opt.domain; }
 
 void bw_ros2_stats(const bw_ros2_t *n, bw_ros2_stats_t *stats) { *stats = n->stats; }

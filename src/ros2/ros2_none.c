@@ -22,6 +22,7 @@ int bw_ros2_add(bw_ros2_t *node, bw_base_t *base, const char *ns, const char *fr
     return BW_ENOTSUP;
 }
 void bw_ros2_step(bw_ros2_t *node, double now) { (void)node, (void)now; }
+bool bw_ros2_commanded(const bw_ros2_t *node, size_t i) { return (void)node, (void)i, false; }
 void bw_ros2_stats(const bw_ros2_t *node, bw_ros2_stats_t *stats)
 {
     (void)node;

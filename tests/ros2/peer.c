@@ -59,6 +59,11 @@
  *                                              the node's cycles ran in
  *                                              that time (gaps between
  *                                              its stamps over the median)
+ *       With --just-seconds (and --fall-silent) it ends at SECONDS, what
+ *       the diagnostics said or not (a robot whose link went).
+ *       Also, per namespace: "gap NS MAX LAST": the longest gap between
+ *       two of its odometry stamps, and the last stamp (wall clock, s);
+ *       and "late NS FROM TO" for each gap between two stamps over 50 ms.
  *       Exits 0 if every NS sent odometry.
  *   ros2_peer nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched]
  *       reads ros_discovery_info: a line "node NAMESPACE NAME READERS
@@ -71,6 +76,14 @@
  *       --matched the SECONDS count from when every range reader has been
  *       matched with a writer (60 s at most before): a window in which the
  *       node's ranges reach this reader if they can.
+ *   ros2_peer graph SECONDS [--until N,M,...]
+ *       the graph's nodes as ROS 2 keeps them: each participant's latest
+ *       ros_discovery_info, dropped when DDS says the participant is gone
+ *       (DCPSParticipant no longer alive: its lease ran out). A line at
+ *       every change, flushed: "graph WALL NODES" (WALL the wall clock,
+ *       s), then at the end "nodes NAMES" (the namespaces of every node
+ *       seen, sorted); with --until it ends once the count has been N,
+ *       then M, ... in that order, else after SECONDS.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -159,6 +172,18 @@ typedef struct {
     unsigned statics;
     int online;
 } watched_t;
+
+/* Gaps between two odometry stamps of a robot longer than LATE_GAP: which
+ * robot, from and to (wall clock). */
+#define LATE_GAP 0.05
+#define MAX_LATE 4096
+typedef struct {
+    size_t robot;
+    double from, to;
+} late_t;
+static late_t late_gaps[MAX_LATE];
+static size_t nlate;
+static bool just_seconds; /* --just-seconds: the watch ends at SECONDS, settled or not */
 
 static double stamp_of(const builtin_interfaces_msg_dds__Time_ *t)
 {
@@ -301,7 +326,7 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
         for (size_t i = 0; i < n; i++)
             if (w[i].online != (&w[i] == offline ? 0 : 1))
                 settled = false;
-        bool more = (driven && !fall_silent && (!drove || rest_at < 0)) || !settled;
+        bool more = (driven && !fall_silent && (!drove || rest_at < 0)) || (!settled && !just_seconds);
         if (at >= end && (!more || at >= end + 30))
             break;
         for (size_t i = 0; i < n; i++) {
@@ -318,6 +343,8 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                         w[i].first_stamp = st;
                     else if (st > w[i].last_stamp && w[i].ngaps < sizeof w[i].gaps / sizeof w[i].gaps[0])
                         w[i].gaps[w[i].ngaps++] = st - w[i].last_stamp;
+                    if (w[i].count > 1 && st - w[i].last_stamp > LATE_GAP && nlate < MAX_LATE)
+                        late_gaps[nlate++] = (late_t){ i, w[i].last_stamp, st };
                     w[i].last_stamp = st;
                     snprintf(w[i].frame, sizeof w[i].frame, "%s", o->header.frame_id);
                     snprintf(w[i].child, sizeof w[i].child, "%s", o->child_frame_id);
@@ -456,11 +483,18 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                usual > 0 ? 1 / usual : 0.0, *w[i].frame ? w[i].frame : "-",
                *w[i].child ? w[i].child : "-", w[i].x, w[i].y,
                w[i].count > 1 && span > 0 ? (w[i].count - 1) / span : 0.0);
+        double longest = 0;
+        for (unsigned g = 0; g < w[i].ngaps; g++)
+            longest = fmax(longest, w[i].gaps[g]);
+        printf("gap %s %.3f %.3f\n", *w[i].ns ? w[i].ns : "/", longest, w[i].last_stamp);
         printf("static %s %u\n", *w[i].ns ? w[i].ns : "/", w[i].statics);
         printf("online %s %d\n", *w[i].ns ? w[i].ns : "/", w[i].online);
         trees += w[i].tree;
         missing += w[i].count == 0;
     }
+    for (size_t k = 0; k < nlate; k++)
+        printf("late %s %.3f %.3f\n", *w[late_gaps[k].robot].ns ? w[late_gaps[k].robot].ns : "/",
+               late_gaps[k].from, late_gaps[k].to);
     printf("tf %d %d\n", trees, mixed);
     if (driven)
         printf("matched %d\n", matched);
@@ -1045,6 +1079,127 @@ static int sensors(double seconds, const char *ns, bool reset)
     return 0;
 }
 
+
+/* ---- the graph over time: nodes come, and go with their participant ---- */
+
+#define MAX_PARTICIPANTS 64
+#define MAX_GRAPH_NODES 2048
+
+typedef struct {
+    uint8_t guid[16];
+    dds_instance_handle_t handle; /* its DCPSParticipant instance (0: not seen there yet) */
+    bool alive;
+    size_t nodes;
+} graph_participant_t;
+
+static int by_name(const void *a, const void *b) { return strcmp(a, b); }
+
+static int graph(double seconds, const char *until)
+{
+    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
+    if (pp < 0) {
+        fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
+        return 2;
+    }
+    dds_qos_t *q = qos(true, true, 1);
+    dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+    dds_entity_t info_r = endpoint(pp, false, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
+                                   "ros_discovery_info", q);
+    dds_entity_t parts = dds_create_reader(pp, DDS_BUILTIN_TOPIC_DCPSPARTICIPANT, NULL, NULL);
+    if (info_r < 0 || parts < 0) {
+        fprintf(stderr, "ros2_peer: readers: %s\n", dds_strretcode(info_r < 0 ? info_r : parts));
+        return 2;
+    }
+    static graph_participant_t who[MAX_PARTICIPANTS];
+    static char seen[MAX_GRAPH_NODES][300];
+    size_t nwho_g = 0, nseen = 0, shown = (size_t)-1;
+    long want[16];
+    size_t nwant = 0, reached = 0;
+    for (const char *p = until; p && *p && nwant < 16;) {
+        want[nwant++] = strtol(p, (char **)&p, 10);
+        if (*p == ',')
+            p++;
+        else
+            break;
+    }
+    double end = mono() + seconds;
+    void *s[16];
+    dds_sample_info_t info[16];
+    while (mono() < end && (nwant == 0 || reached < nwant)) {
+        int got;
+        memset(s, 0, sizeof s);
+        while ((got = dds_take(parts, s, info, 16, 16)) > 0) {
+            for (int k = 0; k < got; k++) {
+                const dds_builtintopic_participant_t *b = s[k];
+                size_t p = 0;
+                if (info[k].valid_data) {
+                    while (p < nwho_g && memcmp(who[p].guid, b->key.v, 16) != 0)
+                        p++;
+                    if (p == nwho_g && nwho_g < MAX_PARTICIPANTS)
+                        memcpy(who[nwho_g++].guid, b->key.v, 16);
+                    if (p < nwho_g) {
+                        who[p].handle = info[k].instance_handle;
+                        who[p].alive = true;
+                    }
+                } else if (info[k].instance_state != DDS_IST_ALIVE) {
+                    for (p = 0; p < nwho_g; p++)
+                        if (who[p].handle == info[k].instance_handle)
+                            who[p].alive = false, who[p].nodes = 0;
+                }
+            }
+            dds_return_loan(parts, s, got);
+            memset(s, 0, sizeof s);
+        }
+        while ((got = dds_take(info_r, s, info, 16, 16)) > 0) {
+            for (int k = 0; k < got; k++) {
+                if (!info[k].valid_data)
+                    continue;
+                const rmw_dds_common_msg_dds__ParticipantEntitiesInfo_ *m = s[k];
+                size_t p = 0;
+                while (p < nwho_g && memcmp(who[p].guid, m->gid.data, 16) != 0)
+                    p++;
+                if (p == nwho_g && nwho_g < MAX_PARTICIPANTS) {
+                    memcpy(who[nwho_g++].guid, m->gid.data, 16);
+                    who[p].alive = true; /* its DCPSParticipant sample may come after */
+                }
+                if (p == nwho_g || !who[p].alive)
+                    continue;
+                who[p].nodes = m->node_entities_info_seq._length;
+                for (uint32_t j = 0; j < m->node_entities_info_seq._length; j++) {
+                    const rmw_dds_common_msg_dds__NodeEntitiesInfo_ *e = &m->node_entities_info_seq._buffer[j];
+                    char name[300];
+                    snprintf(name, sizeof name, "%.150s/%.140s", e->node_namespace, e->node_name);
+                    size_t i = 0;
+                    while (i < nseen && strcmp(seen[i], name) != 0)
+                        i++;
+                    if (i == nseen && nseen < MAX_GRAPH_NODES)
+                        snprintf(seen[nseen++], sizeof seen[0], "%s", name);
+                }
+            }
+            dds_return_loan(info_r, s, got);
+            memset(s, 0, sizeof s);
+        }
+        size_t count = 0;
+        for (size_t p = 0; p < nwho_g; p++)
+            count += who[p].alive ? who[p].nodes : 0;
+        if (count != shown) {
+            shown = count;
+            printf("graph %.3f %zu\n", realtime(), count);
+            fflush(stdout);
+            if (reached < nwant && (long)count == want[reached])
+                reached++;
+        }
+        dds_sleepfor(DDS_MSECS(5));
+    }
+    qsort(seen, nseen, sizeof seen[0], by_name);
+    printf("nodes");
+    for (size_t i = 0; i < nseen; i++)
+        printf(" %s", seen[i]);
+    printf("\n");
+    dds_delete(pp);
+    return nwant == 0 || reached == nwant ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && !strcmp(argv[1], "sensors"))
@@ -1057,6 +1212,8 @@ int main(int argc, char **argv)
         return param(argc, argv);
     if (argc >= 3 && (!strcmp(argv[1], "rosout") || !strcmp(argv[1], "events")))
         return listen(argv[1], atof(argv[2]), argc >= 5 && !strcmp(argv[3], "--until") ? argv[4] : NULL);
+    if (argc >= 3 && !strcmp(argv[1], "graph"))
+        return graph(atof(argv[2]), argc >= 5 && !strcmp(argv[3], "--until") ? argv[4] : NULL);
     if (argc >= 3 && !strcmp(argv[1], "nodes")) {
         bool humble = false, matched = false;
         const char *ranges = NULL, *until = NULL;
@@ -1082,6 +1239,8 @@ int main(int argc, char **argv)
         for (int i = 3; i < argc; i++) {
             if (!strcmp(argv[i], "--fall-silent")) {
                 fall_silent = true;
+            } else if (!strcmp(argv[i], "--just-seconds")) {
+                just_seconds = true;
             } else if (!strcmp(argv[i], "--until-offline") && i + 1 < argc) {
                 offline = argv[++i];
             } else if (!strcmp(argv[i], "--stamped") && i + 1 < argc) {
@@ -1111,8 +1270,9 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: ros2_peer watch SECONDS NS... [--drive NS V D [--fall-silent] "
                     "[--stamped AGE|zero] [--hz HZ] [--unmatched S]] "
-                    "[--end-when-silent S] [--until-offline NS] | "
+                    "[--end-when-silent S] [--until-offline NS] [--just-seconds] | "
                     "nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched] | "
+                    "graph SECONDS [--until N,M,...] | "
                     "param NODE list|get NAME...|set NAME TYPE VALUE | "
                     "rosout|events SECONDS [--until TEXT] | tf COUNT TOPIC...\n");
     return 2;
