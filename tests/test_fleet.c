@@ -242,6 +242,61 @@ static void test_two_robots_one_world(void **state)
     bw_base_close(kob, t);
 }
 
+/* The caller's own world and fleet in the options (`botwire ros2
+ * --robots`): robots opened with them share that world and see each
+ * other, a robot without them does not; fleet= or world= beside them, or
+ * a fleet without its world, is refused. */
+static void test_fleet_from_options(void **state)
+{
+    (void)state;
+    char err[256];
+    static bw_world_t world;
+    static bw_fleet_t fleet;
+    bw_world_init(&world);
+    assert_int_equal(bw_world_add_box(&world, 0, 0, 6, 6), 0);
+    bw_fleet_init(&fleet, &world);
+    bw_base_options_t o;
+    memset(&o, 0, sizeof o);
+    o.world = &world;
+    o.fleet = &fleet;
+    bw_base_t *a, *b, *alone;
+    assert_int_equal(bw_base_open(&a, "sim:kobuki?start=1,3,0", &o, 0, err, sizeof err), 0);
+    assert_int_equal(bw_base_open(&b, "sim:kobuki?start=2,3,0", &o, 0, err, sizeof err), 0);
+    assert_int_equal(bw_base_open(&alone, "sim:kobuki?start=1.5,3,0", NULL, 0, err, sizeof err), 0);
+    const bw_sim_t *as = bw_device_sim(bw_base_device(a));
+    assert_ptr_equal(as->fleet, &fleet);
+    assert_ptr_equal(bw_device_sim(bw_base_device(b))->fleet, &fleet);
+    assert_null(bw_device_sim(bw_base_device(alone))->fleet);
+    assert_int_equal(fleet.n, 2);
+    double t = 0;
+    bool bumped = false;
+    for (int k = 0; k < 500 && !bumped; k++) {
+        t = k * 0.02;
+        bw_base_drive(a, 0.2, 0, t);
+        bw_base_poll(a, t);
+        bw_base_poll(b, t);
+        bw_base_poll(alone, t);
+        bumped = bw_base_state(a)->bumpers & BW_BUMP_FRONT;
+    }
+    assert_true(bumped); /* into b, 1 m ahead, less the two radii */
+    assert_true(as->body.pose.x < 2 - 2 * as->body.prm.radius + 0.01);
+    assert_int_equal(bw_base_state(alone)->bumpers, 0); /* a passes through where it stands */
+    bw_base_close(alone, t);
+    bw_base_close(b, t);
+    bw_base_close(a, t);
+    assert_int_equal(fleet.n, 0);
+
+    bw_base_t *x = NULL;
+    assert_true(bw_base_open(&x, "sim:kobuki?fleet=f", &o, 0, err, sizeof err) < 0);
+    assert_non_null(strstr(err, "from the options"));
+    assert_true(bw_base_open(&x, "sim:kobuki?world=nowhere.world", &o, 0, err, sizeof err) < 0);
+    assert_non_null(strstr(err, "from the options"));
+    o.world = NULL;
+    assert_true(bw_base_open(&x, "sim:kobuki", &o, 0, err, sizeof err) < 0);
+    assert_non_null(strstr(err, "needs its world"));
+    assert_null(x);
+}
+
 static void test_fleet_urls(void **state)
 {
     (void)state;
@@ -397,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_grid_matches_scan),
         cmocka_unit_test(test_two_robots_one_world),
         cmocka_unit_test(test_fleet_urls),
+        cmocka_unit_test(test_fleet_from_options),
         cmocka_unit_test(test_beyond_4096),
         cmocka_unit_test(test_frozen_snapshot),
         cmocka_unit_test(test_frozen_order),
