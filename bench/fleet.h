@@ -40,8 +40,9 @@ double bench_cpu_of(pid_t pid);
 typedef struct {
     size_t robots;
     double seconds;        /* the node's own run, from its closing line */
-    unsigned long long published;
-    double per_second;     /* messages published per second */
+    unsigned long long published; /* sent (ROS 2: to a matched reader, or latched) */
+    unsigned long long not_sent;  /* ROS 2: no reader matched, not serialized */
+    double per_second;     /* messages published per second, sent or not */
     double cpu;            /* cores (1 = one core busy) over the measured window */
 } bench_ros2_result_t;
 int bench_ros2(size_t robots, double seconds, bench_ros2_result_t *r, char *err, size_t errlen);

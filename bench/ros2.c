@@ -148,14 +148,18 @@ int bench_ros2(size_t robots, double seconds, bench_ros2_result_t *r, char *err,
     int found = wait_for(&e, "messages published in", 30, line, sizeof line);
     waitpid(pid, NULL, 0);
     double ran = 0;
+    const char *after = found ? strstr(line, "/s), ") : NULL;
     if (!found || sscanf(strstr(line, "ros2: ") + 6, "%llu messages published in %lf s",
                          &r->published, &ran) != 2 ||
-        !(ran > 0) || cpu0 < 0 || cpu1 < 0) {
+        !after || sscanf(after + 5, "%llu not sent", &r->not_sent) != 1 || !(ran > 0) || cpu0 < 0 ||
+        cpu1 < 0) {
         snprintf(err, errlen, "botwire ros2 did not say what it published: %s", found ? line : "");
         goto done;
     }
     r->seconds = ran;
-    r->per_second = (double)r->published / ran;
+    /* what its robots gave, sent or not: as roscpp counts a publish with
+     * nobody subscribed */
+    r->per_second = (double)(r->published + r->not_sent) / ran;
     r->cpu = (cpu1 - cpu0) / (t1 - t0);
     rc = 0;
 done:

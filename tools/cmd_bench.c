@@ -80,8 +80,9 @@ static void usage(FILE *f)
                "--ros2[=N]: one `botwire ros2` process serving N emulated Kobukis (default\n"
                "100, each in the process at its own 50 Hz) as N ROS 2 nodes on a DDS domain\n"
                "heard on this machine only; over S seconds (default 10) once they are up:\n"
-               "messages_per_s it publishes (odom, tf, diagnostics, battery, events) and\n"
-               "cpu_cores it takes (every thread, Cyclone DDS's included). Then the ROS 1\n"
+               "messages_per_s it publishes (odom, tf, diagnostics, battery, events; with\n"
+               "nobody subscribed, not_sent: no reader, not serialized) and cpu_cores it\n"
+               "takes (every thread, Cyclone DDS's included). Then the ROS 1\n"
                "bridge doing the same, for the comparison: a roscore (from the PATH) on a free\n"
                "port and N botwire_ros nodes, one a robot, each on its own sim:kobuki; the\n"
                "same two figures for the N node processes. The node is --ros1 NODE, else the\n"
@@ -249,9 +250,9 @@ static const char *ros1_node(char *path, size_t cap)
 
 static void ros_line(const char *side, const bench_ros2_result_t *r)
 {
-    printf("{\"%s_robots\":%zu,\"seconds\":%.1f,\"published\":%llu,\"messages_per_s\":%.0f,"
-           "\"cpu_cores\":%.3f,\"cpu_ms_per_robot_s\":%.3f}\n",
-           side, r->robots, r->seconds, r->published, r->per_second, r->cpu,
+    printf("{\"%s_robots\":%zu,\"seconds\":%.1f,\"published\":%llu,\"not_sent\":%llu,"
+           "\"messages_per_s\":%.0f,\"cpu_cores\":%.3f,\"cpu_ms_per_robot_s\":%.3f}\n",
+           side, r->robots, r->seconds, r->published, r->not_sent, r->per_second, r->cpu,
            r->cpu * 1000 / (double)r->robots);
     fflush(stdout);
 }

@@ -617,10 +617,11 @@ int cmd_ros2(int argc, char **argv)
         bw_ros2_stats(node, &st);
         double ran = now - started;
         fprintf(stderr,
-                "botwire ros2: %llu messages published in %.1f s (%.0f/s); %llu cmd_vel taken, "
+                "botwire ros2: %llu messages published in %.1f s (%.0f/s), %llu not sent (no "
+                "reader); %llu cmd_vel taken, "
                 "%llu not finite and ignored, %llu stamped too long ago and refused; %llu "
                 "cmd_vel writers of the other type\n",
-                st.published, ran, ran > 0 ? (double)st.published / ran : 0.0, st.cmd_vel,
+                st.published, ran, ran > 0 ? (double)st.published / ran : 0.0, st.unread, st.cmd_vel,
                 st.cmd_vel_ignored, st.cmd_vel_stale, st.cmd_vel_other_type);
     }
     bw_ros2_close(node, now); /* stops every robot */

@@ -108,6 +108,7 @@ int bw_ros2_domain(const bw_ros2_t *node);
 
 typedef struct {
     unsigned long long published;     /* messages written, every topic */
+    unsigned long long unread;        /* ... not written: no reader matched (not serialized) */
     unsigned long long cmd_vel;       /* cmd_vel messages taken */
     unsigned long long cmd_vel_ignored; /* ... of which not finite, ignored */
     unsigned long long cmd_vel_stale; /* ... of which stamped older than the timeout, refused */

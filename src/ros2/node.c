@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,9 @@ typedef struct {
     double cmd_vel_timeout;
     dds_entity_t range[BW_BASE_MAX_RANGES];
     unsigned nranges;
+    /* the readers matched with each volatile writer, as discovery tells
+     * (listeners): a message nobody reads is not serialized */
+    atomic_int readers_of[T_RANGE], range_readers[BW_BASE_MAX_RANGES];
     double range_t[BW_BASE_MAX_RANGES];
     /* the node's readers and writers, for ros_discovery_info */
     dds_guid_t readers[MAX_GIDS], writers[MAX_GIDS];
@@ -286,6 +290,14 @@ static void out(robot_t *r, int topic, unsigned i, const void *sample,
                 builtin_interfaces_msg_dds__Time_ stamp)
 {
     if (r->node) {
+        /* to nobody: not serialized, as a reader that matches later would
+         * not get it anyway (but a latched topic's history) */
+        if (topics[topic].qos != BW_ROS2_QOS_LATCHED &&
+            atomic_load_explicit(topic == T_RANGE ? &r->range_readers[i] : &r->readers_of[topic],
+                                 memory_order_relaxed) == 0) {
+            r->node->stats.unread++;
+            return;
+        }
         if (dds_write(writer_of(r, topic, i), sample) == DDS_RETCODE_OK)
             r->node->stats.published++;
         return;
@@ -417,17 +429,32 @@ static void dds_topic_name(char *out, size_t cap, const char *ns, const char *na
 
 /* A reader or writer of the robot's node, on topic `full` (a DDS name),
  * counted for ros_discovery_info. */
+/* A writer's matched readers into its counter, as discovery changes them
+ * (on Cyclone's thread; each call has the count itself, not a change). */
+static void on_matched(dds_entity_t writer, const dds_publication_matched_status_t status, void *arg)
+{
+    (void)writer;
+    atomic_store_explicit((atomic_int *)arg, (int)status.current_count, memory_order_relaxed);
+}
+
 static dds_entity_t endpoint_ex(robot_t *r, bool writer, const dds_topic_descriptor_t *desc,
                                 const char *full, bw_ros2_qos_t kind, int32_t depth,
-                                const char *hash, const char *extra, double lifespan)
+                                const char *hash, const char *extra, double lifespan,
+                                atomic_int *readers)
 {
     bw_ros2_t *n = r->node;
     dds_entity_t topic = dds_create_topic(n->participant, desc, full, NULL, NULL);
     if (topic < 0)
         return topic;
     dds_qos_t *q = make_qos_ex(n, kind, depth, hash, extra, lifespan);
-    dds_entity_t e = writer ? dds_create_writer(n->participant, topic, q, NULL)
+    /* counted from its creation on, so that no match goes unseen */
+    dds_listener_t *l = readers ? dds_create_listener(readers) : NULL;
+    if (l)
+        dds_lset_publication_matched(l, on_matched);
+    dds_entity_t e = writer ? dds_create_writer(n->participant, topic, q, l)
                             : dds_create_reader(n->participant, topic, q, NULL);
+    if (l)
+        dds_delete_listener(l);
     dds_delete_qos(q);
     if (e < 0)
         return e;
@@ -443,7 +470,19 @@ static dds_entity_t endpoint(robot_t *r, bool writer, const dds_topic_descriptor
 {
     char full[2 * NAME_MAX_LEN + 8];
     dds_topic_name(full, sizeof full, r->ns, name);
-    return endpoint_ex(r, writer, desc, full, kind, depth, hash, NULL, 0);
+    return endpoint_ex(r, writer, desc, full, kind, depth, hash, NULL, 0, NULL);
+}
+
+/* A writer of one of the robot's topics; a volatile one counts its
+ * readers, a latched one always writes (a late reader gets its history). */
+static dds_entity_t topic_writer(robot_t *r, const dds_topic_descriptor_t *desc, const char *name,
+                                 int topic, atomic_int *readers)
+{
+    char full[2 * NAME_MAX_LEN + 8];
+    dds_topic_name(full, sizeof full, r->ns, name);
+    return endpoint_ex(r, true, desc, full, topics[topic].qos, topics[topic].depth,
+                       topics[topic].hash, NULL, 0,
+                       topics[topic].qos == BW_ROS2_QOS_LATCHED ? NULL : readers);
 }
 
 /* ---- ros_discovery_info: the nodes of this participant ------------------------- */
@@ -787,8 +826,8 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
 
     for (int t = 0; t < T_RANGE; t++)
         if (has_topic(base, t))
-            r->writer[t] = endpoint(r, true, descriptor_of(r, t), topic_name(r, t), topics[t].qos,
-                                    topics[t].depth, topics[t].hash);
+            r->writer[t] = topic_writer(r, descriptor_of(r, t), topic_name(r, t), t,
+                                        &r->readers_of[t]);
     r->reset = endpoint(r, false, &std_msgs_msg_dds__Empty__desc, "reset_odometry",
                         BW_ROS2_QOS_DEFAULT, 10, HASH_EMPTY);
     r->stamped = bw_ros2_cmd_vel_of(&n->opt) == BW_ROS2_CMD_VEL_STAMPED;
@@ -1219,12 +1258,12 @@ static int node_services(robot_t *r)
 {
     bw_ros2_t *n = r->node;
     r->rosout = endpoint_ex(r, true, &rcl_interfaces_msg_dds__Log__desc, "rt/rosout",
-                            BW_ROS2_QOS_LATCHED, 1000, HASH_LOG, NULL, 10.0);
+                            BW_ROS2_QOS_LATCHED, 1000, HASH_LOG, NULL, 10.0, NULL);
     if (r->rosout < 0)
         return r->rosout;
     r->param_events = endpoint_ex(r, true, &rcl_interfaces_msg_dds__ParameterEvent__desc,
                                   "rt/parameter_events", BW_ROS2_QOS_DEFAULT, 1000,
-                                  HASH_PARAMETER_EVENT, NULL, 0);
+                                  HASH_PARAMETER_EVENT, NULL, 0, NULL);
     if (r->param_events < 0)
         return r->param_events;
     for (int sv = 0; sv < NSERVICES; sv++) {
@@ -1232,12 +1271,12 @@ static int node_services(robot_t *r)
         service_id(n, id, sizeof id);
         snprintf(topic, sizeof topic, "rq%s/%sRequest", r->node_name, services[sv].name);
         r->request[sv] = endpoint_ex(r, false, services[sv].request, topic, BW_ROS2_QOS_DEFAULT,
-                                     1000, services[sv].request_hash, id, 0);
+                                     1000, services[sv].request_hash, id, 0, NULL);
         if (r->request[sv] < 0)
             return r->request[sv];
         snprintf(topic, sizeof topic, "rr%s/%sReply", r->node_name, services[sv].name);
         r->reply[sv] = endpoint_ex(r, true, services[sv].reply, topic, BW_ROS2_QOS_DEFAULT, 1000,
-                                   services[sv].reply_hash, id, 0);
+                                   services[sv].reply_hash, id, 0, NULL);
         if (r->reply[sv] < 0)
             return r->reply[sv];
     }
@@ -1373,8 +1412,7 @@ static void publish_ranges(robot_t *r, const bw_base_state_t *st,
         for (unsigned i = r->nranges; r->node && i < st->nranges && i < BW_BASE_MAX_RANGES; i++) {
             char name[32];
             snprintf(name, sizeof name, "range/%u", i);
-            r->range[i] = endpoint(r, true, r->node->range_desc, name, topics[T_RANGE].qos,
-                                   topics[T_RANGE].depth, topics[T_RANGE].hash);
+            r->range[i] = topic_writer(r, r->node->range_desc, name, T_RANGE, &r->range_readers[i]);
         }
         for (unsigned i = 0; i < st->nranges && i < BW_BASE_MAX_RANGES; i++) {
             snprintf(frames[i], sizeof frames[i], "%s%u", r->range_prefix, i);

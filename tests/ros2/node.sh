@@ -1,7 +1,8 @@
 #!/bin/sh
 # `botwire ros2` on a real pty against a Kobuki emulator in another process,
 # seen by a ROS 2 peer (ros2_peer: the Cyclone DDS C API, its own IDL of the
-# ROS 2 types) on a loopback-only DDS domain of this test's own: odometry
+# ROS 2 types) on a loopback-only DDS domain of this test's own: nothing
+# sent that nobody reads (but what is latched); odometry
 # at the robot's rate in the namespace's frames, /tf, cmd_vel (TwistStamped,
 # the default) moving the robot (the emulator's true pose), a teleop that
 # falls silent (the node's
@@ -19,6 +20,15 @@ cleanup() {
     [ -n "$node" ] && kill "$node" 2>/dev/null
     [ -n "$sim" ] && kill "$sim" 2>/dev/null
 }
+
+# 0. Nobody listening: a message no reader matched is not sent (nor
+# serialized), but what is latched for later readers (bumper, cliff,
+# wheel_drop) and the node's own /rosout and /parameter_events: 5 at most.
+said=$("$bw" ros2 sim:kobuki --ns robot0 --for 1 2>&1 | grep 'messages published')
+set -- $(echo "$said" | sed -n 's/.*: \([0-9]*\) messages published in .*, \([0-9]*\) not sent (no reader).*/\1 \2/p')
+[ -n "${1:-}" ] && [ "$1" -le 5 ] && [ "${2:-0}" -gt 0 ] &&
+    pass "nobody listening: $1 latched or the node's own sent, $2 not sent" ||
+    fail "nobody listening: $said"
 
 # 1. Odometry, tf and a drive: 2 s at 0.2 m/s (the peer watches on until
 # the robot is at rest, however late the drive began, and until the node
