@@ -71,6 +71,10 @@ static void usage(FILE *f)
             "                       stamped: S s after its stamp, older ones refused)\n"
             "  --diagnostic-period S  /diagnostics and battery every S s (default 1)\n"
             "  --rate HZ            how often each robot is looked at (default 50)\n"
+            "  --odom-rate HZ       odom, imu and joint_states at most HZ (default: each\n"
+            "                       report the robot gives, a Kobuki's 50 Hz)\n"
+            "  --tf-rate HZ         odom -> base_footprint on tf at most HZ (default: each)\n"
+            "  --range-rate HZ      each range/N at most HZ (default: each)\n"
             "  --tf prefixed        each robot's frames prefixed with its namespace on /tf\n"
             "                       and /tf_static, one tree (the default)\n"
             "  --tf namespaced      each robot's tree on NS/tf and NS/tf_static, frames odom,\n"
@@ -265,6 +269,9 @@ int cmd_ros2(int argc, char **argv)
         { "rate", required_argument, NULL, 'r' },
         { "no-tf", no_argument, NULL, 'X' },
         { "robots", required_argument, NULL, 'B' },
+        { "odom-rate", required_argument, NULL, 'O' },
+        { "tf-rate", required_argument, NULL, 'G' },
+        { "range-rate", required_argument, NULL, 'A' },
         { "family", required_argument, NULL, 'M' },
         { "wander", no_argument, NULL, 'w' },
         { "for", required_argument, NULL, 'f' },
@@ -286,6 +293,16 @@ int cmd_ros2(int argc, char **argv)
         case 't': tcp = optarg; break;
         case 'p': link = optarg; break;
         case 'B': robots = optarg; break;
+        case 'O':
+        case 'G':
+        case 'A': {
+            double hz;
+            const char *name = c == 'O' ? "--odom-rate" : c == 'G' ? "--tf-rate" : "--range-rate";
+            if (cli_number("ros2", name, optarg, 0.01, 1000, &hz) < 0)
+                return 2;
+            *(c == 'O' ? &ro.odom_rate : c == 'G' ? &ro.tf_rate : &ro.range_rate) = hz;
+            break;
+        }
         case 'M': family = optarg; break;
         case 'w': wander = true; break;
         case 'D':

@@ -70,6 +70,11 @@ typedef struct {
      * /tf and /tf_static (one tree), or, as Nav2's multi-robot bringup
      * keeps them, on <ns>/tf and <ns>/tf_static with frames unprefixed. */
     bool tf_namespaced;
+    /* Hz at most, per topic (0: as often as the robot reports): odom with
+     * imu and joint_states; odom -> base_footprint on tf; each range/N. A
+     * fleet's rates: 10 Hz odometry from a 50 Hz Kobuki is every fifth
+     * report. Diagnostics and battery: diagnostic_period. */
+    double odom_rate, tf_rate, range_rate;
 } bw_ros2_options_t;
 
 /* A distro by its name ("humble", "jazzy", "kilted", "lyrical"): 0, or -1. */

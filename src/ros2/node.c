@@ -216,6 +216,8 @@ typedef struct {
     dds_guid_t readers[MAX_GIDS], writers[MAX_GIDS];
     unsigned nreaders, nwriters;
     double v, w, last_cmd, last_state_t, last_diag;
+    /* per-topic rates (periods, s; 0: every report) and when each is due */
+    double odom_period, tf_period, range_period, odom_due, tf_due, range_due[BW_BASE_MAX_RANGES];
     bool have_cmd, driving;
     uint32_t last_mask[3];
     bool sent_mask[3];
@@ -800,6 +802,9 @@ static int name_robot(robot_t *r, bw_base_t *base, const char *ns, const char *f
         if (*c == '/')
             *c = '.';
     r->cmd_vel_timeout = opt->cmd_vel_timeout > 0 ? opt->cmd_vel_timeout : 0.6;
+    r->odom_period = opt->odom_rate > 0 ? 1 / opt->odom_rate : 0;
+    r->tf_period = opt->tf_rate > 0 ? 1 / opt->tf_rate : 0;
+    r->range_period = opt->range_rate > 0 ? 1 / opt->range_rate : 0;
     r->last_state_t = -1;
     r->last_diag = -1e9;
     return 0;
@@ -1285,6 +1290,22 @@ static int node_services(robot_t *r)
 
 /* ---- publishing ------------------------------------------------------------------ */
 
+/* Whether a topic of period `period` (0: every report) is due at now;
+ * if so, when it is next (on its own schedule: a report a little early
+ * by the robot's jitter still counts, one that fell behind does not
+ * bring a burst). */
+static bool due(double now, double *at, double period)
+{
+    if (period <= 0)
+        return true;
+    if (now < *at - 0.002)
+        return false;
+    *at += period;
+    if (*at < now)
+        *at = now + period;
+    return true;
+}
+
 static geometry_msgs_msg_dds__Quaternion_ yaw_quaternion(double yaw)
 {
     geometry_msgs_msg_dds__Quaternion_ q = { 0, 0, sin(yaw / 2), cos(yaw / 2) };
@@ -1342,7 +1363,8 @@ static void publish_joints(robot_t *r, const bw_base_state_t *st,
     out(r, T_JOINTS, 0, &m, stamp);
 }
 
-static void publish_odom(robot_t *r, const bw_base_state_t *st, builtin_interfaces_msg_dds__Time_ stamp)
+static void publish_odom(robot_t *r, const bw_base_state_t *st, builtin_interfaces_msg_dds__Time_ stamp,
+                         bool odom, bool tf)
 {
     nav_msgs_msg_dds__Odometry_ o;
     memset(&o, 0, sizeof o);
@@ -1360,8 +1382,9 @@ static void publish_odom(robot_t *r, const bw_base_state_t *st, builtin_interfac
         o.pose.covariance[i * 7] = planar ? 1e-3 : 1e6;
         o.twist.covariance[i * 7] = planar ? 1e-3 : 1e6;
     }
-    out(r, T_ODOM, 0, &o, stamp);
-    if (r->no_tf)
+    if (odom)
+        out(r, T_ODOM, 0, &o, stamp);
+    if (r->no_tf || !tf)
         return;
     geometry_msgs_msg_dds__TransformStamped_ t;
     memset(&t, 0, sizeof t);
@@ -1403,7 +1426,7 @@ static void write_range(robot_t *r, unsigned i, const bw_range_t *rg,
 }
 
 static void publish_ranges(robot_t *r, const bw_base_state_t *st,
-                           builtin_interfaces_msg_dds__Time_ stamp)
+                           builtin_interfaces_msg_dds__Time_ stamp, double now)
 {
     if (st->nranges > r->nranges) { /* known once the model is */
         geometry_msgs_msg_dds__TransformStamped_ mounts[BW_BASE_MAX_RANGES];
@@ -1431,7 +1454,8 @@ static void publish_ranges(robot_t *r, const bw_base_state_t *st,
     }
     for (unsigned i = 0; i < r->nranges; i++) {
         const bw_range_t *rg = &st->ranges[i];
-        if (r->range[i] < 0 || rg->t == 0 || rg->t == r->range_t[i])
+        if (r->range[i] < 0 || rg->t == 0 || rg->t == r->range_t[i] ||
+            !due(now, &r->range_due[i], r->range_period))
             continue;
         r->range_t[i] = rg->t;
         write_range(r, i, rg, stamp);
@@ -1629,11 +1653,15 @@ static void publish_state(robot_t *r, double now)
     builtin_interfaces_msg_dds__Time_ stamp = stamp_of_robot(r);
     if (st->t != r->last_state_t) {
         r->last_state_t = st->t;
-        publish_odom(r, st, stamp);
-        publish_imu(r, st, stamp);
-        publish_joints(r, st, stamp);
+        bool odom = due(now, &r->odom_due, r->odom_period), tf = due(now, &r->tf_due, r->tf_period);
+        if (odom || tf)
+            publish_odom(r, st, stamp, odom, tf);
+        if (odom) {
+            publish_imu(r, st, stamp);
+            publish_joints(r, st, stamp);
+        }
     }
-    publish_ranges(r, st, stamp);
+    publish_ranges(r, st, stamp, now);
     publish_events(r, st, stamp);
     if (now - r->last_diag >= r->diagnostic_period) {
         r->last_diag = now;
@@ -1656,7 +1684,8 @@ static void take_reset(robot_t *r)
         dds_return_loan(r->reset, samples, got);
     if (reset) {
         bw_base_reset_odometry(r->base);
-        r->last_state_t = -1; /* the new pose goes out */
+        r->last_state_t = -1; /* the new pose goes out, */
+        r->odom_due = r->tf_due = 0; /* at once */
         robot_says(r, LOG_INFO, "odometry reset to (0, 0, 0)");
     }
 }

@@ -30,6 +30,20 @@ set -- $(echo "$said" | sed -n 's/.*: \([0-9]*\) messages published in .*, \([0-
     pass "nobody listening: $1 latched or the node's own sent, $2 not sent" ||
     fail "nobody listening: $said"
 
+# 0b. Rates for a fleet: --odom-rate 10 --tf-rate 5 from a 50 Hz Kobuki:
+# odometry every fifth report (by its stamps' median gap), tf half as often.
+"$bw" ros2 sim:kobuki --ns robot0 --odom-rate 10 --tf-rate 5 --for 60 >/dev/null 2>"$tmp/rates.err" &
+node=$!
+"$peer" watch 2 robot0 >"$tmp/rates" 2>"$tmp/peer.err" || fail "peer: no odometry ($(cat "$tmp/rates"))"
+kill -INT "$node"
+wait "$node"
+node=
+set -- $(grep '^odom robot0 ' "$tmp/rates") $(sed -n 's/^tfs robot0 //p' "$tmp/rates")
+awk -v hz="${4:-0}" -v n="${3:-0}" -v tfs="${10:-0}" \
+    'BEGIN { exit !(hz >= 9 && hz <= 10.5 && n > 4 && tfs / n >= 0.4 && tfs / n <= 0.6) }' &&
+    pass "--odom-rate 10 --tf-rate 5: odometry at ${4} Hz, ${3} of them, ${10} transforms on tf" ||
+    fail "--odom-rate 10 --tf-rate 5: $(cat "$tmp/rates")"
+
 # 1. Odometry, tf and a drive: 2 s at 0.2 m/s (the peer watches on until
 # the robot is at rest, however late the drive began, and until the node
 # says the link is online).

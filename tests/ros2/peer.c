@@ -63,7 +63,8 @@
  *       the diagnostics said or not (a robot whose link went).
  *       Also, per namespace: "gap NS MAX LAST": the longest gap between
  *       two of its odometry stamps, and the last stamp (wall clock, s);
- *       and "late NS FROM TO" for each gap between two stamps over 50 ms.
+ *       and "late NS FROM TO" for each gap between two stamps over 50 ms;
+ *       "tfs NS COUNT": its odom -> base_footprint transforms on rt/tf.
  *       Exits 0 if every NS sent odometry.
  *   ros2_peer nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched]
  *       reads ros_discovery_info: a line "node NAMESPACE NAME READERS
@@ -169,6 +170,7 @@ typedef struct {
     char frame[128], child[128];
     double x, y;
     bool tree;
+    unsigned tfs; /* its odom -> base_footprint transforms on rt/tf */
     unsigned statics;
     int online;
 } watched_t;
@@ -399,7 +401,7 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                             snprintf(want_base, sizeof want_base, "%s%sbase_footprint", w[i].ns, *w[i].ns ? "/" : "");
                             if (which == 0 && !strcmp(t->header.frame_id, want_odom) &&
                                 !strcmp(t->child_frame_id, want_base))
-                                w[i].tree = true;
+                                w[i].tree = true, w[i].tfs++;
                             if (which == 1 && !strcmp(t->header.frame_id, want_base))
                                 w[i].statics++;
                         }
@@ -487,6 +489,7 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
         for (unsigned g = 0; g < w[i].ngaps; g++)
             longest = fmax(longest, w[i].gaps[g]);
         printf("gap %s %.3f %.3f\n", *w[i].ns ? w[i].ns : "/", longest, w[i].last_stamp);
+        printf("tfs %s %u\n", *w[i].ns ? w[i].ns : "/", w[i].tfs);
         printf("static %s %u\n", *w[i].ns ? w[i].ns : "/", w[i].statics);
         printf("online %s %d\n", *w[i].ns ? w[i].ns : "/", w[i].online);
         trees += w[i].tree;
