@@ -47,6 +47,22 @@ typedef struct {
 } bench_ros2_result_t;
 int bench_ros2(size_t robots, double seconds, bench_ros2_result_t *r, char *err, size_t errlen);
 
+/* `botwire bench --ros2 N --subscribe` (ros2.c): `botwire ros2 --robots N`
+ * (at odom_rate for odom and tf; 0: each robot's own 50 Hz) and an
+ * independent subscriber (`peer`: the tests' ros2_peer, on the Cyclone C
+ * API with its own IDL) taking every robot's odom and tf for `seconds`
+ * once it has matched every odom writer. line: the subscriber's JSON
+ * figures (per robot a second, latency, its CPU), which the rest joins. */
+typedef struct {
+    size_t robots;
+    double node_up_s;  /* from the node's start to every robot's node made */
+    double node_cpu;   /* cores, over the subscriber's window */
+    double rss_first_mb, rss_last_mb, rss_max_mb; /* the node's, sampled each second */
+    char line[2048];
+} bench_ros2_sub_t;
+int bench_ros2_subscribe(size_t robots, double seconds, double odom_rate, const char *peer,
+                         bench_ros2_sub_t *r, char *err, size_t errlen);
+
 /* The ROS 1 bridge doing the same (ros2.c): a roscore on a free port and N
  * botwire_ros nodes (the executable `node`), one a robot, each on its own
  * sim:kobuki: the N nodes' CPU and messages per second. */

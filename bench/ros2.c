@@ -168,6 +168,131 @@ done:
     return rc;
 }
 
+static void reap(pid_t pid, double timeout);
+
+/* The resident set of a process, MB; -1 if it cannot be read. */
+static double rss_of(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *f = fopen(path, "r");
+    double kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb < 0 ? -1 : kb / 1024;
+}
+
+/* argv with stdout to a pipe (*out) and stderr to /dev/null, on this
+ * machine's loopback alone, without multicast: the node and the
+ * subscriber (which reads no ROS 2 settings) by one Cyclone configuration,
+ * as the tests run them. */
+static pid_t spawn_local(const char *path, char *const argv[], int *out)
+{
+    int p[2];
+    if (pipe(p) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("CYCLONEDDS_URI",
+               "<CycloneDDS><Domain><General><Interfaces><NetworkInterface address=\"127.0.0.1\"/>"
+               "</Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery>"
+               "<ParticipantIndex>auto</ParticipantIndex><Peers><Peer address=\"127.0.0.1\"/>"
+               "</Peers></Discovery></Domain></CycloneDDS>",
+               1);
+        unsetenv("ROS_AUTOMATIC_DISCOVERY_RANGE");
+        unsetenv("ROS_STATIC_PEERS");
+        unsetenv("ROS_LOCALHOST_ONLY");
+        int null = open("/dev/null", O_RDWR);
+        dup2(p[1], STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        close(p[0]);
+        close(p[1]);
+        execv(path, argv);
+        _exit(127);
+    }
+    close(p[1]);
+    if (pid < 0) {
+        close(p[0]);
+        return -1;
+    }
+    *out = p[0];
+    return pid;
+}
+
+int bench_ros2_subscribe(size_t robots, double seconds, double odom_rate, const char *peer,
+                         bench_ros2_sub_t *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->robots = robots;
+    char n[32], domain[16], window[32], hz[32], secs[32];
+    snprintf(n, sizeof n, "1-%zu", robots);
+    snprintf(domain, sizeof domain, "%d", (int)(getpid() % 200) + 1);
+    snprintf(window, sizeof window, "%g", seconds + 3600); /* ended by SIGINT before */
+    snprintf(hz, sizeof hz, "%g", odom_rate);
+    snprintf(secs, sizeof secs, "%g", seconds);
+    char *node_argv[] = { "botwire", "ros2", "--robots", n, "--domain", domain, "--for", window,
+                          odom_rate > 0 ? "--odom-rate" : NULL, hz, "--tf-rate", hz, NULL };
+    int node_out = -1, peer_out = -1;
+    double t0 = mono();
+    setenv("ROS_DOMAIN_ID", domain, 1); /* the subscriber's */
+    pid_t node = spawn_local("/proc/self/exe", node_argv, &node_out);
+    if (node < 0) {
+        snprintf(err, errlen, "fork failed");
+        return -1;
+    }
+    char line[2048];
+    int rc = -1;
+    pid_t sub = -1;
+    lines_t o = { .fd = node_out }, p = { .fd = -1 };
+    if (!wait_for(&o, "on DDS domain", 60 + (double)robots / 10, line, sizeof line)) {
+        snprintf(err, errlen, "botwire ros2 --robots %zu never came up", robots);
+        goto done;
+    }
+    r->node_up_s = mono() - t0;
+    char last[32];
+    snprintf(last, sizeof last, "%zu", robots);
+    char *peer_argv[] = { (char *)peer, "sub", secs, "1", last, NULL };
+    sub = spawn_local(peer, peer_argv, &peer_out);
+    p.fd = peer_out;
+    if (sub < 0 || !wait_for(&p, "matched", 600, line, sizeof line)) {
+        snprintf(err, errlen, "the subscriber (%s) never matched every odom writer", peer);
+        goto done;
+    }
+    double w0 = mono(), cpu0 = bench_cpu_of(node);
+    r->rss_first_mb = r->rss_max_mb = rss_of(node);
+    bool got = false;
+    while (!got && mono() < w0 + seconds + 120) {
+        got = wait_for(&p, "{", 1, r->line, sizeof r->line);
+        double rss = rss_of(node);
+        if (rss > r->rss_max_mb)
+            r->rss_max_mb = rss;
+        if (rss > 0)
+            r->rss_last_mb = rss;
+    }
+    double w1 = mono(), cpu1 = bench_cpu_of(node);
+    if (!got || cpu0 < 0 || cpu1 < 0) {
+        snprintf(err, errlen, "the subscriber did not say what it took");
+        goto done;
+    }
+    r->node_cpu = (cpu1 - cpu0) / (w1 - w0);
+    rc = 0;
+done:
+    unsetenv("ROS_DOMAIN_ID");
+    kill(node, SIGINT);
+    if (sub > 0)
+        kill(sub, SIGINT);
+    reap(node, 30);
+    if (sub > 0)
+        reap(sub, 10);
+    close(node_out);
+    if (peer_out >= 0)
+        close(peer_out);
+    return rc;
+}
+
 /* Waits up to `timeout` s for pid to end; kills it past that. */
 static void reap(pid_t pid, double timeout)
 {

@@ -25,7 +25,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: botwire bench [--proto P] [--shape S] [--seconds S]\n"
                "       botwire bench --fleet[=N,N,...] [--seconds S] [--threads N]\n"
                "       botwire bench --fleet-tcp N [--seconds S] [--port P]\n"
-               "       botwire bench --ros2[=N] [--ros1 NODE] [--seconds S]\n"
+               "       botwire bench --ros2[=N] [--ros1 NODE | --subscribe [--odom-rate HZ]] [--seconds S]\n"
                "       botwire bench --record [--proto P] [--seconds S]\n"
                "\n"
                "Measures parser throughput on the frame shapes each protocol's clients make its\n"
@@ -89,6 +89,15 @@ static void usage(FILE *f)
                "botwire_ros of the build or install this botwire is in; without one the ROS 1\n"
                "line says why it was not measured.\n"
                "  --ros1 NODE      the botwire_ros executable for the ROS 1 side\n"
+               "  --subscribe      instead: `botwire ros2 --robots N` and an independent\n"
+               "                   subscriber (the tests' ROS 2 peer, its own IDL) taking every\n"
+               "                   robot's odom and tf: matched_s (discovery), per robot\n"
+               "                   odometry and transforms a second (median, least), latency\n"
+               "                   from each odometry's stamp to the subscriber (p50, p99, max\n"
+               "                   ms), the CPU of both and the node's memory (RSS each second)\n"
+               "  --odom-rate HZ   with --subscribe: odom and tf at HZ (default each robot's 50)\n"
+               "  --peer PATH      with --subscribe: the subscriber (default tests/ros2_peer\n"
+               "                   beside botwire)\n"
                "\n"
                "--record: how fast `botwire record` keeps a link's bytes, and the file's size,\n"
                "in each format: each protocol's stream (as above) in 64-byte reads every 2 ms\n"
@@ -257,6 +266,53 @@ static void ros_line(const char *side, const bench_ros2_result_t *r)
     fflush(stdout);
 }
 
+/* The tests' ROS 2 peer beside this botwire (the build's tests/ros2_peer);
+ * NULL if it is not there. */
+static const char *ros2_peer(char *path, size_t cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return NULL;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    snprintf(path, cap, "%s/tests/ros2_peer", self);
+    return access(path, X_OK) == 0 ? path : NULL;
+}
+
+static int ros2_subscribe_bench(size_t n, double seconds, double odom_rate, const char *peer)
+{
+    char found[4200];
+    if (!peer)
+        peer = ros2_peer(found, sizeof found);
+    if (!peer) {
+        cli_error("bench", "--subscribe needs the tests' ROS 2 peer: a build with ROS 2 has "
+                           "tests/ros2_peer beside botwire (or --peer PATH)");
+        return 2;
+    }
+    fprintf(stderr,
+            "botwire bench: botwire ros2 --robots %zu (odom and tf at %g Hz) and a subscriber of "
+            "every robot's odom and tf (%s), %g s once it has matched them ...\n",
+            n, odom_rate > 0 ? odom_rate : 50.0, peer, seconds);
+    bench_ros2_sub_t r;
+    char err[256];
+    if (bench_ros2_subscribe(n, seconds, odom_rate, peer, &r, err, sizeof err) < 0) {
+        cli_error("bench", "%s", err);
+        return 1;
+    }
+    /* the subscriber's figures, with the node's before them */
+    const char *rest = strchr(r.line, '{');
+    printf("{\"ros2_subscribe_robots\":%zu,\"odom_hz_asked\":%g,\"node_up_s\":%.2f,"
+           "\"node_cpu_cores\":%.3f,\"node_rss_mb_first\":%.1f,\"node_rss_mb_last\":%.1f,"
+           "\"node_rss_mb_max\":%.1f,%s\n",
+           r.robots, odom_rate > 0 ? odom_rate : 50.0, r.node_up_s, r.node_cpu, r.rss_first_mb,
+           r.rss_last_mb, r.rss_max_mb, rest ? rest + 1 : "}");
+    return cli_flush_out("bench");
+}
+
 static int ros2_bench(size_t n, double seconds, const char *ros1)
 {
     fprintf(stderr, "botwire bench: botwire ros2 with %zu emulated Kobukis, %g s ...\n", n,
@@ -354,13 +410,18 @@ int cmd_bench(int argc, char **argv)
         { "fleet-tcp", required_argument, NULL, 'f' },
         { "ros2", optional_argument, NULL, 'R' },
         { "ros1", required_argument, NULL, '1' },
+        { "subscribe", no_argument, NULL, 'u' },
+        { "odom-rate", required_argument, NULL, 'o' },
+        { "peer", required_argument, NULL, 'e' },
         { "record", no_argument, NULL, 'r' },
         { "threads", required_argument, NULL, 'T' },
         { "port", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *proto = NULL, *shape = NULL, *ros1 = NULL;
+    const char *proto = NULL, *shape = NULL, *ros1 = NULL, *peer = NULL;
+    bool subscribe = false;
+    double odom_rate = 0;
     bool record = false;
     double seconds = 0, fleet = 0, port = 20101, threads = 0, ros2 = 0;
     bool fast = false;
@@ -390,10 +451,16 @@ int cmd_bench(int argc, char **argv)
             break;
         case 'R':
             ros2 = 100;
-            if (optarg && cli_number("bench", "--ros2", optarg, 1, 1000, &ros2) < 0)
+            if (optarg && cli_number("bench", "--ros2", optarg, 1, 10000, &ros2) < 0)
                 return 2;
             break;
         case '1': ros1 = optarg; break;
+        case 'u': subscribe = true; break;
+        case 'e': peer = optarg; break;
+        case 'o':
+            if (cli_number("bench", "--odom-rate", optarg, 0.1, 1000, &odom_rate) < 0)
+                return 2;
+            break;
         case 'r': record = true; break;
         case 'T':
             if (cli_number("bench", "--threads", optarg, 1, 256, &threads) < 0)
@@ -426,6 +493,20 @@ int cmd_bench(int argc, char **argv)
         cli_error("bench", "--record goes with --proto and --seconds alone");
         return 2;
     }
+    if ((subscribe || odom_rate > 0 || peer) && !(ros2 > 0)) {
+        cli_error("bench", "--subscribe, --odom-rate and --peer go with --ros2");
+        return 2;
+    }
+    if ((odom_rate > 0 || peer) && !subscribe) {
+        cli_error("bench", "--odom-rate and --peer go with --ros2 --subscribe");
+        return 2;
+    }
+    if (ros1 && subscribe) {
+        cli_error("bench", "--ros1 or --subscribe: the ROS 1 comparison has no subscriber");
+        return 2;
+    }
+    if (ros2 > 0 && subscribe)
+        return ros2_subscribe_bench((size_t)ros2, seconds > 0 ? seconds : 10, odom_rate, peer);
     if (ros2 > 0)
         return ros2_bench((size_t)ros2, seconds > 0 ? seconds : 10, ros1);
     if (fast)

@@ -77,6 +77,16 @@
  *       --matched the SECONDS count from when every range reader has been
  *       matched with a writer (60 s at most before): a window in which the
  *       node's ranges reach this reader if they can.
+ *   ros2_peer sub SECONDS FIRST LAST [--prefix P]
+ *       the independent subscriber of `botwire bench --ros2 --subscribe`:
+ *       readers of rt/PK/odom for K from FIRST to LAST (reliable, keep
+ *       last 10, rclcpp's default) and of rt/tf (keep last 100), woken by
+ *       a waitset. Says "matched S" (flushed) once every odom reader has
+ *       matched its writer, S seconds after it began; then takes every
+ *       message for SECONDS and prints one JSON line: per robot, odometry
+ *       and transforms a second (median, least), how many robots got
+ *       each, the latency from each odometry's stamp to its take (p50,
+ *       p99, max, ms), and how much CPU this process took.
  *   ros2_peer graph SECONDS [--until N,M,...]
  *       the graph's nodes as ROS 2 keeps them: each participant's latest
  *       ros_discovery_info, dropped when DDS says the participant is gone
@@ -1083,6 +1093,141 @@ static int sensors(double seconds, const char *ns, bool reset)
 }
 
 
+/* ---- the fleet benchmark's subscriber ------------------------------------ */
+
+static double cpu_self(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int by_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static int sub(double seconds, long first, long last, const char *prefix)
+{
+    if (first < 1 || last < first || last - first >= 100000) {
+        fprintf(stderr, "ros2_peer: sub: robots FIRST to LAST, 1 <= FIRST <= LAST\n");
+        return 2;
+    }
+    size_t n = (size_t)(last - first + 1);
+    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
+    if (pp < 0) {
+        fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
+        return 2;
+    }
+    dds_entity_t *odom = calloc(n, sizeof *odom);
+    unsigned *odoms = calloc(n, sizeof *odoms), *tfs = calloc(n, sizeof *tfs);
+    size_t lat_cap = 1 << 22, nlat = 0;
+    float *lat = malloc(lat_cap * sizeof *lat);
+    dds_entity_t ws = dds_create_waitset(pp);
+    if (!odom || !odoms || !tfs || !lat || ws < 0) {
+        fprintf(stderr, "ros2_peer: out of memory\n");
+        return 2;
+    }
+    size_t plen = strlen(prefix);
+    for (size_t i = 0; i < n; i++) {
+        char name[256];
+        snprintf(name, sizeof name, "rt/%s%ld/odom", prefix, first + (long)i);
+        odom[i] = endpoint(pp, false, &nav_msgs_msg_dds__Odometry__desc, name, qos(true, false, 10));
+        dds_set_status_mask(odom[i], DDS_DATA_AVAILABLE_STATUS);
+        dds_waitset_attach(ws, odom[i], (dds_attach_t)i);
+    }
+    dds_entity_t tf = endpoint(pp, false, &tf2_msgs_msg_dds__TFMessage__desc, "rt/tf", qos(true, false, 100));
+    dds_set_status_mask(tf, DDS_DATA_AVAILABLE_STATUS);
+    dds_waitset_attach(ws, tf, (dds_attach_t)n);
+    /* discovery: every odom reader matched */
+    double t0 = mono(), matched_at = -1;
+    for (size_t done = 0; done < n && mono() < t0 + 600;) {
+        dds_subscription_matched_status_t st;
+        while (done < n && dds_get_subscription_matched_status(odom[done], &st) == 0 && st.current_count > 0)
+            done++;
+        if (done < n)
+            dds_sleepfor(DDS_MSECS(10));
+        else
+            matched_at = mono() - t0;
+    }
+    if (matched_at < 0) {
+        fprintf(stderr, "ros2_peer: sub: not every odom writer matched in 600 s\n");
+        return 1;
+    }
+    printf("matched %.3f\n", matched_at);
+    fflush(stdout);
+    /* (what came before the window is not counted) */
+    void *s[64];
+    dds_sample_info_t info[64];
+    for (size_t i = 0; i <= n; i++) {
+        int got;
+        memset(s, 0, sizeof s);
+        while ((got = dds_take(i < n ? odom[i] : tf, s, info, 64, 64)) > 0)
+            dds_return_loan(i < n ? odom[i] : tf, s, got), memset(s, 0, sizeof s);
+    }
+    double cpu0 = cpu_self(), w0 = mono(), end = w0 + seconds;
+    dds_attach_t *woke = calloc(n + 1, sizeof *woke);
+    while (mono() < end) {
+        dds_return_t k = dds_waitset_wait(ws, woke, n + 1, DDS_SECS(1) / 10);
+        for (dds_return_t j = 0; j < k; j++) {
+            size_t i = (size_t)woke[j];
+            dds_entity_t r = i < n ? odom[i] : tf;
+            int got;
+            memset(s, 0, sizeof s);
+            while ((got = dds_take(r, s, info, 64, 64)) > 0) {
+                double now = realtime();
+                for (int m = 0; m < got; m++) {
+                    if (!info[m].valid_data)
+                        continue;
+                    if (i < n) {
+                        const nav_msgs_msg_dds__Odometry_ *o = s[m];
+                        odoms[i]++;
+                        if (nlat < lat_cap)
+                            lat[nlat++] = (float)((now - stamp_of(&o->header.stamp)) * 1000);
+                        continue;
+                    }
+                    const tf2_msgs_msg_dds__TFMessage_ *t = s[m];
+                    for (uint32_t x = 0; x < t->transforms._length; x++) {
+                        const char *c = t->transforms._buffer[x].child_frame_id;
+                        if (!c || strncmp(c, prefix, plen) != 0)
+                            continue;
+                        long k2 = strtol(c + plen, NULL, 10);
+                        if (k2 >= first && k2 <= last)
+                            tfs[k2 - first]++;
+                    }
+                }
+                dds_return_loan(r, s, got);
+                memset(s, 0, sizeof s);
+            }
+        }
+    }
+    double span = mono() - w0, cpu = (cpu_self() - cpu0) / span;
+    float *rate = malloc(n * sizeof *rate), *trate = malloc(n * sizeof *trate);
+    size_t with_odom = 0, with_tf = 0;
+    for (size_t i = 0; rate && trate && i < n; i++) {
+        rate[i] = (float)(odoms[i] / span);
+        trate[i] = (float)(tfs[i] / span);
+        with_odom += odoms[i] > 0;
+        with_tf += tfs[i] > 0;
+    }
+    if (!rate || !trate)
+        return 2;
+    qsort(rate, n, sizeof *rate, by_float);
+    qsort(trate, n, sizeof *trate, by_float);
+    qsort(lat, nlat, sizeof *lat, by_float);
+    printf("{\"robots\":%zu,\"window_s\":%.2f,\"matched_s\":%.3f,\"robots_with_odom\":%zu,"
+           "\"odom_per_robot_s_median\":%.2f,\"odom_per_robot_s_least\":%.2f,\"robots_with_tf\":%zu,"
+           "\"tf_per_robot_s_median\":%.2f,\"tf_per_robot_s_least\":%.2f,\"latency_ms_p50\":%.2f,"
+           "\"latency_ms_p99\":%.2f,\"latency_ms_max\":%.2f,\"subscriber_cpu_cores\":%.3f}\n",
+           n, span, matched_at, with_odom, rate[n / 2], rate[0], with_tf, trate[n / 2], trate[0],
+           nlat ? lat[nlat / 2] : -1.0, nlat ? lat[nlat * 99 / 100] : -1.0, nlat ? lat[nlat - 1] : -1.0,
+           cpu);
+    fflush(stdout);
+    dds_delete(pp);
+    return with_odom == n ? 0 : 1;
+}
+
 /* ---- the graph over time: nodes come, and go with their participant ---- */
 
 #define MAX_PARTICIPANTS 64
@@ -1215,6 +1360,9 @@ int main(int argc, char **argv)
         return param(argc, argv);
     if (argc >= 3 && (!strcmp(argv[1], "rosout") || !strcmp(argv[1], "events")))
         return listen(argv[1], atof(argv[2]), argc >= 5 && !strcmp(argv[3], "--until") ? argv[4] : NULL);
+    if (argc >= 5 && !strcmp(argv[1], "sub"))
+        return sub(atof(argv[2]), atol(argv[3]), atol(argv[4]),
+                   argc >= 7 && !strcmp(argv[5], "--prefix") ? argv[6] : "robot");
     if (argc >= 3 && !strcmp(argv[1], "graph"))
         return graph(atof(argv[2]), argc >= 5 && !strcmp(argv[3], "--until") ? argv[4] : NULL);
     if (argc >= 3 && !strcmp(argv[1], "nodes")) {
@@ -1275,7 +1423,7 @@ int main(int argc, char **argv)
                     "[--stamped AGE|zero] [--hz HZ] [--unmatched S]] "
                     "[--end-when-silent S] [--until-offline NS] [--just-seconds] | "
                     "nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched] | "
-                    "graph SECONDS [--until N,M,...] | "
+                    "graph SECONDS [--until N,M,...] | sub SECONDS FIRST LAST [--prefix P] | "
                     "param NODE list|get NAME...|set NAME TYPE VALUE | "
                     "rosout|events SECONDS [--until TEXT] | tf COUNT TOPIC...\n");
     return 2;
