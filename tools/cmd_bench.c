@@ -234,27 +234,42 @@ static void fleet_line(void *ctx, const bench_fleet_result_t *r)
     fflush(stdout);
 }
 
-/* The botwire_ros beside this botwire: the build's (ros/botwire_ros/) or the
- * install's (../lib/botwire_ros/); NULL if neither is there. */
-static const char *ros1_node(char *path, size_t cap)
+/* The first of `rel` (paths relative to this botwire's folder) that is
+ * an executable, in path; NULL if none is. */
+static const char *beside_self(const char *const *rel, size_t n, char *path, size_t cap)
 {
     char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
         return NULL;
-    self[n] = 0;
+    self[len] = 0;
     char *slash = strrchr(self, '/');
     if (!slash)
         return NULL;
     *slash = 0;
-    static const char *const beside[] = { "ros/botwire_ros/botwire_ros",
-                                          "../lib/botwire_ros/botwire_ros" };
-    for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
-        snprintf(path, cap, "%s/%s", self, beside[i]);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, cap, "%s/%s", self, rel[i]);
         if (access(path, X_OK) == 0)
             return path;
     }
     return NULL;
+}
+
+/* The botwire_ros beside this botwire: the build's (ros/botwire_ros/) or the
+ * install's (../lib/botwire_ros/); NULL if neither is there. */
+static const char *ros1_node(char *path, size_t cap)
+{
+    static const char *const beside[] = { "ros/botwire_ros/botwire_ros",
+                                          "../lib/botwire_ros/botwire_ros" };
+    return beside_self(beside, 2, path, cap);
+}
+
+/* The tests' ROS 2 peer beside this botwire (the build's tests/ros2_peer);
+ * NULL if it is not there. */
+static const char *ros2_peer(char *path, size_t cap)
+{
+    static const char *const beside[] = { "tests/ros2_peer" };
+    return beside_self(beside, 1, path, cap);
 }
 
 static void ros_line(const char *side, const bench_ros2_result_t *r)
@@ -264,23 +279,6 @@ static void ros_line(const char *side, const bench_ros2_result_t *r)
            side, r->robots, r->seconds, r->published, r->not_sent, r->per_second, r->cpu,
            r->cpu * 1000 / (double)r->robots);
     fflush(stdout);
-}
-
-/* The tests' ROS 2 peer beside this botwire (the build's tests/ros2_peer);
- * NULL if it is not there. */
-static const char *ros2_peer(char *path, size_t cap)
-{
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return NULL;
-    self[n] = 0;
-    char *slash = strrchr(self, '/');
-    if (!slash)
-        return NULL;
-    *slash = 0;
-    snprintf(path, cap, "%s/tests/ros2_peer", self);
-    return access(path, X_OK) == 0 ? path : NULL;
 }
 
 static int ros2_subscribe_bench(size_t n, double seconds, double odom_rate, const char *peer)

@@ -110,12 +110,15 @@
 
 #define MAX_NS 128
 
-static double mono(void)
+/* A clock's reading, s. */
+static double clock_s(clockid_t c)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(c, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+static double mono(void) { return clock_s(CLOCK_MONOTONIC); }
 
 /* ROS 2's domain: ROS_DOMAIN_ID, else 0. */
 static dds_domainid_t domain(void)
@@ -136,6 +139,17 @@ static dds_qos_t *qos(bool reliable, bool latched, int depth)
     static const dds_data_representation_id_t xcdr1[] = { DDS_DATA_REPRESENTATION_XCDR1 };
     dds_qset_data_representation(q, 1, xcdr1);
     return q;
+}
+
+/* The peer's participant on the test's domain; exits 2 without one. */
+static dds_entity_t participant(void)
+{
+    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
+    if (pp < 0) {
+        fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
+        exit(2);
+    }
+    return pp;
 }
 
 static dds_entity_t endpoint(dds_entity_t pp, bool writer, const dds_topic_descriptor_t *d,
@@ -202,12 +216,7 @@ static double stamp_of(const builtin_interfaces_msg_dds__Time_ *t)
     return (double)t->sec + (double)t->nanosec / 1e9;
 }
 
-static double realtime(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double realtime(void) { return clock_s(CLOCK_REALTIME); }
 
 static int by_value(const void *a, const void *b)
 {
@@ -283,11 +292,7 @@ static void send_cmd(dds_entity_t cmd, double v)
 static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, double v, double d,
                  double silent, bool fall_silent, const char *offline_ns)
 {
-    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
-    if (pp < 0) {
-        fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
-        return 2;
-    }
+    dds_entity_t pp = participant();
     char name[256];
     for (size_t i = 0; i < n; i++) {
         snprintf(name, sizeof name, "rt%s%s/odom", *w[i].ns ? "/" : "", w[i].ns);
@@ -584,11 +589,7 @@ static size_t node_first[MAX_NS], node_count[MAX_NS], nlines, nwho;
 static int nodes(double seconds, bool humble, const char *ranges_ns, const char *until,
                  bool matched)
 {
-    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
-    if (pp < 0) {
-        fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
-        return 2;
-    }
+    dds_entity_t pp = participant();
     dds_qos_t *q = qos(true, true, 1);
     dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
     const dds_topic_descriptor_t *info_desc =
@@ -1095,12 +1096,7 @@ static int sensors(double seconds, const char *ns, bool reset)
 
 /* ---- the fleet benchmark's subscriber ------------------------------------ */
 
-static double cpu_self(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+static double cpu_self(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 static int by_float(const void *a, const void *b)
 {
@@ -1115,11 +1111,7 @@ static int sub(double seconds, long first, long last, const char *prefix)
         return 2;
     }
     size_t n = (size_t)(last - first + 1);
-    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
-    if (pp < 0) {
-        fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
-        return 2;
-    }
+    dds_entity_t pp = participant();
     dds_entity_t *odom = calloc(n, sizeof *odom);
     unsigned *odoms = calloc(n, sizeof *odoms), *tfs = calloc(n, sizeof *tfs);
     size_t lat_cap = 1 << 22, nlat = 0;
@@ -1244,11 +1236,7 @@ static int by_name(const void *a, const void *b) { return strcmp(a, b); }
 
 static int graph(double seconds, const char *until)
 {
-    dds_entity_t pp = dds_create_participant(domain(), NULL, NULL);
-    if (pp < 0) {
-        fprintf(stderr, "ros2_peer: participant: %s\n", dds_strretcode(pp));
-        return 2;
-    }
+    dds_entity_t pp = participant();
     dds_qos_t *q = qos(true, true, 1);
     dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
     dds_entity_t info_r = endpoint(pp, false, &rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc,
