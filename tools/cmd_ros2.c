@@ -586,6 +586,7 @@ int cmd_ros2(int argc, char **argv)
     if (!fds)
         status = 1;
     double next = now, next_tick = now;
+    bool ready = false;
     while (status == 0 && !cli_interrupted && (now = cli_now()) < end) {
         if (now >= next) {
             bw_ros2_step(node, now);
@@ -606,8 +607,14 @@ int cmd_ros2(int argc, char **argv)
         double until = fmin(fmin(next, end), cli_service_watchdog(now));
         if (wd)
             until = fmin(until, next_tick);
+        /* Robots on links: each read when its bytes come, or its driver's
+         * time is due. Robots emulated here (--robots) have no link to wait
+         * on: each step moves them to its time, so the loop wakes at the
+         * steps alone, not at each robot's frames (a thousand robots'
+         * frames, each on its own phase, would wake it every few
+         * microseconds to look at all of them). */
         nfds_t k = 0;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; !robots && i < n; i++) {
             until = fmin(until, bw_base_next_deadline(bases[i]));
             int fd = bw_base_fd(bases[i]);
             if (fd >= 0)
@@ -618,14 +625,16 @@ int cmd_ros2(int argc, char **argv)
             poll(fds, k, (int)ceil(left * 1000));
         now = cli_now();
         size_t online = 0;
-        for (size_t i = 0; i < n; i++) {
-            bw_base_poll(bases[i], now); /* what came, read when it came */
+        for (size_t i = 0; i < n && (!robots || !ready); i++) {
+            if (!robots)
+                bw_base_poll(bases[i], now); /* what came, read when it came */
             online += bw_base_state(bases[i])->online;
         }
-        if (online == n) { /* a service is ready once its robots are online */
+        if (!ready && online == n) { /* a service is ready once its robots are online */
             char say[64];
             snprintf(say, sizeof say, "%zu robot%s online", n, n == 1 ? "" : "s");
             cli_service_ready(say);
+            ready = true;
         }
     }
     now = cli_now();
