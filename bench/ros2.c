@@ -199,7 +199,8 @@ static pid_t spawn_local(const char *path, char *const argv[], int *out)
         setenv("CYCLONEDDS_URI",
                "<CycloneDDS><Domain><General><Interfaces><NetworkInterface address=\"127.0.0.1\"/>"
                "</Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery>"
-               "<ParticipantIndex>auto</ParticipantIndex><Peers><Peer address=\"127.0.0.1\"/>"
+               "<ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>120</MaxAutoParticipantIndex>"
+               "<Peers><Peer address=\"127.0.0.1\"/>"
                "</Peers></Discovery></Domain></CycloneDDS>",
                1);
         unsetenv("ROS_AUTOMATIC_DISCOVERY_RANGE");

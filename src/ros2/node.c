@@ -187,6 +187,7 @@ struct bw_ros2;
 
 typedef struct {
     struct bw_ros2 *node;
+    size_t part; /* its participant: node->parts[part] */
     bw_base_t *base;
     char ns[NAME_MAX_LEN];     /* "/robot1", or "/" */
     char url[256];
@@ -233,9 +234,21 @@ typedef struct {
     uint64_t clock_ns; /* a CDR view's stamps, when not the wall clock (0) */
 } robot_t;
 
+/* The robots of a node, a participant to so many of them: Cyclone DDS
+ * counts a participant's topics, readers and writers in its handle's
+ * 14 bits (16,383 at most), and a robot's node has about 50 of them. As
+ * rclcpp's nodes of one context, the robots of a participant share it and
+ * its ros_discovery_info. */
+#define ROBOTS_PER_PARTICIPANT 250
+typedef struct {
+    dds_entity_t pp, info_writer;
+} part_t;
+
 struct bw_ros2 {
     bw_ros2_options_t opt;
-    dds_entity_t domain, participant, info_writer, info_reader;
+    dds_entity_t domain, participant, info_writer, info_reader; /* the first part's */
+    part_t *parts;
+    size_t nparts;
     dds_entity_t publications; /* the domain's writers (DCPSPublication) */
     uint32_t service_ids;      /* rmw_cyclonedds's client/service counter */
     double slow_at;            /* the last step that served parameters (SLOW_PERIOD) */
@@ -248,7 +261,7 @@ struct bw_ros2 {
 static dds_entity_t cmd_reader(robot_t *r);
 static int node_services(robot_t *r);
 static void params_declared(robot_t *r);
-static void announce(bw_ros2_t *n);
+static void announce(bw_ros2_t *n, size_t part);
 
 static const dds_topic_descriptor_t *descriptor_of(const robot_t *r, int topic)
 {
@@ -445,7 +458,8 @@ static dds_entity_t endpoint_ex(robot_t *r, bool writer, const dds_topic_descrip
                                 atomic_int *readers)
 {
     bw_ros2_t *n = r->node;
-    dds_entity_t topic = dds_create_topic(n->participant, desc, full, NULL, NULL);
+    dds_entity_t pp = n->parts[r->part].pp;
+    dds_entity_t topic = dds_create_topic(pp, desc, full, NULL, NULL);
     if (topic < 0)
         return topic;
     dds_qos_t *q = make_qos_ex(n, kind, depth, hash, extra, lifespan);
@@ -453,8 +467,7 @@ static dds_entity_t endpoint_ex(robot_t *r, bool writer, const dds_topic_descrip
     dds_listener_t *l = readers ? dds_create_listener(readers) : NULL;
     if (l)
         dds_lset_publication_matched(l, on_matched);
-    dds_entity_t e = writer ? dds_create_writer(n->participant, topic, q, l)
-                            : dds_create_reader(n->participant, topic, q, NULL);
+    dds_entity_t e = writer ? dds_create_writer(pp, topic, q, l) : dds_create_reader(pp, topic, q, NULL);
     if (l)
         dds_delete_listener(l);
     dds_delete_qos(q);
@@ -500,9 +513,11 @@ static void copy_gid(uint8_t *to, size_t cap, const dds_guid_t *g)
  * layouts (a Gid of 16 bytes in Jazzy, 24 in Humble), over the types idlc
  * generated for each: T is the generated names' prefix. */
 #define DEFINE_ANNOUNCE(fn, T)                                                                  \
-    static void fn(bw_ros2_t *n, const dds_guid_t *pg)                                         \
+    static void fn(bw_ros2_t *n, size_t part, const dds_guid_t *pg)                            \
     {                                                                                          \
-        size_t k = n->nrobots;                                                                 \
+        size_t first = part * ROBOTS_PER_PARTICIPANT, k = n->nrobots > first ? n->nrobots - first : 0; \
+        if (k > ROBOTS_PER_PARTICIPANT)                                                        \
+            k = ROBOTS_PER_PARTICIPANT;                                                        \
         T##ParticipantEntitiesInfo_ m;                                                         \
         memset(&m, 0, sizeof m);                                                               \
         copy_gid(m.gid.data, sizeof m.gid.data, pg);                                           \
@@ -514,7 +529,7 @@ static void copy_gid(uint8_t *to, size_t cap, const dds_guid_t *g)
             return;                                                                            \
         }                                                                                      \
         for (size_t i = 0; i < k; i++) {                                                       \
-            robot_t *r = n->robots[i];                                                         \
+            robot_t *r = n->robots[first + i];                                                 \
             T##Gid_ *rg = gids + i * 2 * MAX_GIDS, *wg = rg + MAX_GIDS;                        \
             for (unsigned j = 0; j < r->nreaders; j++)                                         \
                 copy_gid(rg[j].data, sizeof rg[j].data, &r->readers[j]);                       \
@@ -529,22 +544,58 @@ static void copy_gid(uint8_t *to, size_t cap, const dds_guid_t *g)
         }                                                                                      \
         m.node_entities_info_seq._length = m.node_entities_info_seq._maximum = (uint32_t)k;    \
         m.node_entities_info_seq._buffer = nodes;                                              \
-        dds_write(n->info_writer, &m);                                                         \
+        dds_write(n->parts[part].info_writer, &m);                                             \
         free(nodes);                                                                           \
         free(gids);                                                                            \
     }
 DEFINE_ANNOUNCE(announce_jazzy, rmw_dds_common_msg_dds__)
 DEFINE_ANNOUNCE(announce_humble, humble_rmw_dds_common_msg_dds__)
 
-static void announce(bw_ros2_t *n)
+/* A participant's nodes, on its own ros_discovery_info. */
+static void announce(bw_ros2_t *n, size_t part)
 {
     dds_guid_t pg;
-    if (dds_get_guid(n->participant, &pg) != DDS_RETCODE_OK)
+    if (part >= n->nparts || dds_get_guid(n->parts[part].pp, &pg) != DDS_RETCODE_OK)
         return;
     if (n->opt.distro == BW_ROS2_HUMBLE)
-        announce_humble(n, &pg);
+        announce_humble(n, part, &pg);
     else
-        announce_jazzy(n, &pg);
+        announce_jazzy(n, part, &pg);
+}
+
+/* One more participant, with its ros_discovery_info writer (the node's
+ * first one also reads the domain's: bw_ros2_open). */
+static int add_part(bw_ros2_t *n, char *err, size_t errlen)
+{
+    part_t *grown = realloc(n->parts, (n->nparts + 1) * sizeof *grown);
+    if (!grown) {
+        say(err, errlen, "out of memory");
+        return BW_ENOMEM;
+    }
+    n->parts = grown;
+    part_t *p = &n->parts[n->nparts];
+    dds_qos_t *q = dds_create_qos();
+    static const char enclave[] = "enclave=/;"; /* no NUL on the wire */
+    dds_qset_userdata(q, enclave, sizeof enclave - 1);
+    p->pp = dds_create_participant((dds_domainid_t)n->opt.domain, q, NULL);
+    dds_delete_qos(q);
+    if (p->pp < 0) {
+        say(err, errlen, "DDS participant on domain %d: %s", n->opt.domain, dds_strretcode(p->pp));
+        return BW_EIO;
+    }
+    /* ros_discovery_info: no "rt", reliable, transient local, the last
+     * snapshot */
+    dds_entity_t topic = dds_create_topic(p->pp, n->info_desc, "ros_discovery_info", NULL, NULL);
+    q = make_qos(n, BW_ROS2_QOS_LATCHED, 1, HASH_PARTICIPANT);
+    p->info_writer = topic < 0 ? topic : dds_create_writer(p->pp, topic, q, NULL);
+    dds_delete_qos(q);
+    if (p->info_writer < 0) {
+        say(err, errlen, "ros_discovery_info: %s", dds_strretcode(p->info_writer));
+        dds_delete(p->pp);
+        return BW_EIO;
+    }
+    n->nparts++;
+    return 0;
 }
 
 /* ---- the domain and its configuration -------------------------------------- */
@@ -695,20 +746,6 @@ int bw_ros2_open(bw_ros2_t **node, const bw_ros2_options_t *opt, char *err, size
         free(n);
         return BW_EIO;
     }
-    dds_qos_t *q = dds_create_qos();
-    static const char enclave[] = "enclave=/;"; /* no NUL on the wire */
-    dds_qset_userdata(q, enclave, sizeof enclave - 1);
-    n->participant = dds_create_participant((dds_domainid_t)domain, q, NULL);
-    dds_delete_qos(q);
-    if (n->participant < 0) {
-        say(err, errlen, "DDS participant on domain %ld: %s", domain,
-            dds_strretcode(n->participant));
-        if (n->domain > 0)
-            dds_delete(n->domain);
-        free(n);
-        return BW_EIO;
-    }
-
     /* The types whose layout depends on the release carry the ROS 2 name
      * whichever C struct holds them. */
     n->range_desc = renamed(n->opt.distro == BW_ROS2_HUMBLE ? &humble_sensor_msgs_msg_dds__Range__desc
@@ -724,26 +761,30 @@ int bw_ros2_open(bw_ros2_t **node, const bw_ros2_options_t *opt, char *err, size
         return BW_ENOMEM;
     }
 
-    /* ros_discovery_info: no "rt", reliable, transient local, the last
-     * snapshot; the reader, keep all, never hears its own participant. */
+    int rc = add_part(n, err, errlen);
+    if (rc < 0) {
+        bw_ros2_close(n, 0);
+        return rc;
+    }
+    n->participant = n->parts[0].pp;
+    n->info_writer = n->parts[0].info_writer;
+    /* the domain's ros_discovery_info, keep all, never its own participant */
     dds_entity_t topic = dds_create_topic(n->participant, n->info_desc, "ros_discovery_info",
                                           NULL, NULL);
-    q = make_qos(n, BW_ROS2_QOS_LATCHED, 1, HASH_PARTICIPANT);
-    n->info_writer = topic < 0 ? topic : dds_create_writer(n->participant, topic, q, NULL);
+    dds_qos_t *q = make_qos(n, BW_ROS2_QOS_LATCHED, 1, HASH_PARTICIPANT);
     dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
     dds_qset_ignorelocal(q, DDS_IGNORELOCAL_PARTICIPANT);
     n->info_reader = topic < 0 ? topic : dds_create_reader(n->participant, topic, q, NULL);
     dds_delete_qos(q);
-    if (n->info_writer < 0 || n->info_reader < 0) {
-        say(err, errlen, "ros_discovery_info: %s",
-            dds_strretcode(n->info_writer < 0 ? n->info_writer : n->info_reader));
+    if (n->info_reader < 0) {
+        say(err, errlen, "ros_discovery_info: %s", dds_strretcode(n->info_reader));
         bw_ros2_close(n, 0);
         return BW_EIO;
     }
     /* The domain's writers, to tell the user of one on a robot's cmd_vel
      * whose type the node does not take (never silent). */
     n->publications = dds_create_reader(n->participant, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
-    announce(n);
+    announce(n, 0);
     *node = n;
     return 0;
 }
@@ -824,6 +865,11 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
     }
     n->robots = grown;
     r->node = n;
+    r->part = n->nrobots / ROBOTS_PER_PARTICIPANT;
+    if (r->part >= n->nparts && add_part(n, err, errlen) < 0) {
+        free(r);
+        return BW_EIO;
+    }
     if (name_robot(r, base, ns, frame_prefix, url, &n->opt, err, errlen) < 0) {
         free(r);
         return BW_EINVAL;
@@ -848,7 +894,7 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
     }
     n->robots[n->nrobots++] = r;
     params_declared(r);
-    announce(n);
+    announce(n, r->part);
     return 0;
 }
 
@@ -1018,7 +1064,7 @@ static bool param_apply(robot_t *r, const rcl_interfaces_msg_dds__Parameter_ *p,
             r->driving = false;
         }
         r->have_cmd = false;
-        announce(r->node);
+        announce(r->node, r->part);
         robot_says(r, LOG_INFO, "cmd_vel now takes %s",
                    stamped ? "geometry_msgs/msg/TwistStamped" : "geometry_msgs/msg/Twist");
         return true;
@@ -1241,11 +1287,11 @@ static void serve(robot_t *r, double now)
 /* rmw_cyclonedds's id of a client or service (get_unique_csid): the
  * participant's GUID prefix and a counter, big-endian, written as
  * csid_to_string writes it ("%2x", then ".%x" for each byte). */
-static void service_id(bw_ros2_t *n, char *out, size_t cap)
+static void service_id(bw_ros2_t *n, size_t part, char *out, size_t cap)
 {
     dds_guid_t g;
     memset(&g, 0, sizeof g);
-    dds_get_guid(n->participant, &g);
+    dds_get_guid(n->parts[part].pp, &g);
     uint32_t x = ++n->service_ids;
     uint8_t id[16];
     memcpy(id, g.v, 12);
@@ -1273,7 +1319,7 @@ static int node_services(robot_t *r)
         return r->param_events;
     for (int sv = 0; sv < NSERVICES; sv++) {
         char id[96], topic[2 * NAME_MAX_LEN + 64];
-        service_id(n, id, sizeof id);
+        service_id(n, r->part, id, sizeof id);
         snprintf(topic, sizeof topic, "rq%s/%sRequest", r->node_name, services[sv].name);
         r->request[sv] = endpoint_ex(r, false, services[sv].request, topic, BW_ROS2_QOS_DEFAULT,
                                      1000, services[sv].request_hash, id, 0, NULL);
@@ -1450,7 +1496,7 @@ static void publish_ranges(robot_t *r, const bw_base_state_t *st,
         tf2_msgs_msg_dds__TFMessage_ m = { { r->nranges, r->nranges, mounts, false } };
         out(r, T_TF_STATIC, 0, &m, stamp);
         if (r->node)
-            announce(r->node);
+            announce(r->node, r->part);
     }
     for (unsigned i = 0; i < r->nranges; i++) {
         const bw_range_t *rg = &st->ranges[i];
@@ -1795,8 +1841,9 @@ void bw_ros2_close(bw_ros2_t *n, double now)
         free(n->robots[i]);
     }
     free(n->robots);
-    if (n->participant > 0)
-        dds_delete(n->participant);
+    for (size_t i = 0; i < n->nparts; i++)
+        dds_delete(n->parts[i].pp);
+    free(n->parts);
     free(n->range_desc);
     free(n->info_desc);
     if (n->domain > 0)
