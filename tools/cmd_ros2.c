@@ -49,7 +49,7 @@ static void usage(FILE *f)
             "  --world FILE         the robots of a world file's robot lines, as `botwire\n"
             "                       sim --world FILE` serves them\n"
             "  --robots N           N emulated robots in this process, robot1 ... robotN, in\n"
-            "                       a grid of rooms (16 to a room), one DDS participant\n"
+            "                       a grid of rooms (16 to a room), a DDS participant to 250\n"
             "  --robots FIRST-LAST  robots FIRST to LAST of a fleet: each host of a fleet\n"
             "                       serves its part (--robots 1-500 here, 501-1000 there)\n"
             "  --family F[/MODEL]   with --robots: the robots' family (default kobuki)\n"

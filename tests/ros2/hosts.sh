@@ -29,6 +29,21 @@ cleanup() {
 }
 trap 'exit 1' INT TERM HUP
 
+# What --robots refuses, in one line and before any DDS.
+expect_error "--robots 0" 2 "--robots 0: a number of robots (1 to 10000) or FIRST-LAST" \
+    "$bw" ros2 --robots 0
+expect_error "--robots backwards" 2 "--robots 21-20: a number of robots" "$bw" ros2 --robots 21-20
+expect_error "--robots past the most" 2 "--robots 1-10001: a number of robots" \
+    "$bw" ros2 --robots 1-10001
+expect_error "--robots with a URL" 2 "--robots makes its robots: no URLs with it" \
+    "$bw" ros2 --robots 3 sim:kobuki
+expect_error "--wander alone" 2 "--wander goes with --robots" "$bw" ros2 sim:kobuki --wander
+expect_error "--family and --world" 2 "--family or --world" \
+    "$bw" ros2 --robots 2 --family p2os --world /nonexistent.world
+expect_error "a world with too few robot lines" 2 "has 1 robot line: no robot 2" \
+    sh -c 'printf "box 0 0 5 5\nrobot kobuki 1 1 0\n" >"$1/one.world" && "$2" ros2 --robots 1-2 --world "$1/one.world"' \
+    sh "$tmp" "$bw"
+
 # Namespaces a killed run of this test left behind: their pid is gone.
 for ns in $(ip netns list 2>/dev/null | sed -n 's/^\(bwtest-[0-9]*\)-[abcs]\b.*/\1/p' | sort -u); do
     kill -0 "${ns#bwtest-}" 2>/dev/null ||
