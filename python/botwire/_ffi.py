@@ -221,6 +221,7 @@ typedef struct {
     bw_tap_fn tap;
     void *tap_ctx;
     const bw_world_t *world;
+    struct bw_fleet *fleet;
 } bw_base_options_t;
 int bw_base_open(bw_base_t **base, const char *url, const bw_base_options_t *opt, double now,
                  char *err, size_t errlen);
