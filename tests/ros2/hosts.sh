@@ -3,6 +3,9 @@
 # test makes itself (a bridge with multicast snooping off in a fourth, a
 # veth link to each, addresses of 10.213.0.0/24 inside them; nothing leaves
 # the machine), ROS 2's default discovery (SUBNET: multicast on the link).
+# Each namespace is held by a process of this test's (unshare), not named
+# under /run/netns: it goes when the test does, however it ends, and
+# nothing is mounted (a chroot has no mount of its own to share).
 # Host A serves robots 1-20 (`botwire ros2 --robots 1-20`), host B robots
 # 21-40, host C runs the tests' peer. Checks: C's graph holds all 40 nodes
 # (ros_discovery_info) and C hears odom from each; cmd_vel to robot 25
@@ -19,13 +22,12 @@ bw=$1 peer=$2
 LEASE=10     # s: Cyclone DDS's default participant lease, ROS 2's too
 TIMEOUT=0.6  # s: the node's --cmd-vel-timeout (its default)
 V=0.3        # m/s: robot 25's drive
-id=bwtest-$$
-hosts="$id-a $id-b $id-c"
-a= b= graphp= watchp=
+a= b= graphp= watchp= hold_s= hold_a= hold_b= hold_c=
 cleanup() {
     for p in $a $b $graphp $watchp; do kill "$p" 2>/dev/null; done
     for p in $a $b $graphp $watchp; do wait "$p" 2>/dev/null; done
-    for ns in $hosts $id-s; do ip netns del "$ns" 2>/dev/null; done
+    exec 4>&- # the holders read to the end: the namespaces go with them
+    for p in $hold_s $hold_a $hold_b $hold_c; do wait "$p" 2>/dev/null; done
 }
 trap 'exit 1' INT TERM HUP
 
@@ -44,32 +46,49 @@ expect_error "a world with too few robot lines" 2 "has 1 robot line: no robot 2"
     sh -c 'printf "box 0 0 5 5\nrobot kobuki 1 1 0\n" >"$1/one.world" && "$2" ros2 --robots 1-2 --world "$1/one.world"' \
     sh "$tmp" "$bw"
 
-# Namespaces a killed run of this test left behind: their pid is gone.
-for ns in $(ip netns list 2>/dev/null | sed -n 's/^\(bwtest-[0-9]*\)-[abcs]\b.*/\1/p' | sort -u); do
-    kill -0 "${ns#bwtest-}" 2>/dev/null ||
-        for h in a b c s; do ip netns del "$ns-$h" 2>/dev/null; done
-done
-
-if ! why=$(ip netns add "$id-s" 2>&1); then
-    fail "this machine does not allow network namespaces (ip netns add: $why): the test needs root, or CAP_SYS_ADMIN and CAP_NET_ADMIN"
+# The holders: each in a network namespace of its own, reading a pipe only
+# this test writes to, so that they end when it does, killed or not.
+if ! why=$(unshare --net true 2>&1); then
+    fail "this machine does not allow network namespaces (unshare --net: $why): the test needs root, or CAP_SYS_ADMIN and CAP_NET_ADMIN"
     exit 1
 fi
-net() { # net CMD...: one setup step; a failure ends the test, saying which
-    if ! why=$("$@" 2>&1); then
-        fail "setting up the hosts: $* ($why)"
+mkfifo "$tmp/hold"
+exec 4<>"$tmp/hold"
+own=$(readlink /proc/self/ns/net)
+for h in s a b c; do
+    # (it says so from inside its namespace, once unshare has made it)
+    unshare --net -- sh -c 'readlink /proc/self/ns/net; exec cat' <"$tmp/hold" >"$tmp/up.$h" 4>&- &
+    eval "hold_$h=\$!"
+done
+for h in s a b c; do
+    if ! wait_line "$tmp/up.$h" 'net:' 10 || [ "$(cat "$tmp/up.$h")" = "$own" ]; then
+        fail "host $h's namespace never came (unshare --net: $(cat "$tmp/up.$h"))"
+        exit 1
+    fi
+done
+on() { # on HOST CMD...: CMD in that host's network namespace (it becomes CMD)
+    on_host=$1
+    shift
+    eval "exec nsenter --net=/proc/\$hold_$on_host/ns/net -- \"\$@\" 4>&-"
+}
+net() { # net HOST CMD...: one setup step; a failure ends the test, saying which
+    net_host=$1
+    shift
+    if ! why=$( (on "$net_host" "$@") 2>&1); then
+        fail "setting up the hosts: $* on $net_host ($why)"
         exit 1
     fi
 }
-net ip -n "$id-s" link add br0 type bridge mcast_snooping 0
-net ip -n "$id-s" link set br0 up
+net s ip link add br0 type bridge mcast_snooping 0
+net s ip link set br0 up
 k=1
 for h in a b c; do
-    net ip netns add "$id-$h"
-    net ip -n "$id-s" link add "v$h" type veth peer name eth0 netns "$id-$h"
-    net ip -n "$id-s" link set "v$h" master br0 up
-    net ip -n "$id-$h" addr add "10.213.0.$k/24" dev eth0
-    net ip -n "$id-$h" link set eth0 up
-    net ip -n "$id-$h" link set lo up
+    eval "pid=\$hold_$h"
+    net s ip link add "v$h" type veth peer name eth0 netns "$pid"
+    net s ip link set "v$h" master br0 up
+    net "$h" ip addr add "10.213.0.$k/24" dev eth0
+    net "$h" ip link set eth0 up
+    net "$h" ip link set lo up
     k=$((k + 1))
 done
 pass "hosts A, B, C on one link (10.213.0.1-3), multicast flooded"
@@ -78,15 +97,15 @@ pass "hosts A, B, C on one link (10.213.0.1-3), multicast flooded"
 # settings the other ROS 2 tests use.
 export ROS_DOMAIN_ID=$(($$ % 200 + 1))
 unset CYCLONEDDS_URI ROS_LOCALHOST_ONLY ROS_AUTOMATIC_DISCOVERY_RANGE ROS_STATIC_PEERS
-# (each process started by `ip netns exec` itself, which becomes it: $! is
-# the process to signal)
+# (each process started by `on` in a subshell that becomes it: $! is the
+# process to signal; each bounded by --for, should the test be killed)
 
 # C's graph, from before the fleet comes until B's nodes have gone.
-ip netns exec "$id-c" "$peer" graph 120 --until 40,20 >"$tmp/graph" 2>"$tmp/graph.err" &
+(on c "$peer" graph 120 --until 40,20) >"$tmp/graph" 2>"$tmp/graph.err" &
 graphp=$!
-ip netns exec "$id-a" "$bw" ros2 --robots 1-20 >"$tmp/a.out" 2>"$tmp/a.err" &
+(on a "$bw" ros2 --robots 1-20 --for 200) >"$tmp/a.out" 2>"$tmp/a.err" &
 a=$!
-ip netns exec "$id-b" "$bw" ros2 --robots 21-40 >"$tmp/b.out" 2>"$tmp/b.err" &
+(on b "$bw" ros2 --robots 21-40 --for 200) >"$tmp/b.out" 2>"$tmp/b.err" &
 b=$!
 if wait_line "$tmp/graph" ' 40$' 60; then
     pass "C's graph: 40 nodes $(awk '$3 == 40 { print $2 - first; exit } NR == 1 { first = $2 }' "$tmp/graph") s after C began watching"
@@ -100,9 +119,8 @@ fi
 robots=$(seq -f 'robot%g' 1 40 | tr '\n' ' ')
 watch_s=$((LEASE + 15))
 mkfifo "$tmp/watch.fifo"
-ip netns exec "$id-c" "$peer" watch "$watch_s" $robots --drive robot25 "$V" 600 --stamped 0 \
-    --fall-silent --just-seconds \
-    >"$tmp/watch.fifo" 2>"$tmp/watch.err" &
+(on c "$peer" watch "$watch_s" $robots --drive robot25 "$V" 600 --stamped 0 \
+    --fall-silent --just-seconds) >"$tmp/watch.fifo" 2>"$tmp/watch.err" &
 watchp=$!
 exec 3<"$tmp/watch.fifo"
 : >"$tmp/watch"
@@ -114,7 +132,7 @@ if ! grep -q '^moving' "$tmp/watch"; then
     fail "robot 25 never moved for C: $(cat "$tmp/watch" "$tmp/watch.err" | tail -n 5 | tr '\n' ';')"
     exit 1
 fi
-ip -n "$id-s" link set vb down
+(on s ip link set vb down)
 cut=$(date +%s.%N)
 pass "B's link cut with robot 25 $(sed -n 's/^moving //p' "$tmp/watch") m along"
 cat <&3 >>"$tmp/watch"
