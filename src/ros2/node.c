@@ -212,6 +212,10 @@ typedef struct {
     /* the readers matched with each volatile writer, as discovery tells
      * (listeners): a message nobody reads is not serialized */
     atomic_int readers_of[T_RANGE], range_readers[BW_BASE_MAX_RANGES];
+    /* set when a command, or a request or reset, came (listeners): a step
+     * takes from a reader only then, not from each of a fleet's thousands
+     * in turn at every step */
+    atomic_int cmd_came, slow_came;
     double range_t[BW_BASE_MAX_RANGES];
     /* the node's readers and writers, for ros_discovery_info */
     dds_guid_t readers[MAX_GIDS], writers[MAX_GIDS];
@@ -442,8 +446,6 @@ static void dds_topic_name(char *out, size_t cap, const char *ns, const char *na
         snprintf(out, cap, "rt%s/%s", ns, name);
 }
 
-/* A reader or writer of the robot's node, on topic `full` (a DDS name),
- * counted for ros_discovery_info. */
 /* A writer's matched readers into its counter, as discovery changes them
  * (on Cyclone's thread; each call has the count itself, not a change). */
 static void on_matched(dds_entity_t writer, const dds_publication_matched_status_t status, void *arg)
@@ -452,10 +454,20 @@ static void on_matched(dds_entity_t writer, const dds_publication_matched_status
     atomic_store_explicit((atomic_int *)arg, (int)status.current_count, memory_order_relaxed);
 }
 
+/* A reader's flag, raised as data comes (on Cyclone's thread, each time). */
+static void on_data(dds_entity_t reader, void *arg)
+{
+    (void)reader;
+    atomic_store_explicit((atomic_int *)arg, 1, memory_order_release);
+}
+
+/* A reader or writer of the robot's node, on topic `full` (a DDS name),
+ * counted for ros_discovery_info. `watch`, if not NULL: a writer's count
+ * of its matched readers, or the flag a reader raises when data comes. */
 static dds_entity_t endpoint_ex(robot_t *r, bool writer, const dds_topic_descriptor_t *desc,
                                 const char *full, bw_ros2_qos_t kind, int32_t depth,
                                 const char *hash, const char *extra, double lifespan,
-                                atomic_int *readers)
+                                atomic_int *watch)
 {
     bw_ros2_t *n = r->node;
     dds_entity_t pp = n->parts[r->part].pp;
@@ -463,11 +475,13 @@ static dds_entity_t endpoint_ex(robot_t *r, bool writer, const dds_topic_descrip
     if (topic < 0)
         return topic;
     dds_qos_t *q = make_qos_ex(n, kind, depth, hash, extra, lifespan);
-    /* counted from its creation on, so that no match goes unseen */
-    dds_listener_t *l = readers ? dds_create_listener(readers) : NULL;
-    if (l)
+    /* from its creation on, so that no match and no sample goes unseen */
+    dds_listener_t *l = watch ? dds_create_listener(watch) : NULL;
+    if (l && writer)
         dds_lset_publication_matched(l, on_matched);
-    dds_entity_t e = writer ? dds_create_writer(pp, topic, q, l) : dds_create_reader(pp, topic, q, NULL);
+    else if (l)
+        dds_lset_data_available(l, on_data);
+    dds_entity_t e = writer ? dds_create_writer(pp, topic, q, l) : dds_create_reader(pp, topic, q, l);
     if (l)
         dds_delete_listener(l);
     dds_delete_qos(q);
@@ -481,11 +495,12 @@ static dds_entity_t endpoint_ex(robot_t *r, bool writer, const dds_topic_descrip
 }
 
 static dds_entity_t endpoint(robot_t *r, bool writer, const dds_topic_descriptor_t *desc,
-                             const char *name, bw_ros2_qos_t kind, int32_t depth, const char *hash)
+                             const char *name, bw_ros2_qos_t kind, int32_t depth, const char *hash,
+                             atomic_int *watch)
 {
     char full[2 * NAME_MAX_LEN + 8];
     dds_topic_name(full, sizeof full, r->ns, name);
-    return endpoint_ex(r, writer, desc, full, kind, depth, hash, NULL, 0, NULL);
+    return endpoint_ex(r, writer, desc, full, kind, depth, hash, NULL, 0, watch);
 }
 
 /* A writer of one of the robot's topics; a volatile one counts its
@@ -851,6 +866,24 @@ static int name_robot(robot_t *r, bw_base_t *base, const char *ns, const char *f
     return 0;
 }
 
+/* Deletes what of a robot's node was made (0 and errors are not entities). */
+static void drop_endpoints(robot_t *r)
+{
+    dds_entity_t *all[] = { &r->cmd, &r->reset, &r->rosout, &r->param_events };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (*all[i] > 0)
+            dds_delete(*all[i]);
+    for (int t = 0; t < T_RANGE; t++)
+        if (r->writer[t] > 0)
+            dds_delete(r->writer[t]);
+    for (int sv = 0; sv < NSERVICES; sv++) {
+        if (r->request[sv] > 0)
+            dds_delete(r->request[sv]);
+        if (r->reply[sv] > 0)
+            dds_delete(r->reply[sv]);
+    }
+}
+
 int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame_prefix,
                 const char *url, char *err, size_t errlen)
 {
@@ -880,7 +913,7 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
             r->writer[t] = topic_writer(r, descriptor_of(r, t), topic_name(r, t), t,
                                         &r->readers_of[t]);
     r->reset = endpoint(r, false, &std_msgs_msg_dds__Empty__desc, "reset_odometry",
-                        BW_ROS2_QOS_DEFAULT, 10, HASH_EMPTY);
+                        BW_ROS2_QOS_DEFAULT, 10, HASH_EMPTY, &r->slow_came);
     r->stamped = bw_ros2_cmd_vel_of(&n->opt) == BW_ROS2_CMD_VEL_STAMPED;
     dds_topic_name(r->cmd_topic, sizeof r->cmd_topic, r->ns, "cmd_vel");
     r->cmd = cmd_reader(r);
@@ -889,6 +922,7 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
         bad = t < T_RANGE ? r->writer[t] : r->cmd;
     if (bad < 0) {
         say(err, errlen, "%s: a DDS reader or writer: %s", r->ns, dds_strretcode(bad));
+        drop_endpoints(r); /* their listeners write into r */
         free(r);
         return BW_EIO;
     }
@@ -904,7 +938,8 @@ static dds_entity_t cmd_reader(robot_t *r)
     return endpoint(r, false,
                     r->stamped ? &geometry_msgs_msg_dds__TwistStamped__desc
                                : &geometry_msgs_msg_dds__Twist__desc,
-                    "cmd_vel", BW_ROS2_QOS_DEFAULT, 10, r->stamped ? HASH_TWIST_STAMPED : HASH_TWIST);
+                    "cmd_vel", BW_ROS2_QOS_DEFAULT, 10, r->stamped ? HASH_TWIST_STAMPED : HASH_TWIST,
+                    &r->cmd_came);
 }
 
 /* ---- /rosout: the node's own lines -------------------------------------------------- */
@@ -1322,7 +1357,7 @@ static int node_services(robot_t *r)
         service_id(n, r->part, id, sizeof id);
         snprintf(topic, sizeof topic, "rq%s/%sRequest", r->node_name, services[sv].name);
         r->request[sv] = endpoint_ex(r, false, services[sv].request, topic, BW_ROS2_QOS_DEFAULT,
-                                     1000, services[sv].request_hash, id, 0, NULL);
+                                     1000, services[sv].request_hash, id, 0, &r->slow_came);
         if (r->request[sv] < 0)
             return r->request[sv];
         snprintf(topic, sizeof topic, "rr%s/%sReply", r->node_name, services[sv].name);
@@ -1722,12 +1757,15 @@ static void take_reset(robot_t *r)
 {
     void *samples[4] = { NULL };
     dds_sample_info_t info[4];
-    int got = dds_take(r->reset, samples, info, 4, 4);
+    int got;
     bool reset = false;
-    for (int i = 0; i < got; i++)
-        reset = reset || info[i].valid_data;
-    if (got > 0)
+    while ((got = dds_take(r->reset, samples, info, 4, 4)) > 0) { /* every one that came */
+        for (int i = 0; i < got; i++)
+            reset = reset || info[i].valid_data;
         dds_return_loan(r->reset, samples, got);
+        if (got < 4)
+            break;
+    }
     if (reset) {
         bw_base_reset_odometry(r->base);
         r->last_state_t = -1; /* the new pose goes out, */
@@ -1738,11 +1776,15 @@ static void take_reset(robot_t *r)
 
 static void step_robot(robot_t *r, double now, bool slow)
 {
-    if (slow) { /* parameters and resets: at SLOW_PERIOD, not each cycle */
+    /* parameters and resets: at SLOW_PERIOD, not each cycle; each reader
+     * only once something came (the flag down before the take, so that
+     * what comes during it raises it again) */
+    if (slow && atomic_exchange_explicit(&r->slow_came, 0, memory_order_acquire)) {
         serve(r, now);
         take_reset(r);
     }
-    take_cmd_vel(r, now);
+    if (atomic_exchange_explicit(&r->cmd_came, 0, memory_order_acquire))
+        take_cmd_vel(r, now);
     if (r->have_cmd && now - r->last_cmd <= r->cmd_vel_timeout) {
         bw_base_drive(r->base, r->v, r->w, now);
         r->driving = true;
@@ -1836,14 +1878,16 @@ void bw_ros2_close(bw_ros2_t *n, double now)
 {
     if (!n)
         return;
-    for (size_t i = 0; i < n->nrobots; i++) {
+    for (size_t i = 0; i < n->nrobots; i++)
         bw_base_stop(n->robots[i]->base, now);
-        free(n->robots[i]);
-    }
-    free(n->robots);
+    /* the participants (and their listeners, which write into the
+     * robots) first */
     for (size_t i = 0; i < n->nparts; i++)
         dds_delete(n->parts[i].pp);
     free(n->parts);
+    for (size_t i = 0; i < n->nrobots; i++)
+        free(n->robots[i]);
+    free(n->robots);
     free(n->range_desc);
     free(n->info_desc);
     if (n->domain > 0)

@@ -80,8 +80,8 @@
  *   ros2_peer sub SECONDS FIRST LAST [--prefix P]
  *       the independent subscriber of `botwire bench --ros2 --subscribe`:
  *       readers of rt/PK/odom for K from FIRST to LAST (reliable, keep
- *       last 10, rclcpp's default) and of rt/tf (keep last 100), woken by
- *       a waitset. Says "matched S" (flushed) once every odom reader has
+ *       last 10, rclcpp's default) and of rt/tf (keep last 100), each
+ *       taken by its listener as data comes. Says "matched S" (flushed) once every odom reader has
  *       matched its writer, S seconds after it began; then takes every
  *       message for SECONDS and prints one JSON line: per robot, odometry
  *       and transforms a second (median, least), how many robots got
@@ -97,6 +97,7 @@
  *       then M, ... in that order, else after SECONDS.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -152,15 +153,16 @@ static dds_entity_t participant(void)
     return pp;
 }
 
-static dds_entity_t endpoint(dds_entity_t pp, bool writer, const dds_topic_descriptor_t *d,
-                             const char *name, dds_qos_t *q)
+/* A reader or writer of `name` (with listener l, or NULL); exits on error. */
+static dds_entity_t endpoint_l(dds_entity_t pp, bool writer, const dds_topic_descriptor_t *d,
+                               const char *name, dds_qos_t *q, const dds_listener_t *l)
 {
     dds_entity_t t = dds_create_topic(pp, d, name, NULL, NULL);
     if (t < 0) {
         fprintf(stderr, "ros2_peer: topic %s: %s\n", name, dds_strretcode(t));
         exit(2);
     }
-    dds_entity_t e = writer ? dds_create_writer(pp, t, q, NULL) : dds_create_reader(pp, t, q, NULL);
+    dds_entity_t e = writer ? dds_create_writer(pp, t, q, l) : dds_create_reader(pp, t, q, l);
     dds_delete_qos(q);
     if (e < 0) {
         fprintf(stderr, "ros2_peer: %s %s: %s\n", writer ? "writer" : "reader", name,
@@ -168,6 +170,12 @@ static dds_entity_t endpoint(dds_entity_t pp, bool writer, const dds_topic_descr
         exit(2);
     }
     return e;
+}
+
+static dds_entity_t endpoint(dds_entity_t pp, bool writer, const dds_topic_descriptor_t *d,
+                             const char *name, dds_qos_t *q)
+{
+    return endpoint_l(pp, writer, d, name, q, NULL);
 }
 
 /* "robot3/odom" -> "robot3"; "odom" -> "" */
@@ -1104,6 +1112,60 @@ static int by_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* What sub's listeners count, on Cyclone's receiving threads. */
+static struct {
+    pthread_mutex_t lock;
+    bool counting; /* within the window; before it, taken and let go */
+    dds_entity_t *odom;
+    size_t n;
+    long first, last;
+    const char *prefix;
+    size_t plen;
+    unsigned *odoms, *tfs;
+    float *lat;
+    size_t nlat, lat_cap;
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A reader's data, taken as it comes (the listener of robot i's odometry,
+ * or of rt/tf when i is n): no waitset, which looks at every reader at
+ * each wake-up, between a thousand writers and their reader. */
+static void sub_take(dds_entity_t r, void *arg)
+{
+    size_t i = (size_t)(uintptr_t)arg;
+    void *s[64] = { NULL };
+    dds_sample_info_t info[64];
+    int got;
+    pthread_mutex_lock(&S.lock);
+    while ((got = dds_take(r, s, info, 64, 64)) > 0) {
+        double now = realtime();
+        for (int m = 0; S.counting && m < got; m++) {
+            if (!info[m].valid_data)
+                continue;
+            if (i < S.n) {
+                const nav_msgs_msg_dds__Odometry_ *o = s[m];
+                S.odoms[i]++;
+                if (S.nlat < S.lat_cap)
+                    S.lat[S.nlat++] = (float)((now - stamp_of(&o->header.stamp)) * 1000);
+                continue;
+            }
+            const tf2_msgs_msg_dds__TFMessage_ *t = s[m];
+            for (uint32_t x = 0; x < t->transforms._length; x++) {
+                const char *c = t->transforms._buffer[x].child_frame_id;
+                if (!c || strncmp(c, S.prefix, S.plen) != 0)
+                    continue;
+                long k = strtol(c + S.plen, NULL, 10);
+                if (k >= S.first && k <= S.last)
+                    S.tfs[k - S.first]++;
+            }
+        }
+        dds_return_loan(r, s, got);
+        memset(s, 0, sizeof s);
+        if (got < 64)
+            break;
+    }
+    pthread_mutex_unlock(&S.lock);
+}
+
 static int sub(double seconds, long first, long last, const char *prefix)
 {
     if (first < 1 || last < first || last - first >= 100000) {
@@ -1112,31 +1174,40 @@ static int sub(double seconds, long first, long last, const char *prefix)
     }
     size_t n = (size_t)(last - first + 1);
     dds_entity_t pp = participant();
-    dds_entity_t *odom = calloc(n, sizeof *odom);
-    unsigned *odoms = calloc(n, sizeof *odoms), *tfs = calloc(n, sizeof *tfs);
-    size_t lat_cap = 1 << 22, nlat = 0;
-    float *lat = malloc(lat_cap * sizeof *lat);
-    dds_entity_t ws = dds_create_waitset(pp);
-    if (!odom || !odoms || !tfs || !lat || ws < 0) {
+    S.n = n;
+    S.first = first;
+    S.last = last;
+    S.prefix = prefix;
+    S.plen = strlen(prefix);
+    S.odom = calloc(n, sizeof *S.odom);
+    S.odoms = calloc(n, sizeof *S.odoms);
+    S.tfs = calloc(n, sizeof *S.tfs);
+    S.lat_cap = 1 << 24;
+    S.lat = malloc(S.lat_cap * sizeof *S.lat);
+    if (!S.odom || !S.odoms || !S.tfs || !S.lat) {
         fprintf(stderr, "ros2_peer: out of memory\n");
         return 2;
     }
-    size_t plen = strlen(prefix);
-    for (size_t i = 0; i < n; i++) {
-        char name[256];
-        snprintf(name, sizeof name, "rt/%s%ld/odom", prefix, first + (long)i);
-        odom[i] = endpoint(pp, false, &nav_msgs_msg_dds__Odometry__desc, name, qos(true, false, 10));
-        dds_set_status_mask(odom[i], DDS_DATA_AVAILABLE_STATUS);
-        dds_waitset_attach(ws, odom[i], (dds_attach_t)i);
+    for (size_t i = 0; i <= n; i++) {
+        dds_listener_t *l = dds_create_listener((void *)(uintptr_t)i);
+        dds_lset_data_available(l, sub_take);
+        if (i < n) {
+            char name[256];
+            snprintf(name, sizeof name, "rt/%s%ld/odom", prefix, first + (long)i);
+            S.odom[i] = endpoint_l(pp, false, &nav_msgs_msg_dds__Odometry__desc, name,
+                                   qos(true, false, 10), l);
+        } else {
+            (void)endpoint_l(pp, false, &tf2_msgs_msg_dds__TFMessage__desc, "rt/tf",
+                             qos(true, false, 100), l);
+        }
+        dds_delete_listener(l);
     }
-    dds_entity_t tf = endpoint(pp, false, &tf2_msgs_msg_dds__TFMessage__desc, "rt/tf", qos(true, false, 100));
-    dds_set_status_mask(tf, DDS_DATA_AVAILABLE_STATUS);
-    dds_waitset_attach(ws, tf, (dds_attach_t)n);
     /* discovery: every odom reader matched */
     double t0 = mono(), matched_at = -1;
     for (size_t done = 0; done < n && mono() < t0 + 600;) {
         dds_subscription_matched_status_t st;
-        while (done < n && dds_get_subscription_matched_status(odom[done], &st) == 0 && st.current_count > 0)
+        while (done < n && dds_get_subscription_matched_status(S.odom[done], &st) == 0 &&
+               st.current_count > 0)
             done++;
         if (done < n)
             dds_sleepfor(DDS_MSECS(10));
@@ -1150,61 +1221,28 @@ static int sub(double seconds, long first, long last, const char *prefix)
     printf("matched %.3f\n", matched_at);
     fflush(stdout);
     /* (what came before the window is not counted) */
-    void *s[64];
-    dds_sample_info_t info[64];
-    for (size_t i = 0; i <= n; i++) {
-        int got;
-        memset(s, 0, sizeof s);
-        while ((got = dds_take(i < n ? odom[i] : tf, s, info, 64, 64)) > 0)
-            dds_return_loan(i < n ? odom[i] : tf, s, got), memset(s, 0, sizeof s);
-    }
+    pthread_mutex_lock(&S.lock);
+    S.counting = true;
     double cpu0 = cpu_self(), w0 = mono(), end = w0 + seconds;
-    dds_attach_t *woke = calloc(n + 1, sizeof *woke);
-    while (mono() < end) {
-        dds_return_t k = dds_waitset_wait(ws, woke, n + 1, DDS_SECS(1) / 10);
-        for (dds_return_t j = 0; j < k; j++) {
-            size_t i = (size_t)woke[j];
-            dds_entity_t r = i < n ? odom[i] : tf;
-            int got;
-            memset(s, 0, sizeof s);
-            while ((got = dds_take(r, s, info, 64, 64)) > 0) {
-                double now = realtime();
-                for (int m = 0; m < got; m++) {
-                    if (!info[m].valid_data)
-                        continue;
-                    if (i < n) {
-                        const nav_msgs_msg_dds__Odometry_ *o = s[m];
-                        odoms[i]++;
-                        if (nlat < lat_cap)
-                            lat[nlat++] = (float)((now - stamp_of(&o->header.stamp)) * 1000);
-                        continue;
-                    }
-                    const tf2_msgs_msg_dds__TFMessage_ *t = s[m];
-                    for (uint32_t x = 0; x < t->transforms._length; x++) {
-                        const char *c = t->transforms._buffer[x].child_frame_id;
-                        if (!c || strncmp(c, prefix, plen) != 0)
-                            continue;
-                        long k2 = strtol(c + plen, NULL, 10);
-                        if (k2 >= first && k2 <= last)
-                            tfs[k2 - first]++;
-                    }
-                }
-                dds_return_loan(r, s, got);
-                memset(s, 0, sizeof s);
-            }
-        }
-    }
+    pthread_mutex_unlock(&S.lock);
+    for (double left; (left = end - mono()) > 0;)
+        dds_sleepfor((dds_duration_t)(fmin(left, 0.5) * 1e9) + 1);
+    pthread_mutex_lock(&S.lock);
+    S.counting = false;
     double span = mono() - w0, cpu = (cpu_self() - cpu0) / span;
+    pthread_mutex_unlock(&S.lock);
     float *rate = malloc(n * sizeof *rate), *trate = malloc(n * sizeof *trate);
     size_t with_odom = 0, with_tf = 0;
     for (size_t i = 0; rate && trate && i < n; i++) {
-        rate[i] = (float)(odoms[i] / span);
-        trate[i] = (float)(tfs[i] / span);
-        with_odom += odoms[i] > 0;
-        with_tf += tfs[i] > 0;
+        rate[i] = (float)(S.odoms[i] / span);
+        trate[i] = (float)(S.tfs[i] / span);
+        with_odom += S.odoms[i] > 0;
+        with_tf += S.tfs[i] > 0;
     }
     if (!rate || !trate)
         return 2;
+    size_t nlat = S.nlat;
+    float *lat = S.lat;
     qsort(rate, n, sizeof *rate, by_float);
     qsort(trate, n, sizeof *trate, by_float);
     qsort(lat, nlat, sizeof *lat, by_float);

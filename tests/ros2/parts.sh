@@ -1,0 +1,63 @@
+#!/bin/sh
+# A fleet past one DDS participant: `botwire ros2 --robots 260` puts robots
+# 1-250 on one participant and 251-260 on a second (Cyclone DDS counts a
+# participant's entities in 14 bits; docs/ros2.md). Checks, from the
+# peer: the graph holds all 260 nodes, each participant announcing its own
+# on its ros_discovery_info; odometry from every robot; cmd_vel to robot
+# 260, the second participant's, moves robot 260 alone, by the emulators'
+# truth.
+# usage: parts.sh BOTWIRE ROS2_PEER
+set -u
+bw=$1 peer=$2
+. "$(dirname "$0")/../testlib.sh"
+
+. "$(dirname "$0")/ros2lib.sh"
+node= graphp=
+cleanup() {
+    for p in $node $graphp; do kill "$p" 2>/dev/null; done
+    for p in $node $graphp; do wait "$p" 2>/dev/null; done
+}
+N=260
+
+# The graph from before the fleet comes. Odometry and tf at 5 Hz: what is
+# checked is that each robot's reaches the peer, not the machine's speed.
+"$peer" graph 120 --until "$N" >"$tmp/graph" 2>"$tmp/graph.err" &
+graphp=$!
+"$bw" ros2 --robots "$N" --odom-rate 5 --tf-rate 5 --for 200 >"$tmp/node.out" 2>"$tmp/node.err" &
+node=$!
+if wait_line "$tmp/graph" " $N\$" 90; then
+    pass "the graph: $N nodes"
+else
+    fail "the graph never held $N nodes: $(tail -n 2 "$tmp/graph" | tr '\n' ';') node: $(tail -n 2 "$tmp/node.err")"
+    exit 1
+fi
+wait "$graphp"
+graphp=
+set -- $(sed -n 's/^nodes //p' "$tmp/graph" | tr ' ' '\n' | awk -v n="$N" '
+    /^\/robot[0-9]+\/botwire$/ { k = substr($0, 7) + 0; if (k >= 1 && k <= n) all++; if (k > 250 && k <= n) second++ }
+    END { print all + 0, second + 0 }')
+[ "$1" = "$N" ] && [ "$2" = $((N - 250)) ] &&
+    pass "the graph named /robot1/botwire ... /robot$N/botwire, the second participant's $2 among them" ||
+    fail "the graph named $1 of the $N nodes, $2 of robots 251-$N: $(sed -n 's/^nodes //p' "$tmp/graph" | cut -c 1-300)"
+
+# Every robot's odometry and tf reach the peer (it exits 0 only then).
+if "$peer" sub 2 1 "$N" >"$tmp/sub" 2>"$tmp/sub.err"; then
+    pass "odometry from all $N robots: $(tail -n 1 "$tmp/sub" | cut -c 1-200)"
+else
+    fail "odometry: $(tail -n 1 "$tmp/sub") $(cat "$tmp/sub.err")"
+fi
+grep -q "\"robots_with_tf\":$N," "$tmp/sub" && pass "tf from all $N robots" ||
+    fail "tf: $(tail -n 1 "$tmp/sub")"
+
+# cmd_vel to robot 260 (its reader on the second participant).
+"$peer" watch 3 robot260 --drive robot260 0.2 1 --stamped 0 >"$tmp/watch" 2>"$tmp/watch.err" ||
+    fail "peer: $(cat "$tmp/watch" "$tmp/watch.err")"
+kill -INT "$node"
+wait "$node"
+node=
+grep -q "^botwire ros2: /robot$N: robot at " "$tmp/node.err" &&
+    grep -q "^botwire ros2: 1 of $N robots moved (the emulators' truth)" "$tmp/node.err" &&
+    pass "robot $N alone moved: $(grep "^botwire ros2: /robot$N: robot at " "$tmp/node.err")" ||
+    fail "who moved: $(grep -e 'robot at' -e 'robots moved' "$tmp/node.err" | head -n 5 | tr '\n' ';')"
+
+finish "a fleet on two participants"
