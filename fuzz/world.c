@@ -35,7 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (unsigned k = 0; k < w.drops[i].n; k++)
             CHECK(finite2(w.drops[i].v[k]));
     }
-    CHECK(isfinite(w.start.theta) && isfinite(w.dock.theta));
+    CHECK(isfinite(w.start.theta) && w.ndocks <= BW_WORLD_MAX_DOCKS);
+    for (size_t i = 0; i < w.ndocks; i++)
+        CHECK(isfinite(w.docks[i].pose.theta) && w.docks[i].family[BW_WORLD_NAME_LEN - 1] == 0);
     /* Whatever the world, the queries stay finite. */
     double r = bw_world_raycast(&w, (bw_vec2_t){ w.start.x, w.start.y }, w.start.theta, 10.0);
     CHECK(r >= 0 && r <= 10.0);

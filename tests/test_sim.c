@@ -124,10 +124,11 @@ static void test_default_room(void **state)
     bw_world_t w;
     bw_world_default(&w);
     assert_true(w.min_x == 0 && w.min_y == 0 && w.max_x == 5 && w.max_y == 4);
-    assert_int_equal(w.nwalls, 8);
+    assert_int_equal(w.nwalls, 8 + 1); /* the room, the box, the dock's back */
     assert_int_equal(w.ndrops, 1);
-    assert_true(w.has_dock);
-    assert_true(bw_pose_near(w.dock, pose(4.9, 3.0, BW_PI), 1e-12, 1e-12));
+    assert_int_equal(w.ndocks, 1);
+    assert_true(bw_pose_near(w.docks[0].pose, pose(4.9, 3.0, BW_PI), 1e-12, 1e-12));
+    assert_string_equal(w.docks[0].family, ""); /* any family's */
     assert_true(bw_pose_near(w.start, pose(1.0, 1.0, 0), 1e-12, 1e-12));
 
     bw_vec2_t s = { 1.0, 1.0 };
@@ -171,7 +172,7 @@ static void test_empty_world(void **state)
     bw_world_init(&w);
     assert_int_equal(w.nwalls, 0);
     assert_int_equal(w.ndrops, 0);
-    assert_false(w.has_dock);
+    assert_int_equal(w.ndocks, 0);
     assert_true(w.start.x == 0 && w.start.y == 0 && w.start.theta == 0);
     assert_near(bw_world_raycast(&w, vec(0, 0), 1.0, 7.5), 7.5, 0);
     assert_true(bw_world_clearance(&w, vec(0, 0), NULL) > 1e6);
@@ -274,7 +275,7 @@ static void test_parse_full(void **state)
     char err[200] = "stale";
     assert_int_equal(bw_world_parse(&w, text, strlen(text), err, sizeof err), 0);
     assert_string_equal(err, "");
-    assert_int_equal(w.nwalls, 4 + 1 + 4 + 3);
+    assert_int_equal(w.nwalls, 4 + 1 + 4 + 3 + 1); /* and the dock's back, last */
     assert_int_equal(w.ndrops, 2);
     assert_true(w.min_x == 0 && w.min_y == 0 && w.max_x == 6 && w.max_y == 5);
     assert_true(w.walls[4].a.x == 1 && w.walls[4].a.y == 1);
@@ -282,8 +283,12 @@ static void test_parse_full(void **state)
     assert_int_equal(w.drops[0].n, 4);
     assert_int_equal(w.drops[1].n, 4);
     assert_true(w.drops[1].v[3].x == 5.5 && w.drops[1].v[3].y == 4.8);
-    assert_true(w.has_dock);
-    assert_true(w.dock.x == 5.9 && w.dock.y == 2.5 && w.dock.theta == BW_PI);
+    assert_int_equal(w.ndocks, 1);
+    assert_true(w.docks[0].pose.x == 5.9 && w.docks[0].pose.y == 2.5 && w.docks[0].pose.theta == BW_PI);
+    /* its back: 0.3 m across the way in, 4 cm behind the face */
+    assert_near(w.walls[12].a.x, 5.94, 1e-12);
+    assert_near(w.walls[12].b.x, 5.94, 1e-12);
+    assert_near(fabs(w.walls[12].a.y - w.walls[12].b.y), 0.3, 1e-12);
     assert_true(w.start.x == 1 && w.start.y == 2 && w.start.theta == BW_PI / 2);
     assert_int_equal(w.nlabels, 1);
     assert_string_equal(w.labels[0].text, "the box");
@@ -298,11 +303,11 @@ static void test_parse_full(void **state)
     /* Headings in degrees, wrapped; an empty text is an empty world. */
     static const char h[] = "start 0 0 -90\ndock 0 0 270.5\n";
     assert_int_equal(bw_world_parse(&w, h, strlen(h), err, sizeof err), 0);
-    assert_int_equal(w.nwalls, 0);
+    assert_int_equal(w.nwalls, 1); /* the dock's back */
     assert_true(w.start.theta == -BW_PI / 2);
-    assert_near(w.dock.theta, -89.5 * BW_PI / 180, 1e-12);
+    assert_near(w.docks[0].pose.theta, -89.5 * BW_PI / 180, 1e-12);
     assert_int_equal(bw_world_parse(&w, "", 0, err, sizeof err), 0);
-    assert_false(w.has_dock);
+    assert_int_equal(w.ndocks, 0);
     /* Only len bytes count: what follows is not read. */
     assert_int_equal(bw_world_parse(&w, "wall 0 0 1 0xyz", 12, err, sizeof err), 0);
     assert_int_equal(w.nwalls, 1);
@@ -318,7 +323,7 @@ static void parse_fails(const char *text, const char *want)
         fail_msg("'%s' parsed with %d", text, rc);
     assert_string_equal(err, want);
     /* A failed parse leaves the world as it was. */
-    assert_int_equal(w.nwalls, 8);
+    assert_int_equal(w.nwalls, 9);
     assert_int_equal(w.ndrops, 1);
 }
 
@@ -330,7 +335,25 @@ static void test_parse_errors(void **state)
     parse_fails("# c\nwall 0 0 1\n", "line 2: wall needs 4 numbers, got 3");
     parse_fails("wall 0 0 1 1 2", "line 1: wall needs 4 numbers, got 5");
     parse_fails("start", "line 1: start needs 3 numbers, got 0");
-    parse_fails("dock 1 2", "line 1: dock needs 3 numbers, got 2");
+    parse_fails("dock 1 2", "line 1: dock needs X Y HEADING [FAMILY] (got 2 numbers)");
+    parse_fails("dock 1 2 kobuki", "line 1: dock needs X Y HEADING [FAMILY] (got 2 numbers)");
+    parse_fails("dock 1 2 0 p2os",
+                "line 1: dock family 'p2os': kobuki or create (the Home Base), or none for any");
+    parse_fails("dock 1 2 0 kobuki create", "line 1: 'kobuki' is not a number");
+    /* Where no robot could stand docked: off the map, in or against a
+     * wall (walls after the dock count as much as before). */
+    parse_fails("size 6 5\ndock 7 2 180\n",
+                "line 2: dock at (7, 2) is off the map (0..6 x 0..5), or a robot docked there "
+                "would be");
+    parse_fails("dock 5.9 2.5 0\nsize 6 5\n",
+                "line 1: dock at (5.9, 2.5) is off the map (0..6 x 0..5), or a robot docked "
+                "there would be");
+    parse_fails("size 6 5\ndock 3 2.5 0\nbox 3.1 2 3.6 3\n",
+                "line 2: dock at (3, 2.5) is in or against a wall: a robot docked there would "
+                "stand in it");
+    parse_fails("size 6 5\ndock 5.9 4.95 180\n",
+                "line 2: dock at (5.9, 4.95) is in or against a wall: a robot docked there would "
+                "stand in it");
     parse_fails("size 5", "line 1: size needs 2 numbers, got 1");
     parse_fails("box 0 0 one 1", "line 1: 'one' is not a number");
     parse_fails("box 0 0 1.5x 1", "line 1: '1.5x' is not a number");
@@ -395,16 +418,16 @@ static void test_load(void **state)
     assert_int_equal(rc, BW_EIO);
     assert_string_equal(err,
                         "cannot open /nonexistent/botwire/room.world: No such file or directory");
-    assert_int_equal(w.nwalls, 8); /* untouched */
+    assert_int_equal(w.nwalls, 9); /* untouched */
 
     data_path(path, sizeof path, "corridor.world");
     rc = bw_world_load(&w, path, err, sizeof err);
     if (rc != 0)
         fail_msg("%s: %s", path, err);
-    assert_int_equal(w.nwalls, 8);
+    assert_int_equal(w.nwalls, 8 + 1); /* and its dock's back */
     assert_int_equal(w.ndrops, 1);
     assert_true(w.max_x == 6 && w.max_y == 1.5);
-    assert_true(w.has_dock && w.dock.x == 0.1 && w.dock.theta == 0);
+    assert_true(w.ndocks == 1 && w.docks[0].pose.x == 0.1 && w.docks[0].pose.theta == 0);
     assert_true(w.start.x == 1 && w.start.y == 0.75);
     assert_near(bw_world_raycast(&w, vec(1, 0.75), 0, 10), 1.9, 1e-12);
     assert_true(bw_world_is_drop(&w, vec(5.8, 0.2)));
@@ -416,7 +439,7 @@ static void test_load(void **state)
     char want[1200];
     snprintf(want, sizeof want, "%s: line 4: box needs 4 numbers, got 3", path);
     assert_string_equal(err, want);
-    assert_int_equal(w.nwalls, 8);
+    assert_int_equal(w.nwalls, 9);
 
     /* A directory opens but cannot be read. */
     data_path(path, sizeof path, "");
@@ -487,8 +510,9 @@ static void test_params_and_init(void **state)
     assert_int_equal(s.body.cliff, 7);
     assert_true(s.body.drop_left && s.body.drop_right);
     /* Placed on the dock: docked at once. */
-    sim_at(&s, &room, room.dock);
+    sim_at(&s, &room, bw_dock_robot_pose(&room.docks[0], s.body.prm.radius));
     assert_true(s.body.docked);
+    assert_int_equal(s.body.dock, 0);
 
     /* Range sensors look out from their mount. */
     sim_at(&s, &room, room.start);
@@ -824,7 +848,7 @@ static void test_battery(void **state)
     assert_true(idle.body.battery == 13.0);
 
     /* Charging on the dock, up to full. */
-    sim_at(&docked, &room, room.dock);
+    sim_at(&docked, &room, bw_dock_robot_pose(&room.docks[0], RADIUS));
     docked.body.battery = 15.0;
     bw_sim_step_to(&docked, 10.0);
     assert_true(docked.body.docked);
@@ -833,14 +857,14 @@ static void test_battery(void **state)
     bw_sim_step_to(&docked, 20.0);
     assert_true(docked.body.battery == 16.7);
 
-    /* Driving onto the dock: docked once within 10 cm of it. */
+    /* Driving onto the dock: docked once its contacts meet the dock's. */
     sim_at(&docked, &room, pose(4.0, 3.0, 0));
     docked.body.battery = 15.0;
     bw_sim_set_wheels(&docked, 0.3, 0.3);
     bw_sim_step_to(&docked, 6.0);
-    assert_true(docked.body.blocked); /* at the wall behind the dock */
+    assert_true(docked.body.blocked); /* at the dock's back */
     assert_true(docked.body.docked);
-    assert_near(docked.body.pose.x, 5.0 - RADIUS, 0.003);
+    assert_near(docked.body.pose.x, 4.9 + BW_DOCK_BACK - RADIUS, 0.003); /* 4 cm in */
     /* Leaving it stops the charge. */
     bw_sim_set_wheels(&docked, -0.3, -0.3);
     bw_sim_step_to(&docked, 8.0);
@@ -848,6 +872,83 @@ static void test_battery(void **state)
     double b = docked.body.battery;
     bw_sim_step_to(&docked, 9.0);
     assert_true(docked.body.battery < b);
+}
+
+/* Docks: the contacts touch within BW_DOCK_REACH and BW_DOCK_ANGLE, on a
+ * dock of the body's family or of any. */
+static void test_docks(void **state)
+{
+    (void)state;
+    bw_world_t w;
+    char err[200];
+    static const char text[] = "size 6 5\n"
+                               "dock 5.9 1 180 kobuki\n"
+                               "dock 5.9 2.5 180 create\n"
+                               "dock 0.1 4 0\n";
+    assert_int_equal(bw_world_parse(&w, text, strlen(text), err, sizeof err), 0);
+    assert_int_equal(w.ndocks, 3);
+    assert_string_equal(w.docks[0].family, "kobuki");
+    assert_string_equal(w.docks[1].family, "create");
+    assert_string_equal(w.docks[2].family, "");
+    assert_true(bw_dock_serves(&w.docks[0], "kobuki") && !bw_dock_serves(&w.docks[0], "create"));
+    assert_true(bw_dock_serves(&w.docks[2], "kobuki") && bw_dock_serves(&w.docks[2], "create"));
+    assert_false(bw_dock_serves(&w.docks[1], ""));
+
+    bw_body_params_t prm;
+    bw_body_params_default(&prm); /* a Kobuki's dock family */
+    bw_sim_t s;
+    bw_pose_t on = bw_dock_robot_pose(&w.docks[0], prm.radius);
+    assert_true(bw_pose_near(on, pose(5.9 - prm.radius, 1, 0), 1e-12, 1e-12));
+    bw_sim_init(&s, &w, &prm, on, 0);
+    assert_true(s.body.docked && s.body.dock == 0);
+    assert_false(s.body.contact); /* on the contacts, the bumper free */
+    /* at the edge of the reach, and past it */
+    bw_sim_init(&s, &w, &prm, pose(on.x - BW_DOCK_REACH + 0.002, on.y, 0), 0);
+    assert_true(s.body.docked);
+    bw_sim_init(&s, &w, &prm, pose(on.x - BW_DOCK_REACH - 0.002, on.y, 0), 0);
+    assert_false(s.body.docked);
+    bw_sim_init(&s, &w, &prm, pose(on.x, on.y + BW_DOCK_REACH + 0.002, 0), 0);
+    assert_false(s.body.docked);
+    /* turned away: the front (and its contacts) elsewhere, or askew */
+    bw_sim_init(&s, &w, &prm, pose(on.x, on.y, BW_PI), 0);
+    assert_false(s.body.docked);
+    double turn = BW_DOCK_ANGLE - 0.02, r = prm.radius;
+    bw_sim_init(&s, &w, &prm, pose(5.9 - r * cos(turn), 1 - r * sin(turn), turn), 0);
+    assert_true(s.body.docked);
+    turn = BW_DOCK_ANGLE + 0.02;
+    bw_sim_init(&s, &w, &prm, pose(5.9 - r * cos(turn), 1 - r * sin(turn), turn), 0);
+    assert_false(s.body.docked);
+    /* another family's dock: no charge; any family's: charged */
+    bw_sim_init(&s, &w, &prm, bw_dock_robot_pose(&w.docks[1], prm.radius), 0);
+    assert_false(s.body.docked);
+    assert_int_equal(s.body.dock, -1);
+    bw_sim_init(&s, &w, &prm, bw_dock_robot_pose(&w.docks[2], prm.radius), 0);
+    assert_true(s.body.docked && s.body.dock == 2);
+    memcpy(prm.dock_family, "create", sizeof "create");
+    bw_sim_init(&s, &w, &prm, bw_dock_robot_pose(&w.docks[1], prm.radius), 0);
+    assert_true(s.body.docked && s.body.dock == 1);
+    /* a body of a family without a dock charges nowhere */
+    memset(prm.dock_family, 0, sizeof prm.dock_family);
+    bw_sim_init(&s, &w, &prm, bw_dock_robot_pose(&w.docks[2], prm.radius), 0);
+    assert_false(s.body.docked);
+
+    /* Driven on into the dock: stopped by its back, still on the contacts,
+     * and the bumper not pressed (the back is beyond the contact margin of
+     * a docked robot's front). */
+    bw_body_params_default(&prm);
+    bw_sim_init(&s, &w, &prm, pose(5.0, 1, 0), 0);
+    bw_sim_set_wheels(&s, 0.2, 0.2);
+    bw_sim_step_to(&s, 6.0);
+    assert_true(s.body.blocked && s.body.docked);
+    assert_near(s.body.pose.x, 5.9 + BW_DOCK_BACK - prm.radius, 0.003);
+    assert_true(s.body.contact); /* pushed into the back, the bumper is */
+
+    /* Too many docks, with the line of the first too many. */
+    char many[64 * 40] = "size 20 20\n";
+    for (int i = 0; i <= BW_WORLD_MAX_DOCKS; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "dock %d 10 90\n", i / 2 + 1);
+    assert_int_equal(bw_world_parse(&w, many, strlen(many), err, sizeof err), BW_EINVAL);
+    assert_string_equal(err, "line 34: too many docks (at most 32)");
 }
 
 static void run_noisy_dt(bw_sim_t *s, uint64_t seed, double slip, double enc, double dt)
@@ -992,6 +1093,7 @@ int main(void)
         cmocka_unit_test(test_pose_near),
         cmocka_unit_test(test_default_room),
         cmocka_unit_test(test_empty_world),
+        cmocka_unit_test(test_docks),
         cmocka_unit_test(test_builders),
         cmocka_unit_test(test_builders_full),
         cmocka_unit_test(test_parse_full),

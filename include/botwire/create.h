@@ -397,6 +397,19 @@ enum {
     BW_CREATE_IR_RED_GREEN_BUOY_FORCE_FIELD = 254,
     BW_CREATE_IR_NONE = 255, /* nothing received */
 };
+/* The Create 2 (Roomba 600 OI, packets 17, 52, 53): its dock's characters,
+ * 160 with red 8, green 4, force field 1; 0 is nothing received. */
+enum {
+    BW_CREATE2_IR_NONE = 0,
+    BW_CREATE2_IR_DOCK_RESERVED = 160,
+    BW_CREATE2_IR_FORCE_FIELD = 161,
+    BW_CREATE2_IR_GREEN_BUOY = 164,
+    BW_CREATE2_IR_GREEN_BUOY_FORCE_FIELD = 165,
+    BW_CREATE2_IR_RED_BUOY = 168,
+    BW_CREATE2_IR_RED_BUOY_FORCE_FIELD = 169,
+    BW_CREATE2_IR_RED_GREEN_BUOY = 172,
+    BW_CREATE2_IR_RED_GREEN_BUOY_FORCE_FIELD = 173,
+};
 
 /* Drive radius specials (mm). Macros, not enumerators: an int may be 16
  * bits wide. */

@@ -62,6 +62,10 @@ typedef struct {
      * family's): the robot's output and the host's input cross it a byte
      * per 10 bits. 0: no line, bytes at once (TCP, unit tests). */
     int baud;
+    /* With has_battery: how full the battery starts, 0 (empty) to 1
+     * (full); without: full. */
+    bool has_battery;
+    double battery;
 } bw_device_options_t;
 
 /* Zero options: built-in room, no noise, defaults. */

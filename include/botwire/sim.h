@@ -35,6 +35,7 @@ extern "C" {
 #define BW_WORLD_LABEL_LEN 24
 #define BW_WORLD_MAX_ROBOTS 64
 #define BW_WORLD_NAME_LEN 16
+#define BW_WORLD_MAX_DOCKS 32
 
 typedef struct {
     bw_vec2_t a, b;
@@ -59,6 +60,26 @@ typedef struct {
     bw_pose_t pose;
 } bw_world_robot_t;
 
+/* A docking station. `pose`: the middle of its face, where its charging
+ * contacts meet a robot's (at the front of the robot's round body), and
+ * the way the face looks (its IR goes out that way; a docked robot faces
+ * back along it). `family`: whose robots it charges and signals to
+ * ("kobuki"; "create", the Home Base, for the Create, the Create 2 and the
+ * Command Module's Create); "" any family's. Behind the face, the dock's
+ * back stands across the way in (a wall of the world, BW_DOCK_BACK
+ * behind and BW_DOCK_WIDTH wide): a robot pushing on stops there. */
+typedef struct {
+    bw_pose_t pose;
+    char family[BW_WORLD_NAME_LEN];
+} bw_dock_t;
+
+#define BW_DOCK_BACK 0.04  /* m from the face to the dock's back */
+#define BW_DOCK_WIDTH 0.30 /* m */
+/* The contacts touch while the robot's front is within BW_DOCK_REACH of the
+ * face's middle and it faces the dock within BW_DOCK_ANGLE. */
+#define BW_DOCK_REACH 0.05 /* m */
+#define BW_DOCK_ANGLE 0.45 /* rad, about 26 degrees */
+
 /*
  * Walls and obstacles are line segments (a box is four of them); drop-offs
  * (stairs, ledges) are polygons of floor that is not there.
@@ -69,8 +90,8 @@ typedef struct {
     bw_segment_t walls[BW_WORLD_MAX_WALLS];
     size_t ndrops;
     bw_polygon_t drops[BW_WORLD_MAX_DROPS];
-    bool has_dock;
-    bw_pose_t dock;  /* docking station: position, and the way its IR faces */
+    size_t ndocks;
+    bw_dock_t docks[BW_WORLD_MAX_DOCKS];
     bw_pose_t start; /* where a robot starts */
     size_t nlabels;
     bw_label_t labels[BW_WORLD_MAX_LABELS];
@@ -84,7 +105,8 @@ void bw_world_init(bw_world_t *w);
 /*
  * The built-in room: 5 m x 4 m, corner at the origin, walls all round; a
  * 0.5 m box obstacle centred at (3.25, 1.0), labelled "box"; a stairwell drop-off over
- * x 0..1.2, y 3.2..4.0; a dock at (4.9, 3.0) facing -x; start (1.0, 1.0, 0).
+ * x 0..1.2, y 3.2..4.0; a dock of any family at (4.9, 3.0) facing -x;
+ * start (1.0, 1.0, 0).
  * Driving straight ahead from the start hits the box after 1.75 m (less the
  * robot's radius); turning left and driving 2.2 m reaches the stairs.
  */
@@ -97,6 +119,15 @@ int bw_world_add_box(bw_world_t *w, double x0, double y0, double x1, double y1);
 int bw_world_add_polygon(bw_world_t *w, const bw_vec2_t *v, unsigned n); /* closed outline */
 int bw_world_add_drop(bw_world_t *w, const bw_vec2_t *v, unsigned n);
 int bw_world_add_drop_box(bw_world_t *w, double x0, double y0, double x1, double y1);
+/* A dock (and its back, a wall); BW_ENOSPC when the docks or the walls are
+ * full, BW_EINVAL for a pose that is not finite or a family name too long. */
+int bw_world_add_dock(bw_world_t *w, bw_pose_t pose, const char *family);
+/* Whether a dock charges and signals to robots of `family` (its dock
+ * family: "kobuki", "create"). */
+bool bw_dock_serves(const bw_dock_t *d, const char *family);
+/* Where a round robot of `radius` stands when docked there: in front of
+ * the face, facing it. */
+bw_pose_t bw_dock_robot_pose(const bw_dock_t *d, double radius);
 /* A label; BW_ENOSPC when full, BW_EINVAL for empty, unprintable or too long
  * text (at most BW_WORLD_LABEL_LEN - 1 characters). */
 int bw_world_add_label(bw_world_t *w, bw_vec2_t at, const char *text);
@@ -111,11 +142,14 @@ int bw_world_add_label(bw_world_t *w, bw_vec2_t at, const char *text);
  *     polygon X Y X Y X Y ...        obstacle outline (closed)
  *     drop X0 Y0 X1 Y1               rectangular drop-off
  *     droppoly X Y X Y X Y ...
- *     dock X Y HEADING
+ *     dock X Y HEADING [FAMILY]      a dock: its face's middle, the way it
+ *                                    faces; FAMILY kobuki or create (any)
  *     start X Y HEADING
  *     label X Y TEXT...              a name on the map (pictures only)
  *     robot FAMILY[/MODEL] X Y HEADING  a robot of a fleet (botwire sim)
  *
+ * A dock a robot could not stand at (off the map, in or against a wall)
+ * is refused with its line.
  * Returns 0, or BW_EINVAL with "line N: what is wrong" in err.
  */
 int bw_world_parse(bw_world_t *w, const char *text, size_t len, char *err, size_t errlen);
@@ -154,6 +188,7 @@ typedef struct {
     double drain_idle;      /* V/s with motors idle */
     double drain_motion;    /* V/s per m/s of wheel speed */
     double charge_rate;     /* V/s while docked */
+    char dock_family[BW_WORLD_NAME_LEN]; /* the docks it charges on ("" any) */
 } bw_body_params_t;
 
 /* A generic small differential-drive base (Kobuki-sized), no noise. */
@@ -172,7 +207,8 @@ typedef struct {
     uint32_t cliff;            /* bit i: cliff sensor i is over a drop */
     bool drop_left, drop_right; /* a wheel is over a drop: the body is stuck */
     double battery;            /* V */
-    bool docked;               /* on the dock (charging) */
+    bool docked;               /* its contacts on a dock's (charging) */
+    int dock;                  /* which: the world's docks[dock]; -1 none */
 } bw_body_t;
 
 /* ---- the simulation ---------------------------------------------------------- */

@@ -30,14 +30,15 @@ typedef struct { bw_vec2_t a, b; } bw_segment_t;
 typedef struct { unsigned n; bw_vec2_t v[16]; } bw_polygon_t;
 typedef struct { bw_vec2_t at; char text[24]; } bw_label_t;
 typedef struct { char family[16]; char model[16]; bw_pose_t pose; } bw_world_robot_t;
+typedef struct { bw_pose_t pose; char family[16]; } bw_dock_t;
 typedef struct {
     double min_x, min_y, max_x, max_y;
     size_t nwalls;
     bw_segment_t walls[512];
     size_t ndrops;
     bw_polygon_t drops[32];
-    bool has_dock;
-    bw_pose_t dock;
+    size_t ndocks;
+    bw_dock_t docks[32];
     bw_pose_t start;
     size_t nlabels;
     bw_label_t labels[16];
@@ -55,6 +56,7 @@ typedef struct {
     double slip, encoder_noise;
     uint64_t seed;
     double battery_full, battery_empty, drain_idle, drain_motion, charge_rate;
+    char dock_family[16];
 } bw_body_params_t;
 typedef struct {
     bw_body_params_t prm;
@@ -70,6 +72,7 @@ typedef struct {
     bool drop_left, drop_right;
     double battery;
     bool docked;
+    int dock;
 } bw_body_t;
 struct bw_fleet;
 typedef struct {
@@ -120,6 +123,8 @@ typedef struct {
     double push, slope;
     struct bw_fleet *fleet;
     int baud;
+    bool has_battery;
+    double battery;
 } bw_device_options_t;
 void bw_device_options_init(bw_device_options_t *o);
 int bw_device_create(bw_device_t **dev, const char *family, const bw_device_options_t *opt,
@@ -297,7 +302,7 @@ void bw_json_record_free(bw_json_record_t *r);
 
 # The structs test_layout.py checks against the headers.
 STRUCTS = (
-    "bw_pose_t", "bw_parse_stats_t", "bw_world_t", "bw_body_params_t", "bw_body_t",
+    "bw_pose_t", "bw_parse_stats_t", "bw_dock_t", "bw_world_t", "bw_body_params_t", "bw_body_t",
     "bw_sim_t", "bw_device_options_t", "bw_range_t", "bw_gains_t", "bw_joystick_t",
     "bw_power_t", "bw_base_state_t", "bw_event_t", "bw_base_options_t", "bw_base_heard_t",
 )

@@ -121,12 +121,12 @@ static void room(FILE *f, const view_t *v, const bw_world_t *w)
                    "stroke-width=\"3\" stroke-linecap=\"round\"/>\n",
                 sx(v, w->walls[i].a.x), sy(v, w->walls[i].a.y), sx(v, w->walls[i].b.x),
                 sy(v, w->walls[i].b.y));
-    if (w->has_dock) {
-        double c = cos(w->dock.theta), s = sin(w->dock.theta);
+    for (size_t i = 0; i < w->ndocks; i++) {
+        const bw_pose_t *d = &w->docks[i].pose;
+        double c = cos(d->theta), s = sin(d->theta);
         fprintf(f, "<polygon fill=\"#4a4\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
-                sx(v, w->dock.x + 0.12 * c), sy(v, w->dock.y + 0.12 * s),
-                sx(v, w->dock.x - 0.08 * s), sy(v, w->dock.y + 0.08 * c),
-                sx(v, w->dock.x + 0.08 * s), sy(v, w->dock.y - 0.08 * c));
+                sx(v, d->x + 0.12 * c), sy(v, d->y + 0.12 * s), sx(v, d->x - 0.08 * s),
+                sy(v, d->y + 0.08 * c), sx(v, d->x + 0.08 * s), sy(v, d->y - 0.08 * c));
     }
     fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"#999\"/>\n",
             sx(v, w->start.x), sy(v, w->start.y), 0.177 * v->px);
@@ -150,12 +150,13 @@ static void room_labels(FILE *f, const view_t *v, const bw_world_t *w)
                    ">drop-off</text>\n",
                 sx(v, cx), sy(v, cy) + 4);
     }
-    if (w->has_dock) {
+    for (size_t i = 0; i < w->ndocks; i++) {
         /* Beside the dock, on the side away from the wall it stands at. */
-        double c = cos(w->dock.theta), s = sin(w->dock.theta);
+        const bw_pose_t *d = &w->docks[i].pose;
+        double c = cos(d->theta), s = sin(d->theta);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#2a7a2a\" " HALO
                    ">dock</text>\n",
-                sx(v, w->dock.x + 0.3 * c), sy(v, w->dock.y + 0.3 * s) - 12);
+                sx(v, d->x + 0.3 * c), sy(v, d->y + 0.3 * s) - 12);
     }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\" " HALO ">start</text>\n",
             sx(v, w->start.x) - 14, sy(v, w->start.y) + 0.177 * v->px + 14);

@@ -6,7 +6,6 @@
 #include "rng.h"
 
 #define CONTACT_MARGIN 0.002 /* m beyond the radius that still counts as touching */
-#define DOCK_RADIUS 0.10     /* m from the dock's position that counts as docked */
 /* Steps are counted in units of dt; this much short of a whole step still
  * counts as one, so times computed as k*dt never lose a step to rounding. */
 #define STEP_EPS 1e-9
@@ -30,6 +29,7 @@ void bw_body_params_default(bw_body_params_t *p)
     p->drain_idle = 2e-5;
     p->drain_motion = 3e-4;
     p->charge_rate = 2e-3;
+    memcpy(p->dock_family, "kobuki", sizeof "kobuki");
 }
 
 static const bw_world_t *world_of(const bw_sim_t *s)
@@ -97,11 +97,31 @@ static double gaussian(uint64_t *st, double sd)
 
 /* Everything the sensors report for the current pose, its clearance and
  * the nearest point given (from clearance()). */
+/* The dock whose contacts the body's touch (sim.h: its front within
+ * BW_DOCK_REACH of the face's middle, facing it within BW_DOCK_ANGLE), of
+ * a family it charges on; -1 none. */
+static int dock_under(const bw_world_t *w, const bw_body_t *b)
+{
+    if (w->ndocks == 0 || !b->prm.dock_family[0])
+        return -1;
+    double c = cos(b->pose.theta), s = sin(b->pose.theta);
+    bw_vec2_t front = { b->pose.x + b->prm.radius * c, b->pose.y + b->prm.radius * s };
+    for (size_t i = 0; i < w->ndocks; i++) {
+        const bw_dock_t *d = &w->docks[i];
+        if (fabs(front.x - d->pose.x) > BW_DOCK_REACH || fabs(front.y - d->pose.y) > BW_DOCK_REACH)
+            continue;
+        if (bw_vec2_dist(front, (bw_vec2_t){ d->pose.x, d->pose.y }) <= BW_DOCK_REACH &&
+            fabs(bw_angle_norm(b->pose.theta - d->pose.theta - BW_PI)) <= BW_DOCK_ANGLE &&
+            bw_dock_serves(d, b->prm.dock_family))
+            return (int)i;
+    }
+    return -1;
+}
+
 static void sense_with(bw_sim_t *s, double clear, bw_vec2_t near)
 {
     bw_body_t *b = &s->body;
     const bw_world_t *w = world_of(s);
-    bw_vec2_t c = { b->pose.x, b->pose.y };
     b->contact = clear <= b->prm.radius + CONTACT_MARGIN;
     if (b->contact) {
         bw_vec2_t l = bw_pose_to_local(b->pose, near);
@@ -125,8 +145,8 @@ static void sense_with(bw_sim_t *s, double clear, bw_vec2_t near)
     }
     b->cliff = bits;
 
-    bw_vec2_t dock = { w->dock.x, w->dock.y };
-    b->docked = w->has_dock && bw_vec2_dist(c, dock) <= DOCK_RADIUS;
+    b->dock = dock_under(w, b);
+    b->docked = b->dock >= 0;
 }
 
 static void sense(bw_sim_t *s)

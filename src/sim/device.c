@@ -191,8 +191,16 @@ int bw_device_create(bw_device_t **dev, const char *family, const bw_device_opti
     }
     bw_body_params_t prm;
     bw_body_params_default(&prm);
+    memset(prm.dock_family, 0, sizeof prm.dock_family);
+    if (ops->dock_family)
+        snprintf(prm.dock_family, sizeof prm.dock_family, "%s", ops->dock_family);
     bw_sim_init(&d->sim, world, &prm, opt->has_start ? opt->start : world->start, t0);
     int rc = ops->init(d, opt, t0, err, errlen);
+    if (rc >= 0 && opt->has_battery) { /* the family's pack, part full */
+        bw_body_t *b = &d->sim.body;
+        double f = fmax(0, fmin(1, opt->battery));
+        b->battery = b->prm.battery_empty + f * (b->prm.battery_full - b->prm.battery_empty);
+    }
     if (rc >= 0 && opt->fleet) {
         rc = bw_fleet_join(opt->fleet, bw_device_sim(d));
         if (rc < 0 && err)

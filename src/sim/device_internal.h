@@ -34,6 +34,9 @@ typedef struct {
     /* The family's own built-in world, when none is given (NULL: the room
      * of bw_world_default). */
     void (*default_world)(bw_world_t *w);
+    /* The docks its robot charges on and hears (sim.h: "kobuki",
+     * "create"); NULL: a family without a dock. */
+    const char *dock_family;
 } bw_device_ops_t;
 
 /* Output kept for a host that does not read: about a second of feedback of

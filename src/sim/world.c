@@ -1,4 +1,4 @@
-/* The simulated world: walls, drop-offs, a dock; ray casting and clearance. */
+/* The simulated world: walls, drop-offs, docks; ray casting and clearance. */
 #include <math.h>
 #include <string.h>
 
@@ -67,6 +67,40 @@ int bw_world_add_wall(bw_world_t *w, bw_vec2_t a, bw_vec2_t b)
     return 0;
 }
 
+int bw_world_add_dock(bw_world_t *w, bw_pose_t pose, const char *family)
+{
+    if (!isfinite(pose.x) || !isfinite(pose.y) || !isfinite(pose.theta) ||
+        (family && strlen(family) >= BW_WORLD_NAME_LEN))
+        return BW_EINVAL;
+    if (w->ndocks >= BW_WORLD_MAX_DOCKS || w->nwalls >= BW_WORLD_MAX_WALLS)
+        return BW_ENOSPC;
+    double c = cos(pose.theta), s = sin(pose.theta);
+    bw_vec2_t back = { pose.x - BW_DOCK_BACK * c, pose.y - BW_DOCK_BACK * s };
+    bw_vec2_t half = { -s * BW_DOCK_WIDTH / 2, c * BW_DOCK_WIDTH / 2 };
+    int rc = bw_world_add_wall(w, (bw_vec2_t){ back.x + half.x, back.y + half.y },
+                               (bw_vec2_t){ back.x - half.x, back.y - half.y });
+    if (rc != 0)
+        return rc;
+    bw_dock_t *d = &w->docks[w->ndocks++];
+    memset(d, 0, sizeof *d);
+    d->pose = (bw_pose_t){ pose.x, pose.y, bw_angle_norm(pose.theta) };
+    if (family)
+        memcpy(d->family, family, strlen(family));
+    return 0;
+}
+
+bool bw_dock_serves(const bw_dock_t *d, const char *family)
+{
+    return !d->family[0] || (family && !strcmp(d->family, family));
+}
+
+bw_pose_t bw_dock_robot_pose(const bw_dock_t *d, double radius)
+{
+    double c = cos(d->pose.theta), s = sin(d->pose.theta);
+    return (bw_pose_t){ d->pose.x + radius * c, d->pose.y + radius * s,
+                        bw_angle_norm(d->pose.theta + BW_PI) };
+}
+
 int bw_world_add_polygon(bw_world_t *w, const bw_vec2_t *v, unsigned n)
 {
     if (!outline_ok(v, n))
@@ -126,8 +160,7 @@ void bw_world_default(bw_world_t *w)
     (void)bw_world_add_box(w, 0.0, 0.0, 5.0, 4.0);
     (void)bw_world_add_box(w, 3.0, 0.75, 3.5, 1.25);
     (void)bw_world_add_drop_box(w, 0.0, 3.2, 1.2, 4.0);
-    w->has_dock = true;
-    w->dock = (bw_pose_t){ 4.9, 3.0, BW_PI };
+    (void)bw_world_add_dock(w, (bw_pose_t){ 4.9, 3.0, BW_PI }, "");
     w->start = (bw_pose_t){ 1.0, 1.0, 0.0 };
     (void)bw_world_add_label(w, (bw_vec2_t){ 3.25, 1.0 }, "box");
 }

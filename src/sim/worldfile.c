@@ -232,8 +232,99 @@ static int parse_robot(bw_world_t *w, const char *p, size_t n, char *msg, size_t
     return 0;
 }
 
+/* Docks wait for the end of the file: whether a robot can stand at one
+ * depends on walls that may come after it. */
+typedef struct {
+    bw_dock_t d[BW_WORLD_MAX_DOCKS];
+    size_t line[BW_WORLD_MAX_DOCKS];
+    size_t n, at; /* docks so far; the line being read */
+} pending_t;
+
+/* The robot a dock is checked with: about a Kobuki's or a Create's size. */
+#define DOCK_CHECK_RADIUS 0.17
+#define DOCK_CHECK_LEEWAY 0.01
+
+static int parse_dock(pending_t *docks, const char *p, size_t n, size_t i, char *msg, size_t msglen)
+{
+    double num[3];
+    size_t got, end = n;
+    /* a family name after the numbers, if the last token is not a number */
+    while (end > i && is_blank(p[end - 1]))
+        end--;
+    size_t t = end;
+    while (t > i && !is_blank(p[t - 1]))
+        t--;
+    const char *fam = NULL;
+    size_t nfam = 0;
+    if (t < end && (isalpha((unsigned char)p[t]) || p[t] == '_')) {
+        fam = p + t;
+        nfam = end - t;
+        end = t;
+    }
+    if (!numbers(p, end, i, num, 3, &got, msg, msglen))
+        return BW_EINVAL;
+    if (got != 3) {
+        errf(msg, msglen, "dock needs X Y HEADING [FAMILY] (got %zu numbers)", got);
+        return BW_EINVAL;
+    }
+    if (fam && !is_kw(fam, nfam, "kobuki") && !is_kw(fam, nfam, "create")) {
+        char shown[40];
+        show(shown, sizeof shown, fam, nfam);
+        errf(msg, msglen, "dock family '%s': kobuki or create (the Home Base), or none for any",
+             shown);
+        return BW_EINVAL;
+    }
+    if (docks->n >= BW_WORLD_MAX_DOCKS) {
+        errf(msg, msglen, "too many docks (at most %d)", BW_WORLD_MAX_DOCKS);
+        return BW_EINVAL;
+    }
+    bw_dock_t *d = &docks->d[docks->n];
+    memset(d, 0, sizeof *d);
+    d->pose = (bw_pose_t){ num[0], num[1], heading(num[2]) };
+    if (fam)
+        memcpy(d->family, fam, nfam);
+    docks->line[docks->n++] = docks->at;
+    return 0;
+}
+
+/* The docks into the world, each where a robot can stand at it. */
+static int place_docks(bw_world_t *w, const pending_t *docks, char *err, size_t errlen)
+{
+    bool mapped = w->nwalls > 0 || w->ndrops > 0;
+    double x0 = w->min_x, y0 = w->min_y, x1 = w->max_x, y1 = w->max_y;
+    for (size_t k = 0; k < docks->n; k++) {
+        const bw_dock_t *d = &docks->d[k];
+        bw_pose_t stand = bw_dock_robot_pose(d, DOCK_CHECK_RADIUS);
+        if (mapped && (d->pose.x < x0 || d->pose.x > x1 || d->pose.y < y0 || d->pose.y > y1 ||
+                       stand.x < x0 || stand.x > x1 || stand.y < y0 || stand.y > y1)) {
+            errf(err, errlen,
+                 "line %zu: dock at (%g, %g) is off the map (%g..%g x %g..%g), or a robot "
+                 "docked there would be",
+                 docks->line[k], d->pose.x, d->pose.y, x0, x1, y0, y1);
+            return BW_EINVAL;
+        }
+        bw_vec2_t at = { stand.x, stand.y };
+        if (bw_world_clearance(w, at, NULL) < DOCK_CHECK_RADIUS - DOCK_CHECK_LEEWAY) {
+            errf(err, errlen,
+                 "line %zu: dock at (%g, %g) is in or against a wall: a robot docked there "
+                 "would stand in it",
+                 docks->line[k], d->pose.x, d->pose.y);
+            return BW_EINVAL;
+        }
+        int rc = bw_world_add_dock(w, d->pose, d->family);
+        if (rc != 0) {
+            errf(err, errlen, "line %zu: %s", docks->line[k],
+                 rc == BW_ENOSPC ? "world full (no room for the dock's back among the walls)"
+                                 : "degenerate dock");
+            return BW_EINVAL;
+        }
+    }
+    return 0;
+}
+
 /* One line, without its newline and comment. */
-static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t msglen)
+static int parse_line(bw_world_t *w, pending_t *docks, const char *p, size_t n, char *msg,
+                      size_t msglen)
 {
     double num[MAX_NUMS];
     size_t i = 0;
@@ -264,6 +355,8 @@ static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t 
         return parse_label(w, p + i, n - i, msg, msglen);
     if (which == ROBOT)
         return parse_robot(w, p + i, n - i, msg, msglen);
+    if (which == DOCK)
+        return parse_dock(docks, p, n, i, msg, msglen);
 
     /* Numbers beyond the buffer are still checked and counted, so an
      * oversized outline gets its real vertex count in the message. */
@@ -314,13 +407,7 @@ static int parse_line(bw_world_t *w, const char *p, size_t n, char *msg, size_t 
     default: {
         if (need(kw, got, 3, msg, msglen))
             return BW_EINVAL;
-        bw_pose_t pose = { num[0], num[1], heading(num[2]) };
-        if (which == DOCK) {
-            w->has_dock = true;
-            w->dock = pose;
-        } else {
-            w->start = pose;
-        }
+        w->start = (bw_pose_t){ num[0], num[1], heading(num[2]) };
         return 0;
     }
     }
@@ -335,20 +422,25 @@ int bw_world_parse(bw_world_t *w, const char *text, size_t len, char *err, size_
     /* Built aside so a failed parse leaves *w as it was. */
     bw_world_t tmp;
     bw_world_init(&tmp);
+    pending_t docks;
+    docks.n = 0;
     size_t line = 0, pos = 0;
     while (pos < len) {
         line++;
+        docks.at = line;
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
         const char *hash = memchr(text + pos, '#', end - pos);
         size_t stop = hash ? (size_t)(hash - text) : end;
         char msg[160];
-        if (parse_line(&tmp, text + pos, stop - pos, msg, sizeof msg) != 0) {
+        if (parse_line(&tmp, &docks, text + pos, stop - pos, msg, sizeof msg) != 0) {
             errf(err, errlen, "line %zu: %s", line, msg);
             return BW_EINVAL;
         }
         pos = end + 1;
     }
+    if (place_docks(&tmp, &docks, err, errlen) != 0)
+        return BW_EINVAL;
     *w = tmp;
     if (err && errlen > 0)
         err[0] = '\0';

@@ -659,7 +659,14 @@ static json_t *world_json(bw_view_t *v)
     json_object_set_new(o, "walls", walls);
     json_object_set_new(o, "drops", drops);
     json_object_set_new(o, "labels", labels);
-    json_object_set_new(o, "dock", w->has_dock ? jpose2(w->dock) : json_null());
+    /* "dock": the first (as before there were several); "docks": all */
+    json_object_set_new(o, "dock", w->ndocks ? jpose2(w->docks[0].pose) : json_null());
+    json_t *docks = json_array();
+    for (size_t i = 0; i < w->ndocks; i++)
+        json_array_append_new(docks, json_pack("{sfsfsfss}", "x", w->docks[i].pose.x, "y",
+                                               w->docks[i].pose.y, "theta", w->docks[i].pose.theta,
+                                               "family", w->docks[i].family));
+    json_object_set_new(o, "docks", docks);
     return o;
 }
 
@@ -710,10 +717,13 @@ static json_t *scene_world(bw_view_t *v)
             json_array_append_new(p, jvec3(w->drops[i].v[k].x, w->drops[i].v[k].y, 0));
         json_array_append_new(lines, line(1, 0.03, p, jcolor(0.85, 0.2, 0.15, 1)));
     }
-    if (w->has_dock) {
+    for (size_t i = 0; i < w->ndocks; i++) { /* each dock's body, behind its face */
+        const bw_pose_t *d = &w->docks[i].pose;
+        double back = BW_DOCK_BACK + 0.06;
         json_t *c = json_object();
-        json_object_set_new(c, "pose", jpose3(w->dock.x, w->dock.y, 0.05, w->dock.theta));
-        json_object_set_new(c, "size", jvec3(0.12, 0.3, 0.1));
+        json_object_set_new(c, "pose", jpose3(d->x - back * cos(d->theta), d->y - back * sin(d->theta),
+                                              0.05, d->theta));
+        json_object_set_new(c, "size", jvec3(0.12, BW_DOCK_WIDTH, 0.1));
         json_object_set_new(c, "color", jcolor(0.1, 0.6, 0.3, 1));
         json_array_append_new(json_object_get(e, "cubes"), c);
     }

@@ -93,7 +93,9 @@
 #define SCHEMA_WORLD                                                                        \
     S_OBJT("botwire.World",                                                                 \
            "\"frame_id\":" S_STR ",\"extent\":" S_ARR(S_NUM) ",\"walls\":" S_ARR(S_ARR(S_NUM)) \
-           ",\"drops\":" S_ARR(S_ARR(S_XY)) ",\"dock\":" S_POSE2 ",\"labels\":"                \
+           ",\"drops\":" S_ARR(S_ARR(S_XY)) ",\"dock\":" S_POSE2 ",\"docks\":"                   \
+           S_ARR(S_OBJ("\"x\":" S_NUM ",\"y\":" S_NUM ",\"theta\":" S_NUM ",\"family\":" S_STR)) \
+           ",\"labels\":"                                                                  \
            S_ARR(S_OBJ("\"x\":" S_NUM ",\"y\":" S_NUM ",\"text\":" S_STR)))
 /* What the command channel takes: a twist, as geometry_msgs/Twist in JSON
  * (Foxglove's Teleop panel sends this shape). */

@@ -117,14 +117,14 @@ want='{"type":"reply","ids":[43,44],"packets":[{"type":"left_encoder_counts","va
 {"type":"reply","ids":[7],"packets":[{"type":"bumps_wheel_drops","value":3}],"t":0.04,"from":"robot"}'
 [ "$got" = "$want" ] && pass "a record's replies paired with their questions (a Create 2's encoder counts)" ||
     fail "replies: $got"
-got=$("$bw" decode --proto create "$tmp/rec.jsonl" | grep '"from":"robot"' | "$bw" encode --proto create | od -An -tx1 | tr -d ' \n')
+got=$("$bw" decode --proto create "$tmp/rec.jsonl" | grep '"from":"robot"' | "$bw" encode --proto create | od -An -v -tx1 | tr -d ' \n')
 [ "$got" = "7fff8000010203" ] && pass "decode | encode of replies is byte-exact" || fail "reply encode: $got"
 got=$("$bw" decode --proto create --from robot "$tmp/rec.jsonl" | tail -n 1)
 case "$got" in *'"frames":0,'*'"skipped_bytes":7,'*) pass "without the questions, replies are skipped" ;;
     *) fail "--from robot: $got" ;; esac
 "$bw" record "sim:create?model=create2" -o "$tmp/c2.jsonl" --for 0.2 2>/dev/null
 "$bw" decode --proto create "$tmp/c2.jsonl" >"$tmp/c2.out"
-grep '"from":"robot"' "$tmp/c2.out" | "$bw" encode --proto create | od -An -tx1 | tr -d ' \n' >"$tmp/c2.enc"
+grep '"from":"robot"' "$tmp/c2.out" | "$bw" encode --proto create | od -An -v -tx1 | tr -d ' \n' >"$tmp/c2.enc"
 sed 1d "$tmp/c2.jsonl" | grep '"from":"robot"' | sed 's/.*"data":"//; s/".*//' | tr -d '\n' >"$tmp/c2.raw"
 # The record may stop while a frame is still crossing the line (84 bytes at
 # 115200 baud): every whole frame encodes back, the cut one is counted.
@@ -146,7 +146,7 @@ got=$("$bw" decode --proto create --model create2 --from host --hex "$tmp/c2cmds
 want='{"type":"start"} {"type":"full"} {"type":"digit_leds_ascii","digits":[53,48,55,49]} {"type":"stop"} {"type":"reset"} {"type":"stream","ids":[43,101]} {"type":"drive_pwm","right_pwm":100,"left_pwm":-100} {"type":"stats","frames":7,"checksum_errors":0,"length_errors":0,"skipped_bytes":4,"unknown":1} '
 [ "$got" = "$want" ] && pass "decode --model create2: its commands by name, a Create 1's Script skipped whole" ||
     fail "create2 commands: $got"
-got=$("$bw" decode --proto create --model create2 --from host --hex "$tmp/c2cmds.hex" | "$bw" encode --proto create | od -An -tx1 | tr -d ' \n')
+got=$("$bw" decode --proto create --model create2 --from host --hex "$tmp/c2cmds.hex" | "$bw" encode --proto create | od -An -v -tx1 | tr -d ' \n')
 [ "$got" = "8084a435303731ad0794022b65920064ff9c" ] && pass "Create 2 commands encode back" || fail "create2 encode: $got"
 got=$("$bw" decode --proto create --from host --hex "$tmp/c2cmds.hex" | tail -n 1)
 [ "$got" = '{"type":"stats","frames":4,"checksum_errors":0,"length_errors":0,"skipped_bytes":12,"unknown":4}' ] &&

@@ -1,6 +1,7 @@
 /* The emulated Create alone, driven by raw Open Interface bytes in virtual
  * time: modes, Drive, the truncated distance and angle, the stream. */
 #include <math.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -294,6 +295,173 @@ static void test_create2_stream_encoders(void **state)
     bw_device_destroy(r.dev);
 }
 
+/* Packets asked with Query List, each one byte, into out. */
+static void query(rig_t *r, const uint8_t *ids, uint8_t n, uint8_t *out)
+{
+    uint8_t ask[16] = { BW_CREATE_OP_QUERY_LIST, n };
+    memcpy(ask + 2, ids, n);
+    r->nout = 0;
+    send(r, ask, (size_t)n + 2);
+    advance(r, 0.03);
+    assert_int_equal(r->nout, n);
+    memcpy(out, r->out, n);
+}
+
+static void put(rig_t *r, double x, double y, double deg)
+{
+    assert_int_equal(bw_sim_place(bw_device_sim(r->dev), (bw_pose_t){ x, y, deg * BW_PI / 180 }), 0);
+    advance(r, 0.03); /* the sensors, read again */
+}
+
+/* The Home Base (the built-in room's dock, at (4.9, 3.0) facing -x: its
+ * left is -y): red buoy to its left, green to its right, both along its
+ * axis, the force field within 0.61 m; the Create 1's codes 240 + red 8,
+ * green 4, force field 2 (Create OI, packet 17), its virtual wall tripped
+ * by the force field; the Create 2's 160 + red 8, green 4, force field 1
+ * on the omni receiver and on each side one that faces the dock, 0 for
+ * nothing (Roomba 600 OI, packets 17, 52, 53). */
+static void test_home_base_ir(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_rig(&r);
+    static const uint8_t start = BW_CREATE_OP_START;
+    send(&r, &start, 1);
+    static const uint8_t ids[] = { BW_CREATE_PKT_INFRARED_BYTE, BW_CREATE_PKT_VIRTUAL_WALL };
+    static const struct {
+        double x, y, deg;
+        uint8_t ir, wall;
+    } c1[] = {
+        { 3.9, 3.0, 0, BW_CREATE_IR_RED_GREEN_BUOY, 0 },  /* on the axis, 1 m out */
+        { 3.9, 2.7, 0, BW_CREATE_IR_RED_BUOY, 0 },        /* the dock's left */
+        { 3.9, 3.3, 90, BW_CREATE_IR_GREEN_BUOY, 0 },     /* its right; any heading */
+        { 4.5, 3.0, 180, BW_CREATE_IR_RED_GREEN_BUOY_FORCE_FIELD, 1 },
+        { 4.5, 3.4, 0, BW_CREATE_IR_GREEN_BUOY_FORCE_FIELD, 1 },
+        { 4.5, 1.9, 0, BW_CREATE_IR_NONE, 0 },            /* beside it, past the lobe */
+        { 1.0, 3.0, 0, BW_CREATE_IR_NONE, 0 },            /* 3.9 m out: past 8 ft */
+    };
+    for (size_t i = 0; i < sizeof c1 / sizeof c1[0]; i++) {
+        uint8_t got[2];
+        put(&r, c1[i].x, c1[i].y, c1[i].deg);
+        query(&r, ids, 2, got);
+        print_message("Create 1 at (%.1f, %.1f): IR %u, virtual wall %u\n", c1[i].x, c1[i].y,
+                      got[0], got[1]);
+        assert_int_equal(got[0], c1[i].ir);
+        assert_int_equal(got[1], c1[i].wall);
+    }
+    /* A remote pressed: its character, over the dock's. */
+    put(&r, 3.9, 3.0, 0);
+    assert_int_equal(bw_create_device_remote(r.dev, BW_CREATE_IR_FORWARD), 0);
+    uint8_t got[3];
+    query(&r, ids, 1, got);
+    assert_int_equal(got[0], BW_CREATE_IR_FORWARD);
+    bw_device_destroy(r.dev);
+
+    open_model(&r, "create2");
+    send(&r, &start, 1);
+    static const uint8_t ids2[] = { BW_CREATE_PKT_INFRARED_BYTE, BW_CREATE_PKT_INFRARED_LEFT,
+                                    BW_CREATE_PKT_INFRARED_RIGHT };
+    static const struct {
+        double x, y, deg;
+        uint8_t omni, left, right;
+    } c2[] = {
+        /* facing the dock: every receiver hears it */
+        { 3.9, 3.0, 0, BW_CREATE2_IR_RED_GREEN_BUOY, BW_CREATE2_IR_RED_GREEN_BUOY,
+          BW_CREATE2_IR_RED_GREEN_BUOY },
+        /* the dock on its right (facing +y): the right receiver and the omni */
+        { 3.9, 2.7, 90, BW_CREATE2_IR_RED_BUOY, BW_CREATE2_IR_NONE, BW_CREATE2_IR_RED_BUOY },
+        /* on its left (facing -y) */
+        { 3.9, 3.3, -90, BW_CREATE2_IR_GREEN_BUOY, BW_CREATE2_IR_GREEN_BUOY, BW_CREATE2_IR_NONE },
+        /* behind it: the omni alone */
+        { 4.5, 3.0, 180, BW_CREATE2_IR_RED_GREEN_BUOY_FORCE_FIELD, BW_CREATE2_IR_NONE,
+          BW_CREATE2_IR_NONE },
+        { 1.0, 3.0, 0, BW_CREATE2_IR_NONE, BW_CREATE2_IR_NONE, BW_CREATE2_IR_NONE },
+    };
+    for (size_t i = 0; i < sizeof c2 / sizeof c2[0]; i++) {
+        put(&r, c2[i].x, c2[i].y, c2[i].deg);
+        query(&r, ids2, 3, got);
+        print_message("Create 2 at (%.1f, %.1f, %.0f deg): omni %u left %u right %u\n", c2[i].x,
+                      c2[i].y, c2[i].deg, got[0], got[1], got[2]);
+        assert_int_equal(got[0], c2[i].omni);
+        assert_int_equal(got[1], c2[i].left);
+        assert_int_equal(got[2], c2[i].right);
+    }
+    bw_device_destroy(r.dev);
+}
+
+/* Charging on the Home Base: in Passive, 900 mA into the pack (full from
+ * empty in 3 hours), Full Charging then Trickle once full, the Home Base
+ * among the charging sources (packet 34, bit 1); in Full not charging,
+ * the sources the same; driven off, discharging in the next 20 ms. */
+static void test_home_base_charging(void **state)
+{
+    (void)state;
+    rig_t r;
+    memset(&r, 0, sizeof r);
+    char err[128];
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    static bw_world_t w;
+    bw_world_default(&w);
+    o.world = &w;
+    o.has_start = true;
+    o.start = bw_dock_robot_pose(&w.docks[0], 0.17);
+    o.has_battery = true;
+    o.battery = 0.5;
+    assert_int_equal(bw_device_create(&r.dev, "create", &o, 0.0, err, sizeof err), 0);
+    assert_true(body(&r)->docked);
+    static const uint8_t start = BW_CREATE_OP_START;
+    send(&r, &start, 1);
+    static const uint8_t ids[] = { BW_CREATE_PKT_CHARGING_STATE, BW_CREATE_PKT_CHARGING_SOURCES,
+                                   BW_CREATE_PKT_CURRENT, BW_CREATE_PKT_BATTERY_CHARGE };
+    uint8_t ask[] = { BW_CREATE_OP_QUERY_LIST, 4, ids[0], ids[1], ids[2], ids[3] };
+    uint8_t out[6];
+#define READ()                                                                                \
+    do {                                                                                      \
+        r.nout = 0;                                                                           \
+        send(&r, ask, sizeof ask);                                                            \
+        advance(&r, 0.03);                                                                    \
+        assert_int_equal(r.nout, 6);                                                          \
+        memcpy(out, r.out, 6);                                                                \
+    } while (0)
+    READ();
+    assert_int_equal(out[0], BW_CREATE_CHARGING_FULL);
+    assert_int_equal(out[1], BW_CREATE_SOURCE_HOME_BASE);
+    assert_int_equal((int16_t)((out[2] << 8) | out[3]), 900);
+    int charge0 = (out[4] << 8) | out[5];
+    assert_true(abs(charge0 - 1350) <= 1);
+    /* 30 minutes on the dock: 450 mAh more. */
+    advance(&r, 1800);
+    READ();
+    int charge1 = (out[4] << 8) | out[5];
+    print_message("Create 1 on the Home Base: %d mAh, 30 min later %d mAh\n", charge0, charge1);
+    assert_true(abs(charge1 - charge0 - 450) <= 2);
+    assert_int_equal(out[0], BW_CREATE_CHARGING_FULL);
+    /* Full in 1.5 hours more: trickle, no current into it. */
+    advance(&r, 1.5 * 3600 + 60);
+    READ();
+    assert_int_equal(out[0], BW_CREATE_CHARGING_TRICKLE);
+    assert_int_equal((out[4] << 8) | out[5], 2700);
+    /* Full mode: charging ends; the Home Base still there. */
+    static const uint8_t full = BW_CREATE_OP_FULL;
+    send(&r, &full, 1);
+    READ();
+    assert_int_equal(out[0], BW_CREATE_CHARGING_NOT);
+    assert_int_equal(out[1], BW_CREATE_SOURCE_HOME_BASE);
+    /* Driven off: discharging at once, the source gone. */
+    uint8_t back[5];
+    bw_create_encode_drive_direct(back, sizeof back, -200, -200);
+    send(&r, back, sizeof back);
+    advance(&r, 0.5);
+    assert_false(body(&r)->docked);
+    READ();
+    assert_int_equal(out[0], BW_CREATE_CHARGING_NOT);
+    assert_int_equal(out[1], 0);
+    assert_true((int16_t)((out[2] << 8) | out[3]) < 0);
+#undef READ
+    bw_device_destroy(r.dev);
+}
+
 /* The counts are 16 bits and wrap: 32768 counts are 14.5 m of a wheel. */
 static void test_create2_encoder_wrap(void **state)
 {
@@ -336,6 +504,8 @@ int main(void)
         cmocka_unit_test(test_no_watchdog),
         cmocka_unit_test(test_create2_stream_encoders),
         cmocka_unit_test(test_create2_encoder_wrap),
+        cmocka_unit_test(test_home_base_ir),
+        cmocka_unit_test(test_home_base_charging),
     };
     return cmocka_run_group_tests_name("the emulated Create", tests, NULL, NULL);
 }

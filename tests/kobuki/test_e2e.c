@@ -523,7 +523,7 @@ static void test_dock_ir_in_front_of_the_dock(void **state)
     open_run(&r, "sim:kobuki?start=3.9,3.0,0");
     bw_base_set_tap(r.b, dock_tap, &tap);
     assert_true(bw_base_caps(r.b) & BW_CAP_DOCK_IR);
-    assert_true(r.sim->world->has_dock);
+    assert_int_equal(r.sim->world->ndocks, 1);
     static const struct {
         double x, y, deg;
         uint8_t right, centre, left; /* BW_DOCK_* per receiver */

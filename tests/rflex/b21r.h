@@ -41,7 +41,9 @@ static const double player_b21r_ir[24][3] = {
 };
 
 /* How far a ray from (x, y) at angle a goes before it meets the walls of
- * the room [0, 5] x [0, 4] or the box [3, 3.5] x [0.75, 1.25] in it. */
+ * the room [0, 5] x [0, 4], the box [3, 3.5] x [0.75, 1.25] in it, or the
+ * back of its dock (x = 4.94, y 2.85..3.15: 4 cm behind the face at 4.9,
+ * 0.3 m across). */
 static inline double to_wall(double x, double y, double a)
 {
     double c = cos(a), s = sin(a), t = INFINITY;
@@ -53,6 +55,11 @@ static inline double to_wall(double x, double y, double a)
         t = fmin(t, (4 - y) / s);
     if (s < -1e-12)
         t = fmin(t, -y / s);
+    if (c > 1e-12) { /* the dock's back */
+        double td = (4.94 - x) / c, yd = y + td * s;
+        if (td >= 0 && yd >= 2.85 && yd <= 3.15)
+            t = fmin(t, td);
+    }
     /* The box: where the ray is inside both of its slabs. */
     double lo = 0, hi = INFINITY;
     const double box[2][2] = { { 3, 3.5 }, { 0.75, 1.25 } }, o[2] = { x, y }, d[2] = { c, s };

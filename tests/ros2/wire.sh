@@ -118,7 +118,7 @@ rq/robot1/botwire/set_parameters_atomicallyRequest rcl_interfaces::srv::dds_::Se
 rr/robot1/botwire/set_parameters_atomicallyReply rcl_interfaces::srv::dds_::SetParametersAtomically_Response_
 EOF
 # USER_DATA as tshark shows it: the bytes in hex.
-hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
+hex() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'; }
 grep -q "userData: $(hex 'enclave=/;')$" "$tmp/jazzy.txt" &&
     pass "the participant's USER_DATA: enclave=/; (10 bytes)" ||
     fail "the participant's USER_DATA is not enclave=/;: $(grep -m1 'userData:' "$tmp/jazzy.txt")"

@@ -31,7 +31,19 @@
 #define CLIFF_FLOOR 1500     /* cliff signal over the floor */
 #define IDLE_MA 250          /* mA the robot draws standing still */
 #define DRIVE_MA 1200        /* mA more at full speed */
-#define CHARGE_MA 1500       /* mA on the dock */
+#define CHARGE_MA 900        /* mA on the Home Base: the pack full from empty in 3 h */
+/* The Home Base (docs/create.md): its red buoy out to the left of its axis
+ * as it faces (the spec's "Dock beam configuration": a robot facing the
+ * dock sees green on its left, red on its right), the green to the right,
+ * both heard within a few degrees of the axis; the force field round its
+ * front. */
+#define BUOY_RANGE 2.4                  /* m: "extends 8 ft. from the front of the base" */
+#define BUOY_SIDE (60 * BW_PI / 180)    /* a buoy's lobe, from the axis out to its side */
+#define BUOY_OVERLAP (5 * BW_PI / 180)  /* and past the axis: both heard along it */
+#define FORCE_FIELD 0.61                /* m from the face (2 ft) */
+/* The Create 2's left and right receivers look ahead, each to its side. */
+#define SIDE_RECEIVER_FROM (-30 * BW_PI / 180)
+#define SIDE_RECEIVER_TO (90 * BW_PI / 180)
 
 /* Where the four cliff sensors sit (body cliff bits 0..3) and the wall
  * sensor looks: a Create 1's front edge. */
@@ -123,7 +135,7 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     bw_create_robot_init(&c->robot, (bw_create_model_t)c->model,
                          (uint16_t)lround(b->wheelbase * 1000));
     c->t0 = t0;
-    c->charge = CAPACITY;
+    c->charge = o->has_battery ? CAPACITY * fmax(0, fmin(1, o->battery)) : CAPACITY;
     c->remote = BW_CREATE_IR_NONE;
     c->robot.s.battery_capacity = CAPACITY;
     c->robot.s.battery_temp = 25;
@@ -162,6 +174,77 @@ static int16_t wheel_current(double speed)
     return (int16_t)lround(speed > 0 ? ma : -ma);
 }
 
+/* What of the Home Bases a receiver hears: red 8, green 4, force field 2
+ * (the Create 1's bits; 0 nothing). A receiver on the robot's top hears
+ * all round (omni); the Create 2's left one hears docks at bearings from
+ * SIDE_RECEIVER_FROM to _TO on its side, the right one the same mirrored
+ * (side +1 left, -1 right, 0 omni). */
+static uint8_t home_base_heard(const bw_device_t *d, int side)
+{
+    const bw_world_t *w = d->sim.world;
+    const bw_pose_t *p = &d->sim.body.pose;
+    uint8_t heard = 0;
+    for (size_t k = 0; w && k < w->ndocks; k++) {
+        const bw_dock_t *dock = &w->docks[k];
+        if (!bw_dock_serves(dock, "create"))
+            continue;
+        bw_vec2_t in = bw_pose_to_local(dock->pose, (bw_vec2_t){ p->x, p->y });
+        double r = hypot(in.x, in.y);
+        if (in.x <= 0 || r > BUOY_RANGE)
+            continue;
+        if (side) {
+            bw_vec2_t to = bw_pose_to_local(*p, (bw_vec2_t){ dock->pose.x, dock->pose.y });
+            double bearing = side * atan2(to.y, to.x);
+            if (bearing < SIDE_RECEIVER_FROM || bearing > SIDE_RECEIVER_TO)
+                continue;
+        }
+        double a = atan2(in.y, in.x); /* the dock's left is +a */
+        if (a >= -BUOY_OVERLAP && a <= BUOY_SIDE)
+            heard |= 8; /* red */
+        if (a <= BUOY_OVERLAP && a >= -BUOY_SIDE)
+            heard |= 4; /* green */
+        if (r <= FORCE_FIELD)
+            heard |= 2;
+    }
+    return heard;
+}
+
+/* The character a receiver reports: the remote's, when one is pressed, else
+ * the Home Bases', in the model's codes. */
+static uint8_t ir_character(const bw_device_t *d, int side)
+{
+    const create_dev_t *c = C(d);
+    bool two = c->model == BW_CREATE_MODEL_2;
+    if (c->remote != BW_CREATE_IR_NONE)
+        return c->remote;
+    uint8_t heard = home_base_heard(d, side);
+    if (!heard)
+        return two ? BW_CREATE2_IR_NONE : BW_CREATE_IR_NONE;
+    if (!two)
+        return (uint8_t)(BW_CREATE_IR_HOME_RESERVED | heard);
+    return (uint8_t)(BW_CREATE2_IR_DOCK_RESERVED | (heard & 0x0C) | (heard & 2 ? 1 : 0));
+}
+
+/* Whether the robot charges where it is: on the Home Base, its OI off or
+ * Passive ("charging terminates when you enter Safe Mode", Full the same). */
+static bool charging(const create_dev_t *c, const bw_body_t *b)
+{
+    return b->docked && c->robot.s.oi_mode != BW_CREATE_MODE_SAFE &&
+           c->robot.s.oi_mode != BW_CREATE_MODE_FULL;
+}
+
+/* The battery's current, mA (the OI's sign: positive charging): charging,
+ * or resting on the Home Base in Safe or Full (the charger powers the
+ * robot), or draining. */
+static double battery_ma(const create_dev_t *c, const bw_body_t *b)
+{
+    if (charging(c, b))
+        return c->charge >= CAPACITY ? 0 : CHARGE_MA;
+    if (b->docked) /* the charger powers the robot; the battery rests */
+        return 0;
+    return -(IDLE_MA + DRIVE_MA * (fabs(b->left) + fabs(b->right)) / 2 / (BW_CREATE_MAX_SPEED / 1000.0));
+}
+
 /* A Create 2's own packets, from the wheels and the world. */
 static void sense2(bw_device_t *d)
 {
@@ -187,7 +270,8 @@ static void sense2(bw_device_t *d)
             bits |= (uint8_t)(1u << i);
     }
     s->light_bumper = bits;
-    s->infrared_left = s->infrared_right = c->remote;
+    s->infrared_left = ir_character(d, 1);
+    s->infrared_right = ir_character(d, -1);
     s->left_motor_current = wheel_current(b->left);
     s->right_motor_current = wheel_current(b->right);
     s->main_brush_motor_current = (int16_t)(c->robot.motors & 0x04 ? MAIN_BRUSH_MA : 0);
@@ -235,7 +319,10 @@ static void sense(bw_device_t *d)
     double wall = bw_sim_range(&d->sim, wall_mount, WALL_RANGE);
     s->wall = wall < WALL_NEAR;
     s->wall_signal = (uint16_t)lround(fmax(0, 4095 * (1 - wall / WALL_RANGE)));
-    s->infrared_byte = c->remote;
+    s->infrared_byte = ir_character(d, 0);
+    /* "the force field on top of the Home Base also trips this sensor"
+     * (Create OI, packet 13) */
+    s->virtual_wall = c->model != BW_CREATE_MODEL_2 && (home_base_heard(d, 0) & 2) ? 1 : 0;
     s->charging_sources = b->docked ? BW_CREATE_SOURCE_HOME_BASE : 0;
     /* Wheels driven against a wall draw more than they may: packet 14's
      * wheel overcurrent bits (left 4, right 3), the OI's sign of a robot that
@@ -243,10 +330,10 @@ static void sense(bw_device_t *d)
     bool told = b->cmd_left != 0 || b->cmd_right != 0;
     s->lsd_wheel_oc = (uint8_t)(b->blocked && told ? BW_CREATE_OC_LEFT_WHEEL | BW_CREATE_OC_RIGHT_WHEEL
                                                    : 0);
-    double speed = (fabs(b->left) + fabs(b->right)) / 2 / (BW_CREATE_MAX_SPEED / 1000.0);
-    double ma = b->docked ? CHARGE_MA : -(IDLE_MA + DRIVE_MA * speed);
-    s->current = (int16_t)lround(ma);
-    s->charging_state = !b->docked                ? BW_CREATE_CHARGING_NOT
+    s->current = (int16_t)lround(battery_ma(c, b));
+    /* Charging: full charging, then trickle once full (the Roomba's
+     * charger's way). */
+    s->charging_state = !charging(c, b)            ? BW_CREATE_CHARGING_NOT
                         : c->charge >= CAPACITY - 1 ? BW_CREATE_CHARGING_TRICKLE
                                                     : BW_CREATE_CHARGING_FULL;
     s->battery_charge = (uint16_t)lround(c->charge);
@@ -355,10 +442,7 @@ static void step(bw_device_t *d, double now)
         bw_create_robot_moved(&c->robot, (int32_t)(l - c->last_left), (int32_t)(r - c->last_right));
         c->last_left = l;
         c->last_right = r;
-        double ma = b->docked ? CHARGE_MA
-                              : -(IDLE_MA + DRIVE_MA * (fabs(b->left) + fabs(b->right)) / 2 /
-                                                (BW_CREATE_MAX_SPEED / 1000.0));
-        c->charge = fmax(0, fmin(CAPACITY, c->charge + ma * CONTROL_PERIOD / 3600));
+        c->charge = fmax(0, fmin(CAPACITY, c->charge + battery_ma(c, b) * CONTROL_PERIOD / 3600));
         bool sensing = c->ticks % 4 == 0; /* the sensors, every 20 ms */
         if (sensing)
             sense(d);
@@ -451,4 +535,5 @@ const bw_device_ops_t bw_create_device_ops = {
     .reset_line = reset_line,
     .link = link,
     .command_name = command_name,
+    .dock_family = "create",
 };

@@ -56,6 +56,8 @@ static int init(bw_device_t *d, const bw_device_options_t *o, double t0, char *e
     p->slip = NOMINAL_SLIP * o->noise;
     p->encoder_noise = NOMINAL_ENCODER_NOISE * o->noise;
     p->seed = o->seed ? o->seed : 1;
+    /* The small battery's 1.5 hours from empty to full (docs/kobuki.md). */
+    p->charge_rate = (p->battery_full - p->battery_empty) / (1.5 * 3600);
     d->sim.rng = p->seed;
     bw_kobuki_parser_init(&k->parser);
     k->t0 = t0;
@@ -155,38 +157,42 @@ static uint8_t bumper_bits(const bw_body_t *b)
     return BW_KOBUKI_BUMPER_CENTRAL;
 }
 
-/* The dock's three emitters split the space in front of it into left,
- * central and right regions, each near or far; each of the robot's three
- * receivers sees the dock when it lies within 60 degrees either side of it. */
+/* Each Kobuki dock's three emitters split the space in front of it into
+ * left, central and right regions, each near or far; each of the robot's
+ * three receivers sees a dock when it lies within 60 degrees either side
+ * of it. Two docks in sight: a receiver hears both (their bits ORed). */
 static bw_kobuki_docking_ir_t docking_ir(const bw_device_t *d)
 {
     bw_kobuki_docking_ir_t ir = { 0, 0, 0 };
     const bw_world_t *w = d->sim.world;
     const bw_pose_t *pose = &d->sim.body.pose;
-    if (!w->has_dock)
-        return ir;
-    bw_vec2_t in_dock = bw_pose_to_local(w->dock, (bw_vec2_t){ pose->x, pose->y });
-    double dist = hypot(in_dock.x, in_dock.y);
-    if (in_dock.x <= 0 || dist > DOCK_RANGE)
-        return ir;
-    double a = atan2(in_dock.y, in_dock.x);
-    bool near = dist < DOCK_NEAR;
-    uint8_t sig;
-    if (fabs(a) < 0.1)
-        sig = near ? BW_KOBUKI_DOCK_NEAR_CENTER : BW_KOBUKI_DOCK_FAR_CENTER;
-    else if (a > 0)
-        sig = near ? BW_KOBUKI_DOCK_NEAR_LEFT : BW_KOBUKI_DOCK_FAR_LEFT;
-    else
-        sig = near ? BW_KOBUKI_DOCK_NEAR_RIGHT : BW_KOBUKI_DOCK_FAR_RIGHT;
-    bw_vec2_t to_dock = bw_pose_to_local(*pose, (bw_vec2_t){ w->dock.x, w->dock.y });
-    double bearing = atan2(to_dock.y, to_dock.x);
-    const double fov = BW_PI / 3;
-    if (fabs(bearing) < fov)
-        ir.central = sig;
-    if (bearing > 0 && bearing < 2 * fov)
-        ir.left = sig;
-    if (bearing < 0 && bearing > -2 * fov)
-        ir.right = sig;
+    for (size_t k = 0; w && k < w->ndocks; k++) {
+        const bw_dock_t *dock = &w->docks[k];
+        if (!bw_dock_serves(dock, "kobuki"))
+            continue;
+        bw_vec2_t in_dock = bw_pose_to_local(dock->pose, (bw_vec2_t){ pose->x, pose->y });
+        double dist = hypot(in_dock.x, in_dock.y);
+        if (in_dock.x <= 0 || dist > DOCK_RANGE)
+            continue;
+        double a = atan2(in_dock.y, in_dock.x);
+        bool near = dist < DOCK_NEAR;
+        uint8_t sig;
+        if (fabs(a) < 0.1)
+            sig = near ? BW_KOBUKI_DOCK_NEAR_CENTER : BW_KOBUKI_DOCK_FAR_CENTER;
+        else if (a > 0)
+            sig = near ? BW_KOBUKI_DOCK_NEAR_LEFT : BW_KOBUKI_DOCK_FAR_LEFT;
+        else
+            sig = near ? BW_KOBUKI_DOCK_NEAR_RIGHT : BW_KOBUKI_DOCK_FAR_RIGHT;
+        bw_vec2_t to_dock = bw_pose_to_local(*pose, (bw_vec2_t){ dock->pose.x, dock->pose.y });
+        double bearing = atan2(to_dock.y, to_dock.x);
+        const double fov = BW_PI / 3;
+        if (fabs(bearing) < fov)
+            ir.central |= sig;
+        if (bearing > 0 && bearing < 2 * fov)
+            ir.left |= sig;
+        if (bearing < 0 && bearing > -2 * fov)
+            ir.right |= sig;
+    }
     return ir;
 }
 
@@ -293,4 +299,5 @@ const bw_device_ops_t bw_kobuki_device_ops = {
     .reset_line = reset_line,
     .link = NULL,
     .command_name = command_name,
+    .dock_family = "kobuki",
 };
