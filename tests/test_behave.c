@@ -1,5 +1,6 @@
 /* The GRL layer on emulated bases, in virtual time: calibrated pings after
- * the robot has moved, sonar-safe at a wall, and ten minutes of wander. */
+ * the robot has moved, sonar-safe at a wall, ten minutes of wander, and
+ * docking by the dock's infrared. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -274,12 +277,97 @@ static void test_wander_stack_drives(void **state)
     assert_true(reflex_alone.distance < 0.01);
 }
 
+/* Docks the robot at url by bw_docking (time limit `limit` s); its result,
+ * and the contacts' truth in *docked. */
+static int dock_run(const char *url, double limit, bool *docked, char *why, size_t cap, double *took)
+{
+    run_t r;
+    run_open(&r, url);
+    bw_grl_t g;
+    bw_grl_init(&g, r.b);
+    g.now = r.now;
+    bw_docking_t d;
+    bw_docking_init(&d, &g, limit);
+    int rc = 0;
+    double t0 = r.now;
+    while (rc == 0) {
+        g.now = r.now;
+        rc = bw_docking_tick(&d);
+        run_step(&r);
+        assert_true(r.now - t0 < limit + 5); /* the limit is its own */
+    }
+    run_for(&r, 0.5);
+    *docked = r.sim->body.docked;
+    *took = r.now - t0;
+    snprintf(why, cap, "%s", d.why);
+    /* stopped, either way */
+    assert_true(fabs(r.sim->body.cmd_left) < 1e-9 && fabs(r.sim->body.cmd_right) < 1e-9);
+    bw_base_close(r.b, r.now);
+    return rc;
+}
+
+/* The emulated Kobuki docks from ten poses in front of the built-in room's
+ * dock ((4.9, 3.0), facing -x; its left is -y), within 2 m and 60 degrees
+ * of its axis, facing every way: each time the contacts' truth says it
+ * charges. */
+static void test_dock_kobuki(void **state)
+{
+    (void)state;
+    static const struct {
+        double r, deg, heading;
+    } from[] = {
+        { 2.0, 0, 0 },   { 1.5, 30, 90 },  { 2.0, 60, 180 }, { 1.0, -45, -90 }, { 0.8, -60, 45 },
+        { 1.8, 45, 0 },  { 1.2, 15, 135 }, { 1.6, -25, 30 }, { 0.6, 50, -150 }, { 1.9, -20, 270 },
+    };
+    int docked_n = 0;
+    for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
+        double a = from[i].deg * BW_PI / 180;
+        char url[128], why[96];
+        snprintf(url, sizeof url, "sim:kobuki?start=%.3f,%.3f,%.1f", 4.9 - from[i].r * cos(a),
+                 3.0 - from[i].r * sin(a), from[i].heading);
+        bool docked;
+        double took;
+        int rc = dock_run(url, 180, &docked, why, sizeof why, &took);
+        printf("%s: %s, %s (%.1f s)\n", url, rc == 1 ? "docked" : "failed", why, took);
+        assert_int_equal(rc, 1);
+        assert_true(docked);
+        docked_n += docked;
+    }
+    assert_int_equal(docked_n, 10);
+}
+
+/* Behind a dock (one standing in the room, facing +x, the robot at its
+ * back): no infrared reaches it; docking says so within its time limit,
+ * the robot stopped. */
+static void test_dock_from_behind(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/botwire-dock-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char world[] = "size 6 5\ndock 3 2.5 0 kobuki\n";
+    assert_int_equal(write(fd, world, sizeof world - 1), (ssize_t)(sizeof world - 1));
+    close(fd);
+    char url[256], why[96];
+    snprintf(url, sizeof url, "sim:kobuki?world=%s&start=2.0,2.5,0", path);
+    bool docked;
+    double took;
+    int rc = dock_run(url, 60, &docked, why, sizeof why, &took);
+    unlink(path);
+    printf("behind the dock: %s (%.1f s)\n", why, took);
+    assert_int_equal(rc, -1);
+    assert_false(docked);
+    assert_non_null(strstr(why, "cannot see the dock"));
+    assert_true(took <= 60 + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibrated_pings_p2os), cmocka_unit_test(test_calibrated_pings_rflex),
         cmocka_unit_test(test_sonar_safe_p2os),       cmocka_unit_test(test_sonar_safe_rflex),
         cmocka_unit_test(test_wander_p2os),           cmocka_unit_test(test_wander_rflex),
+        cmocka_unit_test(test_dock_kobuki),           cmocka_unit_test(test_dock_from_behind),
         cmocka_unit_test(test_wander_kobuki),         cmocka_unit_test(test_wander_stack_names),
         cmocka_unit_test(test_wander_stack_drives),
     };

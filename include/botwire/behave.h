@@ -345,6 +345,50 @@ int bw_wander_set_stack(bw_wander_t *w, const char *names);
  * than 3 vertices), BW_ENOSPC (its edges do not fit). */
 int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n);
 
+/* ---- docking by the dock's infrared ------------------------------------------------- */
+
+/*
+ * Docks a base that hears its dock's regions (BW_CAP_DOCK_IR: a Kobuki's
+ * three receivers, st->dock_ir right, central, left): turn in place until
+ * a receiver hears the dock, and round to face it; in a side region, an
+ * eighth of a turn toward the dock's axis and straight on until the
+ * central region, then round to face the dock; up the axis, back toward it when drifted into a
+ * side region and the dock kept ahead, slower in the near field; done when
+ * the charger says the dock (bw_docking_charging). A bump: back off and
+ * look again (failed after the fourth). Failed after a full turn without
+ * a sound of the dock, or past the time limit. Each tick drives the base
+ * (stopped once done or failed).
+ */
+enum {
+    BW_DOCKING_SEARCH = 0,
+    BW_DOCKING_ACROSS, /* to the central region, across the axis */
+    BW_DOCKING_FACE,   /* round to face the dock */
+    BW_DOCKING_UP,     /* up the axis */
+    BW_DOCKING_BACK,   /* backing off a bump */
+    BW_DOCKING_DONE,
+    BW_DOCKING_FAILED,
+};
+typedef struct {
+    bw_grl_t *g;
+    int state;
+    double time_limit, started, since; /* s; the state's start */
+    double turned, last_theta;          /* rad turned in this state */
+    double toward;                      /* the heading being turned to */
+    double heard_at;                    /* when the dock was last heard (-inf: never) */
+    int side;                           /* the region when found: +1 left, -1 right, 0 central */
+    int facing;                         /* the side the dock was last heard on, facing it */
+    unsigned bumps;
+    char why[96];                       /* how it ended */
+} bw_docking_t;
+
+void bw_docking_init(bw_docking_t *d, bw_grl_t *g, double time_limit);
+/* One tick at g->now: 0 docking, 1 docked (d->why says), -1 failed (d->why
+ * says why). */
+int bw_docking_tick(bw_docking_t *d);
+/* Whether a base's state says it charges on a dock. */
+bool bw_docking_charging(const bw_base_state_t *st);
+const char *bw_docking_state_name(int state);
+
 #ifdef __cplusplus
 }
 #endif

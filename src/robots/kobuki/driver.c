@@ -306,6 +306,10 @@ static void on_frame(bw_base_t *b, const bw_kobuki_frame_t *f, double now)
                                               (BW_KOBUKI_BATTERY_FULL_V - BW_KOBUKI_BATTERY_EMPTY_V)))
                         : 0;
     st->charging = charge_state(core.charger);
+    /* its state's bits: 0x10 the adapter's, else the dock's */
+    st->charge_sources = core.charger == BW_KOBUKI_CHARGER_DISCHARGING ? 0u
+                         : (core.charger & 0x10)                       ? BW_SOURCE_INTERNAL
+                                                                       : BW_SOURCE_DOCK;
     st->stalled = core.overcurrent != 0;
 
     bw_pose_t *p = &st->pose;

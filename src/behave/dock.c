@@ -1,0 +1,208 @@
+/* Docking a base by what its dock's infrared tells (behave.h): the
+ * regions a Kobuki dock's emitters light, heard by the robot's three
+ * receivers, and the charger's state. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "botwire/behave.h"
+
+#define SEARCH_W 0.6     /* rad/s turning in place, looking for the dock */
+#define TURN_W 0.5       /* rad/s turning to a heading */
+#define CROSS_V 0.12     /* m/s across the dock's axis, to its central region */
+#define ACROSS_TURN (BW_PI / 4) /* rad from facing the dock, to go across */
+#define FAR_V 0.10       /* m/s up the axis, far */
+#define NEAR_V 0.05      /* m/s near, the last 0.8 m */
+#define STEER_W 0.25     /* rad/s back to the axis or to the dock ahead */
+#define LOST_S 2.0       /* s without a signal before the search starts again */
+#define BACK_S 1.0       /* s backing off a bump */
+#define BACK_V 0.08
+#define MAX_BUMPS 3
+#define HEADING_TOL 0.05 /* rad */
+
+enum { LEFT = BW_DOCK_NEAR_LEFT | BW_DOCK_FAR_LEFT, CENTRAL = BW_DOCK_NEAR_CENTER | BW_DOCK_FAR_CENTER,
+       RIGHT = BW_DOCK_NEAR_RIGHT | BW_DOCK_FAR_RIGHT,
+       NEAR = BW_DOCK_NEAR_LEFT | BW_DOCK_NEAR_CENTER | BW_DOCK_NEAR_RIGHT };
+
+#define SAY(d, ...) snprintf((d)->why, sizeof (d)->why, __VA_ARGS__)
+
+void bw_docking_init(bw_docking_t *d, bw_grl_t *g, double time_limit)
+{
+    memset(d, 0, sizeof *d);
+    d->g = g;
+    d->time_limit = time_limit;
+    d->started = g->now;
+    d->state = BW_DOCKING_SEARCH;
+    d->last_theta = g->st->pose.theta;
+    d->heard_at = -INFINITY;
+}
+
+bool bw_docking_charging(const bw_base_state_t *st)
+{
+    return (st->charge_sources & BW_SOURCE_DOCK) != 0 ||
+           ((st->charging == BW_CHARGE_CHARGING || st->charging == BW_CHARGE_CHARGED) &&
+            !(st->charge_sources & BW_SOURCE_INTERNAL));
+}
+
+static void go(bw_docking_t *d, int state)
+{
+    d->state = state;
+    d->facing = 0;
+    d->since = d->g->now;
+    d->turned = 0;
+}
+
+/* A heading reached, turning the short way: the twist to it, 0 there. */
+static double turn_to(const bw_docking_t *d, double heading)
+{
+    double e = bw_angle_diff(heading, d->g->st->pose.theta);
+    if (fabs(e) < HEADING_TOL)
+        return 0;
+    return e > 0 ? fmin(TURN_W, 2 * e + 0.05) : fmax(-TURN_W, 2 * e - 0.05);
+}
+
+int bw_docking_tick(bw_docking_t *d)
+{
+    bw_grl_t *g = d->g;
+    const bw_base_state_t *st = g->st;
+    double now = g->now, v = 0, w = 0;
+    if (d->state == BW_DOCKING_DONE || d->state == BW_DOCKING_FAILED) {
+        bw_drive_base_rt(g, bw_rt(0, 0));
+        return d->state == BW_DOCKING_DONE ? 1 : -1;
+    }
+    if (!(bw_base_caps(g->base) & BW_CAP_DOCK_IR)) {
+        SAY(d, "this base reports no dock infrared");
+        go(d, BW_DOCKING_FAILED);
+        return bw_docking_tick(d);
+    }
+    if (bw_docking_charging(st)) {
+        SAY(d, "docked and charging after %.1f s", now - d->started);
+        go(d, BW_DOCKING_DONE);
+        return bw_docking_tick(d);
+    }
+    if (now - d->started > d->time_limit) {
+        if (d->heard_at == -INFINITY)
+            SAY(d, "cannot see the dock: no infrared from it in %.0f s", now - d->started);
+        else
+            SAY(d, "not docked in %.0f s", now - d->started);
+        go(d, BW_DOCKING_FAILED);
+        return bw_docking_tick(d);
+    }
+    d->turned += fabs(bw_angle_diff(st->pose.theta, d->last_theta));
+    d->last_theta = st->pose.theta;
+    uint32_t right = st->dock_ir[0], mid = st->dock_ir[1], left = st->dock_ir[2];
+    uint32_t all = right | mid | left;
+    if (all)
+        d->heard_at = now;
+    /* A bump (the dock's back is no bump: charging came first): back off
+     * and look again. */
+    if (st->bumpers && d->state != BW_DOCKING_BACK) {
+        if (++d->bumps > MAX_BUMPS) {
+            SAY(d, "bumped into something %d times on the way", MAX_BUMPS + 1);
+            go(d, BW_DOCKING_FAILED);
+            return bw_docking_tick(d);
+        }
+        go(d, BW_DOCKING_BACK);
+    }
+    switch (d->state) {
+    case BW_DOCKING_BACK:
+        v = -BACK_V;
+        if (now - d->since >= BACK_S)
+            go(d, BW_DOCKING_SEARCH);
+        break;
+    case BW_DOCKING_SEARCH:
+        /* Round in place until a receiver hears the dock. */
+        if (all) {
+            go(d, BW_DOCKING_FACE);
+            break;
+        }
+        if (d->turned > 2 * BW_PI + 0.3) {
+            if (d->heard_at == -INFINITY) {
+                SAY(d, "cannot see the dock: no infrared from it in a full turn");
+                go(d, BW_DOCKING_FAILED);
+                return bw_docking_tick(d);
+            }
+            d->turned = 0;
+        }
+        w = SEARCH_W;
+        break;
+    case BW_DOCKING_FACE:
+        /* Round toward the side that hears the dock until it is dead
+         * ahead: the central receiver alone, or the side ones changing
+         * over. Then, from the region: up the axis, or across it. */
+        if (!all) {
+            if (now - d->heard_at > LOST_S)
+                go(d, BW_DOCKING_SEARCH);
+            break;
+        }
+        int heard_on = left && !right ? 1 : right && !left ? -1 : 0;
+        if (mid && (heard_on == 0 || heard_on == -d->facing)) { /* ahead */
+            if (mid & CENTRAL) {
+                go(d, BW_DOCKING_UP);
+            } else {
+                /* In the dock's left region the axis is to the robot's
+                 * left as it faces the dock (the dock's left is its
+                 * right): turned that way by ACROSS_TURN, then straight
+                 * on, across the axis and nearer the dock (square to the
+                 * line of sight, a robot far off the axis would go out of
+                 * the beams' reach first). */
+                d->side = (mid & LEFT) ? 1 : -1;
+                d->toward = bw_angle_norm(st->pose.theta + d->side * ACROSS_TURN);
+                go(d, BW_DOCKING_ACROSS);
+            }
+            d->facing = 0;
+            break;
+        }
+        if (heard_on)
+            d->facing = heard_on;
+        w = d->facing * (mid ? TURN_W / 3 : TURN_W);
+        if (d->turned > 2 * BW_PI)
+            go(d, BW_DOCKING_SEARCH);
+        break;
+    case BW_DOCKING_ACROSS:
+        /* Straight on, across, until the central region; then face the
+         * dock again. */
+        w = turn_to(d, d->toward);
+        if (w == 0) {
+            v = CROSS_V;
+            if (all & CENTRAL)
+                go(d, BW_DOCKING_FACE);
+            else if (!all && now - d->heard_at > LOST_S)
+                go(d, BW_DOCKING_SEARCH);
+        }
+        break;
+    case BW_DOCKING_UP: {
+        /* Up the axis: straight on in the central region, back toward it
+         * when drifted into a side one (the dock's left region is the
+         * robot's right: turn left), the dock kept ahead. */
+        if (!all) {
+            if (now - d->heard_at > LOST_S)
+                go(d, BW_DOCKING_SEARCH);
+            break;
+        }
+        bool near = (all & NEAR) != 0;
+        v = near ? NEAR_V : FAR_V;
+        if (!mid)
+            w = (left ? 1 : -1) * STEER_W, v = 0; /* the dock to a side: face it */
+        else if (!(mid & CENTRAL) && (mid & LEFT))
+            w = STEER_W * (near ? 0.6 : 1);
+        else if (!(mid & CENTRAL) && (mid & RIGHT))
+            w = -STEER_W * (near ? 0.6 : 1);
+        else if (left && !right)
+            w = STEER_W / 3;
+        else if (right && !left)
+            w = -STEER_W / 3;
+        break;
+    }
+    default: break;
+    }
+    bw_drive_base_rt(g, bw_rt(v, w));
+    return 0;
+}
+
+const char *bw_docking_state_name(int state)
+{
+    static const char *const names[] = { "search", "across", "face", "up the axis", "backing off",
+                                         "docked", "failed" };
+    return state >= 0 && state < (int)(sizeof names / sizeof names[0]) ? names[state] : "?";
+}
