@@ -17,6 +17,7 @@ static const struct {
     { "sim", cmd_sim, "serve an emulated robot on a pty or TCP" },
     { "drive", cmd_drive, "drive a robot, print its state" },
     { "wander", cmd_wander, "wander with the GRL behaviour stack" },
+    { "dock", cmd_dock, "dock a robot by what it hears of its dock, or undock it" },
     { "view", cmd_view, "serve robots live: Foxglove, and a page to watch and drive" },
     { "record", cmd_record, "save a robot link's bytes, both ways" },
     { "decode", cmd_decode, "protocol bytes to JSON Lines" },

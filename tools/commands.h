@@ -14,6 +14,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_ports(int argc, char **argv);
 int cmd_wander(int argc, char **argv);
+int cmd_dock(int argc, char **argv);
 int cmd_roslaunch(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_ros2(int argc, char **argv);

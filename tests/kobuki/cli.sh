@@ -174,8 +174,33 @@ said=$(tail -n 1 "$tmp/sim.err")
     pass "five --led and a --tone: $said" || fail "repeated --led: exit $drove, $said $(cat "$tmp/leds2.err")"
 "$bw" drive --help | grep -q -- "--led N=COLOUR" && pass "drive --help: --led" || fail "drive --help has no --led"
 
-# 7. Every command has --help.
-for c in decode encode bench demo; do
+# 7. Docking, in virtual time: from 2 m out and 60 degrees off the built-in
+# room's dock (4.9, 3.0, facing -x), facing away, the Kobuki docks by its
+# IR, the emulator's contacts say so; undocked, they say it is off; from
+# behind a dock no IR reaches it: it says so, stopped, exit 1; a P2OS has no
+# dock to find: not moved.
+"$bw" dock "sim:kobuki?start=3.9,1.268,180" --fast >"$tmp/dock.out" 2>"$tmp/dock.err"
+got=$?
+[ "$got" = 0 ] && tail -n 1 "$tmp/dock.out" | grep -q '^{"docked":true,"why":"docked and charging after [0-9.]* s",.*"contacts":true}$' &&
+    grep -q '"state":"across"' "$tmp/dock.out" && pass "dock: $(cat "$tmp/dock.err")" ||
+    fail "dock: exit $got, $(tail -n 1 "$tmp/dock.out") $(cat "$tmp/dock.err")"
+"$bw" dock "sim:kobuki?start=4.723,3,0" --fast --undock >"$tmp/undock.out" 2>"$tmp/undock.err"
+got=$?
+[ "$got" = 0 ] && grep -q '"undocked":true,.*"contacts":false}$' "$tmp/undock.out" &&
+    pass "undock: $(cat "$tmp/undock.err")" || fail "undock: exit $got, $(cat "$tmp/undock.out" "$tmp/undock.err")"
+printf 'size 6 5\ndock 3 2.5 0 kobuki\n' >"$tmp/behind.world"
+expect_failure "dock from behind" 1 "not done: cannot see the dock" \
+    "$bw" dock "sim:kobuki?world=$tmp/behind.world&start=2,2.5,0" --fast --for 30
+grep -q '"docked":false,.*"contacts":false}$' "$tmp/out" && pass "from behind: the end line says not docked" ||
+    fail "from behind: $(tail -n 1 "$tmp/out")"
+expect_error "dock a P2OS" 1 "sim:p2os: a p2os base reports no dock botwire can find it by.*not moved" \
+    "$bw" dock sim:p2os --fast
+expect_error "dock --for -3" 2 "--for must be a number" "$bw" dock sim:kobuki --fast --for -3
+expect_failure "undock off the dock" 1 "not done: not on a dock (its charger says discharging)" \
+    "$bw" dock sim:kobuki --fast --undock
+
+# 8. Every command has --help.
+for c in decode encode bench demo dock; do
     "$bw" "$c" --help >"$tmp/help" 2>&1 && grep -q "usage: botwire $c" "$tmp/help" &&
         pass "$c --help" || fail "$c --help"
 done

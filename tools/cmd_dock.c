@@ -1,0 +1,258 @@
+/* `botwire dock`: a base onto its dock (or off it), by what its protocol
+ * reports of the dock (docs/grl.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "commands.h"
+
+#define TICK 0.05         /* s between the behaviour's ticks */
+#define PROGRESS 1.0      /* s between progress lines */
+#define SETTLE_MAX 3.0    /* s the robot is given to come to rest at the end */
+#define UNDOCK_BACK 0.30  /* m backed off the dock */
+#define UNDOCK_V 0.10     /* m/s */
+#define UNDOCK_W 0.6      /* rad/s turning round */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: botwire dock URL [--for SECONDS] [--fast] [--undock]\n"
+            "\n"
+            "Docks a base that can be docked, by what its protocol reports of its dock: a\n"
+            "Kobuki by its three receivers' IR regions (search, face the dock, across to\n"
+            "its axis, up it; docs/grl.md), done when its charger says the dock. Prints a\n"
+            "progress line a second, {\"t\":..,\"state\":..,\"dock_ir\":[right,central,left],\n"
+            "\"charging\":..}, then stops the robot and ends with one line,\n"
+            "{\"docked\":true|false,\"why\":..,\"time\":s} (on a sim: URL also \"contacts\",\n"
+            "the emulator's truth), and the same in words on stderr. Exits 0 docked, 1 not\n"
+            "(the robot stopped: the dock not seen, the time limit, bumped, the link lost),\n"
+            "2 for bad usage. A base whose protocol reports no dock is not moved.\n"
+            "With --undock: backs 0.3 m off the dock and turns round.\n"
+            "\n"
+            "%s"
+            "\n"
+            "  --for SECONDS    the time limit (default 120)\n"
+            "  --fast           virtual time, as fast as the machine goes (sim: URLs)\n"
+            "  --undock         off the dock instead: back off, turn round\n"
+            "  -h, --help       this help\n",
+            cli_url_help);
+}
+
+typedef struct {
+    bool fast;
+    double now;
+} dclock_t;
+
+static void advance(dclock_t *c, bw_base_t *b, double until)
+{
+    double next = fmin(bw_base_next_deadline(b), until);
+    if (c->fast) {
+        c->now = fmax(c->now, next);
+    } else {
+        double left = next - cli_now();
+        struct pollfd p = { bw_base_fd(b), POLLIN, 0 };
+        if (left > 0)
+            poll(&p, p.fd >= 0 ? 1 : 0, (int)ceil(left * 1000));
+        c->now = cli_now();
+    }
+    bw_base_poll(b, c->now);
+}
+
+static const char *charging_name(bw_charge_t c)
+{
+    switch (c) {
+    case BW_CHARGE_DISCHARGING: return "discharging";
+    case BW_CHARGE_CHARGING: return "charging";
+    case BW_CHARGE_CHARGED: return "charged";
+    default: return "unknown";
+    }
+}
+
+static void print_line(json_t *o)
+{
+    json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    fputc('\n', stdout);
+    json_decref(o);
+}
+
+/* Off the dock: back UNDOCK_BACK by odometry, then turn round. */
+static int undock(dclock_t *clk, bw_base_t *b, double limit, char *why, size_t cap)
+{
+    const bw_base_state_t *st = bw_base_state(b);
+    /* the charger's state is shown once two frames agree on it */
+    for (double until = clk->now + 1; st->charging == BW_CHARGE_UNKNOWN && st->online && clk->now < until;)
+        advance(clk, b, until);
+    if (!bw_docking_charging(st)) {
+        snprintf(why, cap, "not on a dock (its charger says %s)", charging_name(st->charging));
+        return -1;
+    }
+    bw_pose_t from = st->pose;
+    double t0 = clk->now;
+    while (!cli_interrupted && st->online && hypot(st->pose.x - from.x, st->pose.y - from.y) < UNDOCK_BACK) {
+        if (clk->now - t0 > limit) {
+            snprintf(why, cap, "not off the dock in %.0f s", limit);
+            return -1;
+        }
+        bw_base_drive(b, -UNDOCK_V, 0, clk->now);
+        advance(clk, b, clk->now + TICK);
+    }
+    double heading = bw_angle_norm(from.theta + BW_PI);
+    while (!cli_interrupted && st->online && fabs(bw_angle_diff(heading, st->pose.theta)) > 0.05) {
+        if (clk->now - t0 > limit) {
+            snprintf(why, cap, "not turned round in %.0f s", limit);
+            return -1;
+        }
+        bw_base_drive(b, 0, UNDOCK_W, clk->now);
+        advance(clk, b, clk->now + TICK);
+    }
+    if (!st->online) {
+        snprintf(why, cap, "the link was lost");
+        return -1;
+    }
+    snprintf(why, cap, "%.2f m off the dock, turned round, in %.1f s",
+             hypot(st->pose.x - from.x, st->pose.y - from.y), clk->now - t0);
+    return cli_interrupted ? -1 : 1;
+}
+
+int cmd_dock(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "for", required_argument, NULL, 'f' }, { "fast", no_argument, NULL, 'F' },
+        { "undock", no_argument, NULL, 'u' },    { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    double limit = 120;
+    bool fast = false, off = false;
+    int c;
+    optind = 0;
+    while ((c = cli_getopt("dock", argc, argv, "h", opts)) != -1) {
+        switch (c) {
+        case 'f':
+            if (cli_number("dock", "--for", optarg, 1, 1e6, &limit) < 0)
+                return 2;
+            break;
+        case 'F': fast = true; break;
+        case 'u': off = true; break;
+        case 'h': usage(stdout); return 0;
+        default: return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        cli_error("dock", optind == argc ? "a robot URL is required (e.g. sim:kobuki)"
+                                         : "only one robot URL, please");
+        return 2;
+    }
+    const char *url = argv[optind];
+    bool sim_url = strncasecmp(url, "sim:", 4) == 0;
+    if (fast && !sim_url) {
+        cli_error("dock", "--fast needs a sim: URL (a real robot runs in real time)");
+        return 2;
+    }
+    dclock_t clk = { fast, fast ? 0.0 : cli_now() };
+    char err[256];
+    bw_base_t *b;
+    if (bw_base_open(&b, url, NULL, clk.now, err, sizeof err) < 0) {
+        cli_error("dock", "%s", err);
+        return 1;
+    }
+    cli_catch_signals();
+    const bw_base_state_t *st = bw_base_state(b);
+    for (double give_up = clk.now + 5; !cli_base_settled(b) && !cli_interrupted && clk.now < give_up;)
+        advance(&clk, b, give_up);
+    if (!st->online) {
+        if (!cli_interrupted)
+            cli_base_unheard("dock", b, url, 5);
+        bw_base_close(b, clk.now);
+        return cli_interrupted ? 128 + cli_interrupted : 1;
+    }
+    if (!(bw_base_caps(b) & BW_CAP_DOCK_IR)) {
+        /* Nothing was sent: the robot stands as it stood. */
+        cli_error("dock", "%s: a %s base reports no dock botwire can find it by (dock infrared: "
+                          "kobuki); not moved",
+                  url, bw_base_family(b));
+        bw_base_close(b, clk.now);
+        return 1;
+    }
+    const bw_sim_t *sim = sim_url ? bw_device_sim(bw_base_device(b)) : NULL;
+    bw_grl_t g;
+    bw_grl_init(&g, b);
+    g.now = clk.now;
+    bw_docking_t d;
+    bw_docking_init(&d, &g, limit);
+    double t0 = clk.now, next_tick = t0, next_progress = t0 + PROGRESS;
+    int rc = 0, out_errno = 0;
+    bool output_gone = false;
+    char why[128] = "";
+    if (off) {
+        rc = undock(&clk, b, limit, why, sizeof why);
+    } else {
+        while (rc == 0 && !cli_interrupted) {
+            if (!st->online) {
+                snprintf(why, sizeof why, "the link was lost");
+                rc = -1;
+                break;
+            }
+            if (clk.now >= next_tick - 1e-9) {
+                g.now = clk.now;
+                rc = bw_docking_tick(&d);
+                next_tick = clk.now + TICK;
+            }
+            if (clk.now >= next_progress - 1e-9) {
+                json_t *o = json_object();
+                json_object_set_new(o, "t", json_real(round((clk.now - t0) * 1000) / 1000));
+                json_object_set_new(o, "state", json_string(bw_docking_state_name(d.state)));
+                json_object_set_new(o, "dock_ir", json_pack("[iii]", (int)st->dock_ir[0],
+                                                            (int)st->dock_ir[1], (int)st->dock_ir[2]));
+                json_object_set_new(o, "charging", json_string(charging_name(st->charging)));
+                print_line(o);
+                next_progress += PROGRESS;
+                if (fflush(stdout) != 0 || ferror(stdout)) {
+                    out_errno = errno;
+                    output_gone = true;
+                    rc = -1;
+                    snprintf(why, sizeof why, "the output went away");
+                    break;
+                }
+            }
+            advance(&clk, b, fmin(next_tick, next_progress));
+        }
+        if (!why[0])
+            snprintf(why, sizeof why, "%s", cli_interrupted ? "interrupted" : d.why);
+    }
+    int signalled = cli_interrupted;
+    cli_interrupted = 0;
+    bool stop_sent = bw_base_stop(b, clk.now) == 0;
+    double settle_end = clk.now + SETTLE_MAX;
+    do {
+        advance(&clk, b, fmin(settle_end, clk.now + 0.1));
+    } while (clk.now < settle_end && !cli_interrupted &&
+             (fabs(st->v) > 0.005 || fabs(st->w) > 0.01) && st->online);
+    json_t *o = json_object();
+    json_object_set_new(o, off ? "undocked" : "docked", json_boolean(rc == 1));
+    json_object_set_new(o, "why", json_string(why));
+    json_object_set_new(o, "time", json_real(round((clk.now - t0) * 1000) / 1000));
+    if (sim)
+        json_object_set_new(o, "contacts", json_boolean(sim->body.docked));
+    if (!output_gone) {
+        print_line(o);
+        fflush(stdout);
+    } else {
+        json_decref(o);
+    }
+    fprintf(stderr, "botwire dock: %s: %s\n", rc == 1 ? (off ? "undocked" : "docked") : "not done", why);
+    bw_base_close(b, clk.now);
+    if (output_gone)
+        return cli_write_failed("dock", out_errno);
+    if (signalled)
+        return 128 + signalled;
+    if (!stop_sent) {
+        cli_error("dock", "the link was lost: the stop could not be sent");
+        return 1;
+    }
+    return rc == 1 ? 0 : 1;
+}
