@@ -86,7 +86,8 @@ const char cli_url_help[] =
     "                             model=M (p2os: p2dx, p2pb, p2at; rflex: b21r,\n"
     "                             atrvjr; rbsm: seed, deployed), window=MS\n"
     "                             (lobot: the wait for a command after READY),\n"
-    "                             push=M/S, slope=DEG (rbsm: the buggy's course), and\n"
+    "                             push=M/S, slope=DEG (rbsm: the buggy's course),\n"
+    "                             battery=F (how full it starts, 0..1), and\n"
     "                             a bad cable: ber=X (bit errors), drop=P, insert=P\n"
     "  Serial URLs take ?baud=N. Families: kobuki, p2os, lobot, create, rbsm, rflex\n"
     "  (any case).\n";

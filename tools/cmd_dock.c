@@ -14,9 +14,6 @@
 #define TICK 0.05         /* s between the behaviour's ticks */
 #define PROGRESS 1.0      /* s between progress lines */
 #define SETTLE_MAX 3.0    /* s the robot is given to come to rest at the end */
-#define UNDOCK_BACK 0.30  /* m backed off the dock */
-#define UNDOCK_V 0.10     /* m/s */
-#define UNDOCK_W 0.6      /* rad/s turning round */
 
 static void usage(FILE *f)
 {
@@ -78,45 +75,6 @@ static void print_line(json_t *o)
     json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(6));
     fputc('\n', stdout);
     json_decref(o);
-}
-
-/* Off the dock: back UNDOCK_BACK by odometry, then turn round. */
-static int undock(dclock_t *clk, bw_base_t *b, double limit, char *why, size_t cap)
-{
-    const bw_base_state_t *st = bw_base_state(b);
-    /* the charger's state is shown once two frames agree on it */
-    for (double until = clk->now + 1; st->charging == BW_CHARGE_UNKNOWN && st->online && clk->now < until;)
-        advance(clk, b, until);
-    if (!bw_docking_charging(st)) {
-        snprintf(why, cap, "not on a dock (its charger says %s)", charging_name(st->charging));
-        return -1;
-    }
-    bw_pose_t from = st->pose;
-    double t0 = clk->now;
-    while (!cli_interrupted && st->online && hypot(st->pose.x - from.x, st->pose.y - from.y) < UNDOCK_BACK) {
-        if (clk->now - t0 > limit) {
-            snprintf(why, cap, "not off the dock in %.0f s", limit);
-            return -1;
-        }
-        bw_base_drive(b, -UNDOCK_V, 0, clk->now);
-        advance(clk, b, clk->now + TICK);
-    }
-    double heading = bw_angle_norm(from.theta + BW_PI);
-    while (!cli_interrupted && st->online && fabs(bw_angle_diff(heading, st->pose.theta)) > 0.05) {
-        if (clk->now - t0 > limit) {
-            snprintf(why, cap, "not turned round in %.0f s", limit);
-            return -1;
-        }
-        bw_base_drive(b, 0, UNDOCK_W, clk->now);
-        advance(clk, b, clk->now + TICK);
-    }
-    if (!st->online) {
-        snprintf(why, cap, "the link was lost");
-        return -1;
-    }
-    snprintf(why, cap, "%.2f m off the dock, turned round, in %.1f s",
-             hypot(st->pose.x - from.x, st->pose.y - from.y), clk->now - t0);
-    return cli_interrupted ? -1 : 1;
 }
 
 int cmd_dock(int argc, char **argv)
@@ -183,14 +141,20 @@ int cmd_dock(int argc, char **argv)
     bw_grl_init(&g, b);
     g.now = clk.now;
     bw_docking_t d;
-    bw_docking_init(&d, &g, limit);
+    if (off) {
+        /* the charger's state is shown once two frames agree on it */
+        for (double until = clk.now + 1; st->charging == BW_CHARGE_UNKNOWN && st->online && clk.now < until;)
+            advance(&clk, b, until);
+        g.now = clk.now;
+        bw_docking_init_undock(&d, &g, limit);
+    } else {
+        bw_docking_init(&d, &g, limit);
+    }
     double t0 = clk.now, next_tick = t0, next_progress = t0 + PROGRESS;
     int rc = 0, out_errno = 0;
     bool output_gone = false;
     char why[128] = "";
-    if (off) {
-        rc = undock(&clk, b, limit, why, sizeof why);
-    } else {
+    {
         while (rc == 0 && !cli_interrupted) {
             if (!st->online) {
                 snprintf(why, sizeof why, "the link was lost");

@@ -12,7 +12,7 @@
  *
  * URLs: `kobuki:/dev/ttyUSB0` (a serial device or a pty path, `?baud=N`),
  * `FAMILY:tcp://HOST:PORT`, and `sim:kobuki` (the emulated robot in this
- * process: `?world=FILE&noise=X&seed=N&start=X,Y,DEG`; `fleet=NAME` shares
+ * process: `?world=FILE&noise=X&seed=N&start=X,Y,DEG&battery=F`; `fleet=NAME` shares
  * one world with the process's other sim: robots of that fleet, where they
  * see each other).
  *

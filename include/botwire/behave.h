@@ -367,6 +367,8 @@ enum {
     BW_DOCKING_BACK,   /* backing off a bump */
     BW_DOCKING_DONE,
     BW_DOCKING_FAILED,
+    BW_DOCKING_OFF,    /* undocking: backing off the dock */
+    BW_DOCKING_ROUND,  /* undocking: turning round */
 };
 typedef struct {
     bw_grl_t *g;
@@ -378,10 +380,15 @@ typedef struct {
     int side;                           /* the region when found: +1 left, -1 right, 0 central */
     int facing;                         /* the side the dock was last heard on, facing it */
     unsigned bumps;
+    bw_pose_t from;                     /* undocking: where it began (odometry) */
     char why[96];                       /* how it ended */
 } bw_docking_t;
 
 void bw_docking_init(bw_docking_t *d, bw_grl_t *g, double time_limit);
+/* Undocking instead: from a dock (bw_docking_charging, else failed at
+ * once), back BW_UNDOCK_BACK off it by odometry, then turn round. */
+#define BW_UNDOCK_BACK 0.30 /* m */
+void bw_docking_init_undock(bw_docking_t *d, bw_grl_t *g, double time_limit);
 /* One tick at g->now: 0 docking, 1 docked (d->why says), -1 failed (d->why
  * says why). */
 int bw_docking_tick(bw_docking_t *d);

@@ -611,7 +611,7 @@ static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
         o.world = b->world;
     }
     /* The same ranges as `botwire sim`'s options. */
-    double seed = 1, ber = 0, drop = 0, insert = 0, window = 0;
+    double seed = 1, ber = 0, drop = 0, insert = 0, window = 0, battery = 1;
     int rc;
     if ((rc = number_param(b, "noise", 0, 100, false, &o.noise, err, errlen)) < 0 ||
         (rc = number_param(b, "window", 10, 60000, false, &window, err, errlen)) < 0 ||
@@ -620,8 +620,11 @@ static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
         (rc = number_param(b, "seed", 0, 1e15, true, &seed, err, errlen)) < 0 ||
         (rc = number_param(b, "ber", 0, 0.1, false, &ber, err, errlen)) < 0 ||
         (rc = number_param(b, "drop", 0, 0.5, false, &drop, err, errlen)) < 0 ||
-        (rc = number_param(b, "insert", 0, 0.5, false, &insert, err, errlen)) < 0)
+        (rc = number_param(b, "insert", 0, 0.5, false, &insert, err, errlen)) < 0 ||
+        (rc = number_param(b, "battery", 0, 1, false, &battery, err, errlen)) < 0)
         return rc;
+    o.has_battery = bw_url_param(&b->url, "battery") != NULL;
+    o.battery = battery;
     o.seed = (uint64_t)seed;
     o.command_timeout = window / 1000; /* lobot: ms, the Command Module's window */
     b->noisy = ber > 0 || drop > 0 || insert > 0;
@@ -646,7 +649,7 @@ static int check_params(const bw_base_t *b, char *err, size_t errlen)
 {
     static const char *const serial[] = { "baud", NULL };
     static const char *const sim[] = { "world", "noise", "seed", "ber", "drop", "insert", "fleet",
-                                       "start", "baud", NULL };
+                                       "start", "baud", "battery", NULL };
     static const char *const none[] = { NULL };
     const char *const *kind = b->url.kind == BW_URL_SERIAL ? serial
                               : b->url.kind == BW_URL_SIM  ? sim

@@ -37,6 +37,18 @@ void bw_docking_init(bw_docking_t *d, bw_grl_t *g, double time_limit)
     d->heard_at = -INFINITY;
 }
 
+void bw_docking_init_undock(bw_docking_t *d, bw_grl_t *g, double time_limit)
+{
+    bw_docking_init(d, g, time_limit);
+    d->state = BW_DOCKING_OFF;
+    d->from = g->st->pose;
+    d->toward = bw_angle_norm(d->from.theta + BW_PI);
+    if (!bw_docking_charging(g->st)) {
+        SAY(d, "not on a dock (its charger says it is not)");
+        d->state = BW_DOCKING_FAILED;
+    }
+}
+
 bool bw_docking_charging(const bw_base_state_t *st)
 {
     return (st->charge_sources & BW_SOURCE_DOCK) != 0 ||
@@ -74,6 +86,25 @@ int bw_docking_tick(bw_docking_t *d)
         SAY(d, "this base reports no dock infrared");
         go(d, BW_DOCKING_FAILED);
         return bw_docking_tick(d);
+    }
+    if (d->state == BW_DOCKING_OFF || d->state == BW_DOCKING_ROUND) {
+        double off = hypot(st->pose.x - d->from.x, st->pose.y - d->from.y);
+        if (now - d->started > d->time_limit) {
+            SAY(d, "not off the dock and turned round in %.0f s", now - d->started);
+            go(d, BW_DOCKING_FAILED);
+            return bw_docking_tick(d);
+        }
+        if (d->state == BW_DOCKING_OFF && off >= BW_UNDOCK_BACK)
+            go(d, BW_DOCKING_ROUND);
+        if (d->state == BW_DOCKING_OFF) {
+            v = -BACK_V;
+        } else if ((w = turn_to(d, d->toward)) == 0) {
+            SAY(d, "%.2f m off the dock, turned round, in %.1f s", off, now - d->started);
+            go(d, BW_DOCKING_DONE);
+            return bw_docking_tick(d);
+        }
+        bw_drive_base_rt(g, bw_rt(v, w));
+        return 0;
     }
     if (bw_docking_charging(st)) {
         SAY(d, "docked and charging after %.1f s", now - d->started);
@@ -202,7 +233,8 @@ int bw_docking_tick(bw_docking_t *d)
 
 const char *bw_docking_state_name(int state)
 {
-    static const char *const names[] = { "search", "across", "face", "up the axis", "backing off",
-                                         "docked", "failed" };
+    static const char *const names[] = { "search",  "across", "face",        "up the axis",
+                                         "backing off", "done", "failed", "off the dock",
+                                         "turning round" };
     return state >= 0 && state < (int)(sizeof names / sizeof names[0]) ? names[state] : "?";
 }

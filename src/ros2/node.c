@@ -22,6 +22,7 @@
 #include <dds/ddsi/ddsi_cdrstream.h>
 #undef asm
 
+#include "botwire/behave.h"
 #include "botwire/ros2.h"
 #include "internal.h"
 
@@ -201,6 +202,12 @@ typedef struct {
      * parameter services (request readers, reply writers) */
     dds_entity_t rosout, param_events, request[NSERVICES], reply[NSERVICES];
     dds_entity_t reset;                /* reset_odometry's reader */
+    /* dock and undock (std_msgs/msg/Empty, as create_robot names them):
+     * their readers, and the docking under way (docs/grl.md) */
+    dds_entity_t dock_rd, undock_rd;
+    bw_grl_t grl;
+    bw_docking_t docking;
+    bool docking_on, undocking;
     double joint_t, joint_pos[2];      /* the wheels' last positions, for their speeds */
     int64_t joint_from[2];             /* the encoders' counts the first time: angle 0 */
     bool have_joint;
@@ -869,7 +876,8 @@ static int name_robot(robot_t *r, bw_base_t *base, const char *ns, const char *f
 /* Deletes what of a robot's node was made (0 and errors are not entities). */
 static void drop_endpoints(robot_t *r)
 {
-    dds_entity_t *all[] = { &r->cmd, &r->reset, &r->rosout, &r->param_events };
+    dds_entity_t *all[] = { &r->cmd,     &r->reset,  &r->dock_rd,
+                            &r->undock_rd, &r->rosout, &r->param_events };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (*all[i] > 0)
             dds_delete(*all[i]);
@@ -914,10 +922,17 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
                                         &r->readers_of[t]);
     r->reset = endpoint(r, false, &std_msgs_msg_dds__Empty__desc, "reset_odometry",
                         BW_ROS2_QOS_DEFAULT, 10, HASH_EMPTY, &r->slow_came);
+    r->dock_rd = endpoint(r, false, &std_msgs_msg_dds__Empty__desc, "dock", BW_ROS2_QOS_DEFAULT,
+                          10, HASH_EMPTY, &r->slow_came);
+    r->undock_rd = endpoint(r, false, &std_msgs_msg_dds__Empty__desc, "undock",
+                            BW_ROS2_QOS_DEFAULT, 10, HASH_EMPTY, &r->slow_came);
     r->stamped = bw_ros2_cmd_vel_of(&n->opt) == BW_ROS2_CMD_VEL_STAMPED;
     dds_topic_name(r->cmd_topic, sizeof r->cmd_topic, r->ns, "cmd_vel");
     r->cmd = cmd_reader(r);
-    dds_entity_t bad = r->reset < 0 ? r->reset : node_services(r);
+    dds_entity_t bad = r->reset < 0      ? r->reset
+                       : r->dock_rd < 0   ? r->dock_rd
+                       : r->undock_rd < 0 ? r->undock_rd
+                                          : node_services(r);
     for (int t = 0; t <= T_RANGE && bad >= 0; t++)
         bad = t < T_RANGE ? r->writer[t] : r->cmd;
     if (bad < 0) {
@@ -1774,6 +1789,65 @@ static void take_reset(robot_t *r)
     }
 }
 
+/* Whether an Empty came on a reader: every one there taken. */
+static bool empty_came(dds_entity_t rd)
+{
+    void *samples[4] = { NULL };
+    dds_sample_info_t info[4];
+    int got;
+    bool came = false;
+    while ((got = dds_take(rd, samples, info, 4, 4)) > 0) {
+        for (int i = 0; i < got; i++)
+            came = came || info[i].valid_data;
+        dds_return_loan(rd, samples, got);
+        if (got < 4)
+            break;
+    }
+    return came;
+}
+
+#define DOCK_LIMIT 180.0 /* s a dock or undock may take */
+
+/* dock and undock: the GRL layer's docking by the dock's infrared, on a
+ * base that hears it; what happens said on /rosout. */
+static void take_dock(robot_t *r, double now)
+{
+    bool dock = empty_came(r->dock_rd), undock = empty_came(r->undock_rd);
+    if (!dock && !undock)
+        return;
+    if (!(bw_base_caps(r->base) & BW_CAP_DOCK_IR)) {
+        robot_says(r, LOG_WARN, "%s: a %s base reports no dock botwire can find it by; not moved",
+                   undock ? "undock" : "dock", bw_base_family(r->base));
+        return;
+    }
+    bw_grl_init(&r->grl, r->base);
+    r->grl.now = now;
+    r->undocking = undock;
+    if (undock)
+        bw_docking_init_undock(&r->docking, &r->grl, DOCK_LIMIT);
+    else
+        bw_docking_init(&r->docking, &r->grl, DOCK_LIMIT);
+    r->docking_on = true;
+    r->have_cmd = false; /* the docking drives now */
+    robot_says(r, LOG_INFO, "%s: begun", undock ? "undock" : "dock");
+}
+
+/* A step of the docking under way: true while it drives the robot. */
+static bool step_docking(robot_t *r, double now)
+{
+    if (!r->docking_on)
+        return false;
+    r->grl.now = now;
+    int rc = bw_docking_tick(&r->docking);
+    if (rc != 0) {
+        r->docking_on = false;
+        r->driving = false;
+        robot_says(r, rc > 0 ? LOG_INFO : LOG_WARN, "%s: %s: %s", r->undocking ? "undock" : "dock",
+                   rc > 0 ? "done" : "failed", r->docking.why);
+    }
+    return true;
+}
+
 static void step_robot(robot_t *r, double now, bool slow)
 {
     /* parameters and resets: at SLOW_PERIOD, not each cycle; each reader
@@ -1782,10 +1856,19 @@ static void step_robot(robot_t *r, double now, bool slow)
     if (slow && atomic_exchange_explicit(&r->slow_came, 0, memory_order_acquire)) {
         serve(r, now);
         take_reset(r);
+        take_dock(r, now);
     }
+    double cmd_before = r->last_cmd;
     if (atomic_exchange_explicit(&r->cmd_came, 0, memory_order_acquire))
         take_cmd_vel(r, now);
-    if (r->have_cmd && now - r->last_cmd <= r->cmd_vel_timeout) {
+    if (r->docking_on && r->have_cmd && r->last_cmd != cmd_before) {
+        /* someone drives: the docking gives way */
+        r->docking_on = false;
+        robot_says(r, LOG_INFO, "%s: given up: a cmd_vel came", r->undocking ? "undock" : "dock");
+    }
+    if (step_docking(r, now)) {
+        r->driving = true; /* stopped when it ends, as a drive */
+    } else if (r->have_cmd && now - r->last_cmd <= r->cmd_vel_timeout) {
         bw_base_drive(r->base, r->v, r->w, now);
         r->driving = true;
     } else if (r->driving) {

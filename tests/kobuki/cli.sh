@@ -196,7 +196,7 @@ grep -q '"docked":false,.*"contacts":false}$' "$tmp/out" && pass "from behind: t
 expect_error "dock a P2OS" 1 "sim:p2os: a p2os base reports no dock botwire can find it by.*not moved" \
     "$bw" dock sim:p2os --fast
 expect_error "dock --for -3" 2 "--for must be a number" "$bw" dock sim:kobuki --fast --for -3
-expect_failure "undock off the dock" 1 "not done: not on a dock (its charger says discharging)" \
+expect_failure "undock off the dock" 1 "not done: not on a dock (its charger says it is not)" \
     "$bw" dock sim:kobuki --fast --undock
 
 # 8. Every command has --help.

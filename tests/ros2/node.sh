@@ -88,13 +88,13 @@ awk -v s="${3:--1}" -v l="${4:-0}" 'BEGIN { exit !(s > 0 && s <= 0.2 + 0.02 + 0.
 
 # 2. The node in the ROS 2 graph, as `ros2 node list` finds it.
 # (until the peer has it: 60 s only catch a node that never says so)
-# Readers: cmd_vel, reset_odometry and the six parameter services'
-# requests; writers: the nine topics of a Kobuki's, imu, joint_states,
+# Readers: cmd_vel, reset_odometry, dock, undock and the six parameter
+# services' requests; writers: the nine topics of a Kobuki's, imu, joint_states,
 # /rosout, /parameter_events and the six services' replies (no ranges: a
 # Kobuki has none).
-"$peer" nodes 60 --until "node /robot1 botwire 8 19" >"$tmp/nodes" 2>&1
-grep -q '^node /robot1 botwire 8 19$' "$tmp/nodes" &&
-    pass "ros_discovery_info: /robot1/botwire, 8 readers and 19 writers" ||
+"$peer" nodes 60 --until "node /robot1 botwire 10 19" >"$tmp/nodes" 2>&1
+grep -q '^node /robot1 botwire 10 19$' "$tmp/nodes" &&
+    pass "ros_discovery_info: /robot1/botwire, 10 readers and 19 writers" ||
     fail "ros_discovery_info: $(cat "$tmp/nodes")"
 
 # 3. The teleop dies mid-drive (no zero twist): the node stops the robot
@@ -185,8 +185,8 @@ case "$second" in
 *) fail "--humble: $second" ;;
 esac
 # (until it has the node and every sonar: 60 s only catch what never comes)
-"$peer" nodes 60 --humble --ranges robot2 --until "node /robot2 botwire 8 " >"$tmp/humble" 2>"$tmp/humble.err"
-grep -q '^node /robot2 botwire 8 ' "$tmp/humble" &&
+"$peer" nodes 60 --humble --ranges robot2 --until "node /robot2 botwire 10 " >"$tmp/humble" 2>"$tmp/humble.err"
+grep -q '^node /robot2 botwire 10 ' "$tmp/humble" &&
     pass "a Humble reader of ros_discovery_info: $(grep '^node /robot2' "$tmp/humble")" ||
     fail "Humble ros_discovery_info: $(cat "$tmp/humble" "$tmp/humble.err")"
 n=$(grep -c '^range [0-9]* robot2/range_[0-9]* ' "$tmp/humble")

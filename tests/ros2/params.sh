@@ -121,12 +121,12 @@ awk -v c="${c:--1}" 'BEGIN { d = c - 0.2; exit !(d <= 0.006 && -d <= 0.006) }' &
     pass "a Twist writer drives it now: at $c m/s by its odometry, x from $x0 to $x" ||
     fail "after cmd_vel_type twist: $(cat "$tmp/watch")"
 
-# 5. All of it in the node list: 8 readers (cmd_vel, reset_odometry, six
-# requests) and 19 writers (a Kobuki's nine topics, imu, joint_states,
+# 5. All of it in the node list: 10 readers (cmd_vel, reset_odometry, dock,
+# undock, six requests) and 19 writers (a Kobuki's nine topics, imu, joint_states,
 # /rosout, /parameter_events, six replies).
-"$peer" nodes 60 --until "node /robot1 botwire 8 19" >"$tmp/nodes" 2>&1
-grep -q '^node /robot1 botwire 8 19$' "$tmp/nodes" &&
-    pass "ros_discovery_info: 8 readers, 19 writers" || fail "ros_discovery_info: $(cat "$tmp/nodes")"
+"$peer" nodes 60 --until "node /robot1 botwire 10 19" >"$tmp/nodes" 2>&1
+grep -q '^node /robot1 botwire 10 19$' "$tmp/nodes" &&
+    pass "ros_discovery_info: 10 readers, 19 writers" || fail "ros_discovery_info: $(cat "$tmp/nodes")"
 
 kill -INT "$node"
 wait "$node"

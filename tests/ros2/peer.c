@@ -77,6 +77,10 @@
  *       --matched the SECONDS count from when every range reader has been
  *       matched with a writer (60 s at most before): a window in which the
  *       node's ranges reach this reader if they can.
+ *   ros2_peer dock NS SECONDS [--undock]
+ *       one std_msgs/msg/Empty on rt/NS/dock (rt/NS/undock), then what the
+ *       node says of it on /rosout ("said MESSAGE") until done or failed,
+ *       and the battery after: "battery POWER_SUPPLY_STATUS PERCENTAGE".
  *   ros2_peer sub SECONDS FIRST LAST [--prefix P]
  *       the independent subscriber of `botwire bench --ros2 --subscribe`:
  *       readers of rt/PK/odom for K from FIRST to LAST (reliable, keep
@@ -1374,12 +1378,94 @@ static int graph(double seconds, const char *until)
     return nwant == 0 || reached == nwant ? 0 : 1;
 }
 
+/* dock NS SECONDS [--undock]: one std_msgs/msg/Empty on rt/NS/dock (or
+ * rt/NS/undock) once the node's reader is matched; then, from the node's
+ * /rosout lines (logger NS.botwire) that speak of it, "said MESSAGE" each,
+ * until one says it is done or failed (SECONDS at most); and the last
+ * rt/NS/battery: "battery STATUS PERCENTAGE". Exits 0 when done. */
+static int dock(const char *ns, double seconds, bool undock)
+{
+    dds_entity_t pp = participant();
+    char name[256], logger[256];
+    snprintf(name, sizeof name, "rt/%s/%s", ns, undock ? "undock" : "dock");
+    dds_entity_t w = endpoint(pp, true, &std_msgs_msg_dds__Empty__desc, name, qos(true, false, 10));
+    snprintf(name, sizeof name, "rt/%s/battery", ns);
+    dds_entity_t bat = endpoint(pp, false, &sensor_msgs_msg_dds__BatteryState__desc, name, qos(true, false, 10));
+    dds_entity_t lg = endpoint(pp, false, &rcl_interfaces_msg_dds__Log__desc, "rt/rosout", qos(true, true, 1000));
+    snprintf(logger, sizeof logger, "%s.botwire", ns);
+    double end = mono() + 30;
+    dds_publication_matched_status_t pm;
+    while (mono() < end && !(dds_get_publication_matched_status(w, &pm) == 0 && pm.current_count > 0))
+        dds_sleepfor(DDS_MSECS(5));
+    std_msgs_msg_dds__Empty_ e = { 0 };
+    double sent = realtime();
+    dds_write(w, &e);
+    const char *what = undock ? "undock: " : "dock: ";
+    int rc = 1, status = -1;
+    float pct = NAN;
+    end = mono() + seconds;
+    for (bool over = false; !over && mono() < end;) {
+        void *s[8] = { NULL };
+        dds_sample_info_t info[8];
+        int got = dds_take(lg, s, info, 8, 8);
+        for (int i = 0; i < got; i++) {
+            const rcl_interfaces_msg_dds__Log_ *m = s[i];
+            if (!info[i].valid_data || strcmp(m->name, logger) || strncmp(m->msg, what, strlen(what)) ||
+                stamp_of(&m->stamp) < sent - 0.001)
+                continue;
+            printf("said %s\n", m->msg);
+            if (strstr(m->msg, ": done:"))
+                rc = 0, over = true;
+            else if (strstr(m->msg, ": failed:") || strstr(m->msg, "not moved") || strstr(m->msg, "given up"))
+                over = true;
+        }
+        if (got > 0)
+            dds_return_loan(lg, s, got);
+        memset(s, 0, sizeof s);
+        got = dds_take(bat, s, info, 8, 8);
+        for (int i = 0; i < got; i++)
+            if (info[i].valid_data) {
+                const sensor_msgs_msg_dds__BatteryState_ *b = s[i];
+                status = b->power_supply_status;
+                pct = b->percentage;
+            }
+        if (got > 0)
+            dds_return_loan(bat, s, got);
+        dds_sleepfor(DDS_MSECS(10));
+    }
+    /* the battery as the node next says it (its period) */
+    for (double until = mono() + 3; mono() < until;) {
+        void *s[8] = { NULL };
+        dds_sample_info_t info[8];
+        int got = dds_take(bat, s, info, 8, 8);
+        bool fresh = false;
+        for (int i = 0; i < got; i++)
+            if (info[i].valid_data) {
+                const sensor_msgs_msg_dds__BatteryState_ *b = s[i];
+                status = b->power_supply_status;
+                pct = b->percentage;
+                fresh = true;
+            }
+        if (got > 0)
+            dds_return_loan(bat, s, got);
+        if (fresh)
+            break;
+        dds_sleepfor(DDS_MSECS(10));
+    }
+    printf("battery %d %.3f\n", status, pct);
+    fflush(stdout);
+    dds_delete(pp);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && !strcmp(argv[1], "sensors"))
         return sensors(atof(argv[2]), argv[3], false);
     if (argc >= 3 && !strcmp(argv[1], "reset"))
         return sensors(0, argv[2], true);
+    if (argc >= 4 && !strcmp(argv[1], "dock"))
+        return dock(argv[2], atof(argv[3]), argc >= 5 && !strcmp(argv[4], "--undock"));
     if (argc >= 4 && !strcmp(argv[1], "tf"))
         return tf_topics(atoi(argv[2]), argc - 3, argv + 3);
     if (argc >= 4 && !strcmp(argv[1], "param"))

@@ -26,13 +26,13 @@ hi=$((lo + 249))
 # $tmp/NAME.txt. Waited for, not timed: the capture live (a datagram of
 # the test's own into the ports shows in it: "Capturing on" comes before
 # the capture does), and each peer ends once it has the node with all its
-# endpoints in ros_discovery_info (8 readers, 33 writers on sim:p2os) and a
+# endpoints in ros_discovery_info (10 readers, 33 writers on sim:p2os) and a
 # reading from each of its 16 sonars, the last writers the node makes:
 # their discovery data has been on the wire by then, and the others' before
 # it. 60 s only catch a node that is never heard.
 # (A Pioneer's readers and writers; a Kobuki has no sonars, but imu and
 # joint_states: `until` and `ranges` say so before its capture.)
-until="8 33" ranges="--ranges robot1"
+until="10 33" ranges="--ranges robot1"
 capture() {
     name=$1 layout=
     [ "$2" = humble ] && layout=--humble
@@ -168,9 +168,9 @@ grep -q "userData: $(hex "typehash=$(echo "$stamped" | cut -c1-27)")" "$tmp/kilt
 xcdr1_only "$tmp/kilted.txt" && pass "Kilted: XCDR1 alone on every endpoint" ||
     fail "Kilted: an endpoint offers XCDR2"
 
-# A Kobuki: imu, joint_states and reset_odometry, their types' hashes
+# A Kobuki: imu, joint_states, reset_odometry, dock and undock, their types' hashes
 # computed here from their definitions.
-until="8 19" ranges=
+until="10 19" ranges=
 capture kobuki jazzy "$bw" ros2 sim:kobuki --ns robot1 --distro jazzy
 while read -r topic type; do
     has "$tmp/kobuki.txt" "$topic" "$type" && pass "on the wire: $topic as $type" ||
@@ -179,6 +179,8 @@ done <<'EOF'
 rt/robot1/imu sensor_msgs::msg::dds_::Imu_
 rt/robot1/joint_states sensor_msgs::msg::dds_::JointState_
 rt/robot1/reset_odometry std_msgs::msg::dds_::Empty_
+rt/robot1/dock std_msgs::msg::dds_::Empty_
+rt/robot1/undock std_msgs::msg::dds_::Empty_
 EOF
 for t in sensor_msgs/msg/Imu sensor_msgs/msg/JointState std_msgs/msg/Empty; do
     h=$(/usr/bin/python3 "$(dirname "$0")/rihs01.py" "$t" | cut -d' ' -f2)
@@ -187,7 +189,7 @@ for t in sensor_msgs/msg/Imu sensor_msgs/msg/JointState std_msgs/msg/Empty; do
 done
 xcdr1_only "$tmp/kobuki.txt" && pass "a Kobuki: XCDR1 alone on every endpoint" ||
     fail "a Kobuki: an endpoint offers XCDR2"
-until="8 33" ranges="--ranges robot1"
+until="10 33" ranges="--ranges robot1"
 
 capture humble humble "$bw" ros2 sim:p2os --ns robot1 --humble
 has "$tmp/humble.txt" rt/robot1/range/0 sensor_msgs::msg::dds_::Range_ &&
