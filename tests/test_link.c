@@ -7,6 +7,7 @@
 #include <math.h>
 #include <poll.h>
 #include <setjmp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -421,30 +422,50 @@ static void test_p2os_client_killed_while_driving_pty(void **state)
     killed_while_driving("--pty", link, url, false);
 }
 
+/* The system call process pid is blocked in (/proc/PID/syscall), or -1
+ * while it runs (or the file cannot be read). */
+static long blocked_in(pid_t pid)
+{
+    char path[64], buf[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    long nr = -1;
+    if (fgets(buf, sizeof buf, f) && sscanf(buf, "%ld", &nr) != 1)
+        nr = -1; /* "running" */
+    fclose(f);
+    return nr;
+}
+
 /* Stops process pid (SIGSTOP) where it waits for its descriptors (in
  * ppoll), not in the middle of a turn: a stop that lands while the emulator
  * reads or writes would leave half a turn to run when it goes on, and the
- * test would be about where the scheduler stopped it. The stopped process's
- * /proc/PID/syscall names the call it is in. */
-static void stop_while_waiting(pid_t pid)
+ * test would be about where the scheduler stopped it. It is stopped once
+ * /proc/PID/syscall shows it blocked in its wait, and let go again if it
+ * woke before the stop landed. Between looks it is left to run: on a
+ * loaded machine a process stopped and continued at once may never get as
+ * far as its wait (a hunt saw 1000 such tries fail). False, with the
+ * process left running, if it was never caught waiting (the caller ends
+ * it). */
+static bool stop_while_waiting(pid_t pid)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
-    for (int tries = 0; tries < 1000; tries++) {
+    for (long looks = 0; looks < 2000000; looks++) {
+        long nr = blocked_in(pid);
+        if (nr != SYS_ppoll && nr != SYS_restart_syscall) {
+            sched_yield();
+            continue;
+        }
         assert_int_equal(kill(pid, SIGSTOP), 0);
         int st;
         assert_int_equal(waitpid(pid, &st, WUNTRACED), pid);
         assert_true(WIFSTOPPED(st));
-        FILE *f = fopen(path, "r");
-        assert_non_null(f);
-        long nr = -1;
-        int got = fscanf(f, "%ld", &nr);
-        fclose(f);
-        if (got == 1 && (nr == SYS_ppoll || nr == SYS_restart_syscall))
-            return;
+        nr = blocked_in(pid);
+        if (nr == SYS_ppoll || nr == SYS_restart_syscall)
+            return true;
         assert_int_equal(kill(pid, SIGCONT), 0);
     }
-    fail_msg("the emulator was never stopped in its wait");
+    return false;
 }
 
 /* The emulator held still (SIGSTOP, in its wait) while the driving client
@@ -474,7 +495,14 @@ static void test_p2os_newcomer_first_words_pty(void **state)
     snprintf(log, sizeof log, "%s/sim-newcomer.err", dir);
     pid_t sim = start_sim_log("p2os", "--pty", link, said, sizeof said, log);
     pid_t client = child_driving(url);
-    stop_while_waiting(sim);
+    if (!stop_while_waiting(sim)) {
+        /* neither left behind to hold the test's output open */
+        kill(client, SIGKILL);
+        kill(sim, SIGKILL);
+        waitpid(client, NULL, 0);
+        waitpid(sim, NULL, 0);
+        fail_msg("the emulator was never caught in its wait");
+    }
     kill(client, SIGKILL);
     waitpid(client, NULL, 0);
     bw_port_t *port;
