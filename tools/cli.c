@@ -215,6 +215,41 @@ static void url_as(char *out, size_t cap, const char *url, const char *family)
              baud ? (int)strcspn(baud, "&") : 0, baud ? baud : "");
 }
 
+void cli_advance(cli_clock_t *c, bw_base_t *b, bw_view_t *view, double until)
+{
+    double next = fmin(bw_base_next_deadline(b), until);
+    if (c->fast) {
+        c->now = fmax(c->now, next);
+    } else {
+        bw_view_wait(view, bw_base_fd(b), next);
+        c->now = cli_now();
+    }
+    bw_base_poll(b, c->now);
+    bw_view_service(view, c->now);
+}
+
+bw_base_t *cli_open_online(const char *cmd, const char *url, cli_clock_t *c, double wait,
+                           int *status)
+{
+    char err[256];
+    bw_base_t *b;
+    *status = 1;
+    if (bw_base_open(&b, url, NULL, c->now, err, sizeof err) < 0) {
+        cli_error(cmd, "%s", err);
+        return NULL;
+    }
+    cli_catch_signals();
+    for (double give_up = c->now + wait; !cli_base_settled(b) && !cli_interrupted && c->now < give_up;)
+        cli_advance(c, b, NULL, give_up);
+    if (bw_base_state(b)->online)
+        return b;
+    if (!cli_interrupted)
+        cli_base_unheard(cmd, b, url, wait);
+    bw_base_close(b, c->now);
+    *status = cli_interrupted ? 128 + cli_interrupted : 1;
+    return NULL;
+}
+
 void cli_base_unheard(const char *cmd, const bw_base_t *b, const char *url, double waited)
 {
     bw_base_heard_t h;

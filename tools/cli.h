@@ -13,6 +13,7 @@
 
 #include "botwire/botwire.h"
 #include "botwire/record.h"
+#include "botwire/view.h"
 
 #include <getopt.h>
 
@@ -71,6 +72,24 @@ bool cli_base_settled(const bw_base_t *b);
  * the family it speaks instead (and the URL to try), a silent line, bytes
  * in no protocol, or a TCP robot another client holds. */
 void cli_base_unheard(const char *cmd, const bw_base_t *b, const char *url, double waited);
+
+/* A command's clock: the wall clock, or virtual time that jumps from
+ * deadline to deadline (--fast, sim: URLs). */
+typedef struct {
+    bool fast;
+    double now;
+} cli_clock_t;
+/* On to the base's next deadline or `until`, whichever comes first (at
+ * once in virtual time; else waiting on the base and on the view, which
+ * may be NULL), then polls the base and serves the view. */
+void cli_advance(cli_clock_t *c, bw_base_t *b, bw_view_t *view, double until);
+/* Opens url at c->now and waits, up to `wait` s, until it is online and
+ * its bytes are its family's (cli_base_settled): the base, or NULL with
+ * one line said (cli_base_unheard, or the open's error) and *status the
+ * command's exit (1, or 128 + the signal that came). Signals are caught
+ * from here on. */
+bw_base_t *cli_open_online(const char *cmd, const char *url, cli_clock_t *c, double wait,
+                           int *status);
 
 /* "[HOST:]PORT", PORT 1 to 65535: host (left as it is when the text has
  * none) and port; -1 if it is not that. */

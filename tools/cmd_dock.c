@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -38,26 +37,6 @@ static void usage(FILE *f)
             "  --undock         off the dock instead: back off, turn round\n"
             "  -h, --help       this help\n",
             cli_url_help);
-}
-
-typedef struct {
-    bool fast;
-    double now;
-} dclock_t;
-
-static void advance(dclock_t *c, bw_base_t *b, double until)
-{
-    double next = fmin(bw_base_next_deadline(b), until);
-    if (c->fast) {
-        c->now = fmax(c->now, next);
-    } else {
-        double left = next - cli_now();
-        struct pollfd p = { bw_base_fd(b), POLLIN, 0 };
-        if (left > 0)
-            poll(&p, p.fd >= 0 ? 1 : 0, (int)ceil(left * 1000));
-        c->now = cli_now();
-    }
-    bw_base_poll(b, c->now);
 }
 
 static const char *charging_name(bw_charge_t c)
@@ -111,23 +90,12 @@ int cmd_dock(int argc, char **argv)
         cli_error("dock", "--fast needs a sim: URL (a real robot runs in real time)");
         return 2;
     }
-    dclock_t clk = { fast, fast ? 0.0 : cli_now() };
-    char err[256];
-    bw_base_t *b;
-    if (bw_base_open(&b, url, NULL, clk.now, err, sizeof err) < 0) {
-        cli_error("dock", "%s", err);
-        return 1;
-    }
-    cli_catch_signals();
+    cli_clock_t clk = { fast, fast ? 0.0 : cli_now() };
+    int opened;
+    bw_base_t *b = cli_open_online("dock", url, &clk, 5, &opened);
+    if (!b)
+        return opened;
     const bw_base_state_t *st = bw_base_state(b);
-    for (double give_up = clk.now + 5; !cli_base_settled(b) && !cli_interrupted && clk.now < give_up;)
-        advance(&clk, b, give_up);
-    if (!st->online) {
-        if (!cli_interrupted)
-            cli_base_unheard("dock", b, url, 5);
-        bw_base_close(b, clk.now);
-        return cli_interrupted ? 128 + cli_interrupted : 1;
-    }
     if (!(bw_base_caps(b) & BW_CAP_DOCK_IR)) {
         /* Nothing was sent: the robot stands as it stood. */
         cli_error("dock", "%s: a %s base reports no dock botwire can find it by (dock infrared: "
@@ -144,7 +112,7 @@ int cmd_dock(int argc, char **argv)
     if (off) {
         /* the charger's state is shown once two frames agree on it */
         for (double until = clk.now + 1; st->charging == BW_CHARGE_UNKNOWN && st->online && clk.now < until;)
-            advance(&clk, b, until);
+            cli_advance(&clk, b, NULL, until);
         g.now = clk.now;
         bw_docking_init_undock(&d, &g, limit);
     } else {
@@ -183,7 +151,7 @@ int cmd_dock(int argc, char **argv)
                     break;
                 }
             }
-            advance(&clk, b, fmin(next_tick, next_progress));
+            cli_advance(&clk, b, NULL, fmin(next_tick, next_progress));
         }
         if (!why[0])
             snprintf(why, sizeof why, "%s", cli_interrupted ? "interrupted" : d.why);
@@ -193,7 +161,7 @@ int cmd_dock(int argc, char **argv)
     bool stop_sent = bw_base_stop(b, clk.now) == 0;
     double settle_end = clk.now + SETTLE_MAX;
     do {
-        advance(&clk, b, fmin(settle_end, clk.now + 0.1));
+        cli_advance(&clk, b, NULL, fmin(settle_end, clk.now + 0.1));
     } while (clk.now < settle_end && !cli_interrupted &&
              (fabs(st->v) > 0.005 || fabs(st->w) > 0.01) && st->online);
     json_t *o = json_object();

@@ -285,28 +285,8 @@ static int send_extras(bw_base_t *b, const char *url, const led_opt_t *leds, siz
     return 0;
 }
 
-/* The clock of the run: the wall clock, or virtual time that jumps to each
- * deadline. */
-typedef struct {
-    bool fast;
-    double now;
-} run_clock_t;
-
 /* The live view (--view), served as the robot is. */
 static bw_view_t *drive_view;
-
-static void advance(run_clock_t *c, bw_base_t *b, double until)
-{
-    double next = fmin(bw_base_next_deadline(b), until);
-    if (c->fast) {
-        c->now = fmax(c->now, next);
-    } else {
-        bw_view_wait(drive_view, bw_base_fd(b), next);
-        c->now = cli_now();
-    }
-    bw_base_poll(b, c->now);
-    bw_view_service(drive_view, c->now);
-}
 
 int cmd_drive(int argc, char **argv)
 {
@@ -410,27 +390,14 @@ int cmd_drive(int argc, char **argv)
         }
     }
 
-    run_clock_t clk = { fast, fast ? 0.0 : cli_now() };
-    char err[256];
-    bw_base_t *b;
-    if (bw_base_open(&b, url, NULL, clk.now, err, sizeof err) < 0) {
-        cli_error("drive", "%s", err);
-        return 1;
-    }
-    cli_catch_signals();
-    const bw_base_state_t *st = bw_base_state(b);
-
+    cli_clock_t clk = { fast, fast ? 0.0 : cli_now() };
     /* Online, and the robot's bytes are of its family (a lobot base comes
      * online on a Kobuki's): else one line on what was heard instead. */
-    double give_up = clk.now + ONLINE_WAIT;
-    while (!cli_base_settled(b) && !cli_interrupted && clk.now < give_up)
-        advance(&clk, b, give_up);
-    if (!st->online) {
-        if (!cli_interrupted)
-            cli_base_unheard("drive", b, url, ONLINE_WAIT);
-        bw_base_close(b, clk.now);
-        return cli_interrupted ? 128 + cli_interrupted : 1;
-    }
+    int opened;
+    bw_base_t *b = cli_open_online("drive", url, &clk, ONLINE_WAIT, &opened);
+    if (!b)
+        return opened;
+    const bw_base_state_t *st = bw_base_state(b);
     cli_check_limits("drive", b, v, w); /* of the robot that is there */
     int extras = send_extras(b, url, leds, nleds, sound, tone, tone_hz, tone_s, clk.now);
     if (extras) {
@@ -511,7 +478,7 @@ int cmd_drive(int argc, char **argv)
             cw = tw;
         }
         bw_base_drive(b, cv, cw, clk.now);
-        advance(&clk, b, fmin(next_print, end));
+        cli_advance(&clk, b, drive_view, fmin(next_print, end));
     }
 
     /* Stop, and let the robot come to rest before the final word; a second
@@ -526,7 +493,7 @@ int cmd_drive(int argc, char **argv)
     bool stop_sent = bw_base_stop(b, clk.now) == 0;
     double settle_end = clk.now + SETTLE_MAX;
     do {
-        advance(&clk, b, fmin(settle_end, clk.now + PRINT_PERIOD));
+        cli_advance(&clk, b, drive_view, fmin(settle_end, clk.now + PRINT_PERIOD));
     } while (clk.now < settle_end && !cli_interrupted &&
              (st->online ? fabs(st->v) > 0.005 || fabs(st->w) > 0.01 : bw_base_fd(b) >= 0));
     while (bw_base_next_event(b, &ev))

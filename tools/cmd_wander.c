@@ -53,26 +53,8 @@ static void usage(FILE *f)
             cli_url_help);
 }
 
-typedef struct {
-    bool fast;
-    double now;
-} wclock_t;
-
 /* The live view (--view), served as the robot is. */
 static bw_view_t *wander_view;
-
-static void advance(wclock_t *c, bw_base_t *b, double until)
-{
-    double next = fmin(bw_base_next_deadline(b), until);
-    if (c->fast) {
-        c->now = fmax(c->now, next);
-    } else {
-        bw_view_wait(wander_view, bw_base_fd(b), next);
-        c->now = cli_now();
-    }
-    bw_base_poll(b, c->now);
-    bw_view_service(wander_view, c->now);
-}
 
 typedef struct {
     double distance;
@@ -190,25 +172,15 @@ int cmd_wander(int argc, char **argv)
         return 2;
     }
 
-    wclock_t clk = { fast, fast ? 0.0 : cli_now() };
+    cli_clock_t clk = { fast, fast ? 0.0 : cli_now() };
     char err[256];
-    bw_base_t *b;
-    if (bw_base_open(&b, url, NULL, clk.now, err, sizeof err) < 0) {
-        cli_error("wander", "%s", err);
-        return 1;
-    }
-    cli_catch_signals();
-    const bw_base_state_t *st = bw_base_state(b);
     /* Online, and the robot's bytes are of its family: else one line on
-     * what was heard instead (cmd_drive.c waits the same way). */
-    for (double give_up = clk.now + 5; !cli_base_settled(b) && !cli_interrupted && clk.now < give_up;)
-        advance(&clk, b, give_up);
-    if (!st->online) {
-        if (!cli_interrupted)
-            cli_base_unheard("wander", b, url, 5);
-        bw_base_close(b, clk.now);
-        return cli_interrupted ? 128 + cli_interrupted : 1;
-    }
+     * what was heard instead. */
+    int opened;
+    bw_base_t *b = cli_open_online("wander", url, &clk, 5, &opened);
+    if (!b)
+        return opened;
+    const bw_base_state_t *st = bw_base_state(b);
     char verr[512];
     if (vo.listen && bw_view_open(&wander_view, &vo, verr, sizeof verr) < 0) {
         cli_error("wander", "%s", verr);
@@ -317,14 +289,14 @@ int cmd_wander(int argc, char **argv)
                 break;
             }
         }
-        advance(&clk, b, fmin(fmin(next_tick, next_progress), end));
+        cli_advance(&clk, b, wander_view, fmin(fmin(next_tick, next_progress), end));
     }
     int signalled = cli_interrupted;
     cli_interrupted = 0;
     bool stop_sent = bw_base_stop(b, clk.now) == 0;
     double settle_end = clk.now + SETTLE_MAX;
     do {
-        advance(&clk, b, fmin(settle_end, clk.now + 0.1));
+        cli_advance(&clk, b, wander_view, fmin(settle_end, clk.now + 0.1));
     } while (clk.now < settle_end && !cli_interrupted &&
              (fabs(st->v) > 0.005 || fabs(st->w) > 0.01) && st->online);
     json_t *o = tally_json(&tl, clk.now - t0);

@@ -986,6 +986,20 @@ static int tf_topics(int count, int argc, char **argv)
     return n[0] >= count ? 0 : 1;
 }
 
+/* One std_msgs/msg/Empty from writer w once a reader has matched it (30 s
+ * at most): the wall-clock time it went. */
+static double send_empty(dds_entity_t w)
+{
+    double end = mono() + 30;
+    dds_publication_matched_status_t pm;
+    while (mono() < end && !(dds_get_publication_matched_status(w, &pm) == 0 && pm.current_count > 0))
+        dds_sleepfor(DDS_MSECS(5));
+    std_msgs_msg_dds__Empty_ e = { 0 };
+    double sent = realtime();
+    dds_write(w, &e);
+    return sent;
+}
+
 /* sensors SECONDS NS: rt/NS/imu, rt/NS/joint_states and rt/NS/battery as
  * their ROS 2 readers take them, for SECONDS once the battery has come (30
  * s at most before); the last of each: "imu FRAME YAW RATE COV_YAW ACC0",
@@ -1008,13 +1022,7 @@ static int sensors(double seconds, const char *ns, bool reset)
         /* when the node took it: its /rosout line says so, stamped then */
         dds_entity_t lg = endpoint(pp, false, &rcl_interfaces_msg_dds__Log__desc, "rt/rosout",
                                    qos(true, true, 1000));
-        double end = mono() + 30, taken = -1;
-        dds_publication_matched_status_t pm;
-        while (mono() < end && !(dds_get_publication_matched_status(w, &pm) == 0 && pm.current_count > 0))
-            dds_sleepfor(DDS_MSECS(5));
-        std_msgs_msg_dds__Empty_ e = { 0 };
-        double sent = realtime();
-        dds_write(w, &e);
+        double sent = send_empty(w), end = mono() + 30, taken = -1;
         while (mono() < end) {
             void *s[8] = { NULL };
             dds_sample_info_t info[8];
@@ -1258,7 +1266,13 @@ static int sub(double seconds, long first, long last, const char *prefix)
            nlat ? lat[nlat / 2] : -1.0, nlat ? lat[nlat * 99 / 100] : -1.0, nlat ? lat[nlat - 1] : -1.0,
            cpu);
     fflush(stdout);
-    dds_delete(pp);
+    dds_delete(pp); /* (the listeners done: nothing writes into S any more) */
+    free(rate);
+    free(trate);
+    free(S.lat);
+    free(S.odom);
+    free(S.odoms);
+    free(S.tfs);
     return with_odom == n ? 0 : 1;
 }
 
@@ -1393,17 +1407,11 @@ static int dock(const char *ns, double seconds, bool undock)
     dds_entity_t bat = endpoint(pp, false, &sensor_msgs_msg_dds__BatteryState__desc, name, qos(true, false, 10));
     dds_entity_t lg = endpoint(pp, false, &rcl_interfaces_msg_dds__Log__desc, "rt/rosout", qos(true, true, 1000));
     snprintf(logger, sizeof logger, "%s.botwire", ns);
-    double end = mono() + 30;
-    dds_publication_matched_status_t pm;
-    while (mono() < end && !(dds_get_publication_matched_status(w, &pm) == 0 && pm.current_count > 0))
-        dds_sleepfor(DDS_MSECS(5));
-    std_msgs_msg_dds__Empty_ e = { 0 };
-    double sent = realtime();
-    dds_write(w, &e);
+    double sent = send_empty(w);
     const char *what = undock ? "undock: " : "dock: ";
     int rc = 1, status = -1;
     float pct = NAN;
-    end = mono() + seconds;
+    double end = mono() + seconds;
     for (bool over = false; !over && mono() < end;) {
         void *s[8] = { NULL };
         dds_sample_info_t info[8];
