@@ -125,6 +125,12 @@ int bw_world_add_dock(bw_world_t *w, bw_pose_t pose, const char *family);
 /* Whether a dock charges and signals to robots of `family` (its dock
  * family: "kobuki", "create"). */
 bool bw_dock_serves(const bw_dock_t *d, const char *family);
+/* The dock as a robot at `at` sees it, if at is in front of its face and
+ * within `range`: the distance, the azimuth of `at` from the dock's axis
+ * (rad, + to the dock's left as it faces out) and the bearing of the dock
+ * from the robot (rad, + to the robot's left). False behind it or past. */
+bool bw_dock_seen_from(const bw_dock_t *d, bw_pose_t at, double range, double *dist,
+                       double *azimuth, double *bearing);
 /* Where a round robot of `radius` stands when docked there: in front of
  * the face, facing it. */
 bw_pose_t bw_dock_robot_pose(const bw_dock_t *d, double radius);

@@ -94,6 +94,20 @@ bool bw_dock_serves(const bw_dock_t *d, const char *family)
     return !d->family[0] || (family && !strcmp(d->family, family));
 }
 
+bool bw_dock_seen_from(const bw_dock_t *d, bw_pose_t at, double range, double *dist,
+                       double *azimuth, double *bearing)
+{
+    bw_vec2_t in = bw_pose_to_local(d->pose, (bw_vec2_t){ at.x, at.y });
+    double r = hypot(in.x, in.y);
+    if (in.x <= 0 || r > range)
+        return false;
+    bw_vec2_t to = bw_pose_to_local(at, (bw_vec2_t){ d->pose.x, d->pose.y });
+    *dist = r;
+    *azimuth = atan2(in.y, in.x);
+    *bearing = atan2(to.y, to.x);
+    return true;
+}
+
 bw_pose_t bw_dock_robot_pose(const bw_dock_t *d, double radius)
 {
     double c = cos(d->pose.theta), s = sin(d->pose.theta);

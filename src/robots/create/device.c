@@ -188,17 +188,10 @@ static uint8_t home_base_heard(const bw_device_t *d, int side)
         const bw_dock_t *dock = &w->docks[k];
         if (!bw_dock_serves(dock, "create"))
             continue;
-        bw_vec2_t in = bw_pose_to_local(dock->pose, (bw_vec2_t){ p->x, p->y });
-        double r = hypot(in.x, in.y);
-        if (in.x <= 0 || r > BUOY_RANGE)
+        double r, a, bearing; /* the dock's left is +a */
+        if (!bw_dock_seen_from(dock, *p, BUOY_RANGE, &r, &a, &bearing) ||
+            (side && (side * bearing < SIDE_RECEIVER_FROM || side * bearing > SIDE_RECEIVER_TO)))
             continue;
-        if (side) {
-            bw_vec2_t to = bw_pose_to_local(*p, (bw_vec2_t){ dock->pose.x, dock->pose.y });
-            double bearing = side * atan2(to.y, to.x);
-            if (bearing < SIDE_RECEIVER_FROM || bearing > SIDE_RECEIVER_TO)
-                continue;
-        }
-        double a = atan2(in.y, in.x); /* the dock's left is +a */
         if (a >= -BUOY_OVERLAP && a <= BUOY_SIDE)
             heard |= 8; /* red */
         if (a <= BUOY_OVERLAP && a >= -BUOY_SIDE)
@@ -210,14 +203,13 @@ static uint8_t home_base_heard(const bw_device_t *d, int side)
 }
 
 /* The character a receiver reports: the remote's, when one is pressed, else
- * the Home Bases', in the model's codes. */
-static uint8_t ir_character(const bw_device_t *d, int side)
+ * what it heard of the Home Bases (home_base_heard), in the model's codes. */
+static uint8_t ir_character(const bw_device_t *d, uint8_t heard)
 {
     const create_dev_t *c = C(d);
     bool two = c->model == BW_CREATE_MODEL_2;
     if (c->remote != BW_CREATE_IR_NONE)
         return c->remote;
-    uint8_t heard = home_base_heard(d, side);
     if (!heard)
         return two ? BW_CREATE2_IR_NONE : BW_CREATE_IR_NONE;
     if (!two)
@@ -270,8 +262,8 @@ static void sense2(bw_device_t *d)
             bits |= (uint8_t)(1u << i);
     }
     s->light_bumper = bits;
-    s->infrared_left = ir_character(d, 1);
-    s->infrared_right = ir_character(d, -1);
+    s->infrared_left = ir_character(d, home_base_heard(d, 1));
+    s->infrared_right = ir_character(d, home_base_heard(d, -1));
     s->left_motor_current = wheel_current(b->left);
     s->right_motor_current = wheel_current(b->right);
     s->main_brush_motor_current = (int16_t)(c->robot.motors & 0x04 ? MAIN_BRUSH_MA : 0);
@@ -319,10 +311,11 @@ static void sense(bw_device_t *d)
     double wall = bw_sim_range(&d->sim, wall_mount, WALL_RANGE);
     s->wall = wall < WALL_NEAR;
     s->wall_signal = (uint16_t)lround(fmax(0, 4095 * (1 - wall / WALL_RANGE)));
-    s->infrared_byte = ir_character(d, 0);
+    uint8_t omni = home_base_heard(d, 0);
+    s->infrared_byte = ir_character(d, omni);
     /* "the force field on top of the Home Base also trips this sensor"
      * (Create OI, packet 13) */
-    s->virtual_wall = c->model != BW_CREATE_MODEL_2 && (home_base_heard(d, 0) & 2) ? 1 : 0;
+    s->virtual_wall = c->model != BW_CREATE_MODEL_2 && (omni & 2) ? 1 : 0;
     s->charging_sources = b->docked ? BW_CREATE_SOURCE_HOME_BASE : 0;
     /* Wheels driven against a wall draw more than they may: packet 14's
      * wheel overcurrent bits (left 4, right 3), the OI's sign of a robot that

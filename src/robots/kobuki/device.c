@@ -170,11 +170,9 @@ static bw_kobuki_docking_ir_t docking_ir(const bw_device_t *d)
         const bw_dock_t *dock = &w->docks[k];
         if (!bw_dock_serves(dock, "kobuki"))
             continue;
-        bw_vec2_t in_dock = bw_pose_to_local(dock->pose, (bw_vec2_t){ pose->x, pose->y });
-        double dist = hypot(in_dock.x, in_dock.y);
-        if (in_dock.x <= 0 || dist > DOCK_RANGE)
+        double dist, a, bearing;
+        if (!bw_dock_seen_from(dock, *pose, DOCK_RANGE, &dist, &a, &bearing))
             continue;
-        double a = atan2(in_dock.y, in_dock.x);
         bool near = dist < DOCK_NEAR;
         uint8_t sig;
         if (fabs(a) < 0.1)
@@ -183,8 +181,6 @@ static bw_kobuki_docking_ir_t docking_ir(const bw_device_t *d)
             sig = near ? BW_KOBUKI_DOCK_NEAR_LEFT : BW_KOBUKI_DOCK_FAR_LEFT;
         else
             sig = near ? BW_KOBUKI_DOCK_NEAR_RIGHT : BW_KOBUKI_DOCK_FAR_RIGHT;
-        bw_vec2_t to_dock = bw_pose_to_local(*pose, (bw_vec2_t){ dock->pose.x, dock->pose.y });
-        double bearing = atan2(to_dock.y, to_dock.x);
         const double fov = BW_PI / 3;
         if (fabs(bearing) < fov)
             ir.central |= sig;
