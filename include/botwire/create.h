@@ -817,6 +817,45 @@ int bw_create_cmd_parser_finish(bw_create_cmd_parser_t *p, bw_create_cmd_frame_t
 #define BW_CREATE_STREAM_MS 15u  /* between Stream frames, as the Create sends them */
 #define BW_CREATE2_BUTTON_MS 167u /* a Buttons command holds them pushed (1/6 s) */
 
+/* The robot's own docking: a Create 2's Seek Dock (143), a Create 1's Cover
+ * and Dock (143, or Demo 136 with 1). In Passive, the program drives: it
+ * roams until its omnidirectional receiver hears a Home Base's buoys, then
+ * rides the line where red and green overlap onto the contacts, backing off
+ * what it bumps; it stops once the charging sources say Home Base, after
+ * BW_CREATE_SEEK_MS without, or when the host takes the robot back (Safe,
+ * Full, Start, Stop, Power, Reset, a Demo -1). It knows where the dock lies
+ * only from the crossings of the overlap it has made: each says on which
+ * side of its heading the dock is (seek.c). */
+#define BW_CREATE_SEEK_MS 600000u /* 10 minutes of seeking, then it gives up */
+#define BW_CREATE_PI_URAD INT32_C(3141593) /* the program's angles are microradians */
+
+typedef enum {
+    BW_CREATE_SEEK_OFF = 0, /* not seeking */
+    BW_CREATE_SEEK_DRIVE,   /* roaming or riding the buoys */
+    BW_CREATE_SEEK_BACK,    /* backing off what it bumped */
+} bw_create_seek_state_t;
+
+typedef enum {
+    BW_CREATE_SEEK_NONE = 0,  /* never sought, or seeking now */
+    BW_CREATE_SEEK_DOCKED,    /* on the Home Base, charging sources say so */
+    BW_CREATE_SEEK_GAVE_UP,   /* BW_CREATE_SEEK_MS without docking */
+    BW_CREATE_SEEK_LIFTED,    /* a wheel dropped: stopped */
+    BW_CREATE_SEEK_CANCELLED, /* the host took the robot back */
+} bw_create_seek_result_t;
+
+typedef struct {
+    uint8_t state;          /* bw_create_seek_state_t */
+    uint8_t result;         /* bw_create_seek_result_t: how the last seek ended */
+    uint8_t side;           /* what the receiver heard last: 0 nothing, 1 red only, 2 both, 3 green only */
+    bool known;             /* lo..lo+width holds the dock's direction */
+    int32_t lo_urad, width_urad; /* headings (urad, the program's own frame) the dock may lie at */
+    int32_t target_urad;    /* the heading it drives at */
+    uint32_t mark_um;       /* odo_travel2_um where the current leg (or backing) began */
+    uint32_t started_ms, now_ms;
+    uint32_t crossings;     /* of the overlap's edges, since Seek Dock */
+    uint32_t rng;           /* the roaming turns' */
+} bw_create_seek_t;
+
 typedef struct {
     uint8_t model;           /* bw_create_model_t */
     uint16_t wheelbase_mm;   /* Drive's radius rules and the angle: 258 (Create 1), 235 (Create 2) */
@@ -838,6 +877,12 @@ typedef struct {
     uint8_t song_len[16];
     bw_create_note_t songs[16][BW_CREATE_MAX_SONG];
     uint32_t songs_played;
+    /* The program's own odometry, never reset: the two wheels' travel
+     * summed since power-up (um, wrapping), the heading (urad, -pi..pi) and
+     * what of it is below a microradian. */
+    uint32_t odo_travel2_um;
+    int32_t heading_urad, heading_rest;
+    bw_create_seek_t seek;  /* Seek Dock / Cover and Dock */
 } bw_create_robot_t;
 
 /* bw_create_robot_command's answers beyond 1 (obeyed) and 0 (ignored: not
@@ -850,9 +895,10 @@ int bw_create_robot_command(bw_create_robot_t *r, const bw_create_cmd_t *cmd, ui
 /* The wheels turned this far (micrometres, left and right) since the last
  * call: distance and angle. */
 void bw_create_robot_moved(bw_create_robot_t *r, int32_t left_um, int32_t right_um);
-/* The program's period: a Buttons push ends; in Safe mode, danger (a cliff,
- * a wheel drop, the charger) while the wheels are asked to turn stops them
- * and leaves the OI in Passive: true when it did. */
+/* The program's period (every few milliseconds): a Buttons push ends; in
+ * Safe mode, danger (a cliff, a wheel drop, the charger) while the wheels
+ * are asked to turn stops them and leaves the OI in Passive; seeking the
+ * dock, the program drives from what `s` says. True when `wheel` changed. */
 bool bw_create_robot_watch(bw_create_robot_t *r, uint32_t now_ms, bool danger);
 /* The reply to the last Sensors or Query List (its length; 0 if cap is too
  * small); reading distance or angle resets them. */
@@ -862,6 +908,10 @@ bool bw_create_robot_stream_due(const bw_create_robot_t *r, uint32_t now_ms);
 /* The frame, and the next one scheduled; 0 when it does not fit a frame
  * (the robot sends nothing then) or cap. */
 size_t bw_create_robot_stream(bw_create_robot_t *r, uint32_t now_ms, uint8_t *out, size_t cap);
+/* Seek Dock's part of the period and its start (seek.c; the program calls
+ * them). */
+void bw_create_seek_start(bw_create_robot_t *r, uint32_t now_ms);
+bool bw_create_seek_step(bw_create_robot_t *r, uint32_t now_ms);
 /* Drive's wheel speeds (mm/s) for a velocity and radius: the OI's rules
  * (the specials, radius and speed limits, the outer wheel at most 500). */
 void bw_create_robot_drive_wheels(uint16_t wheelbase_mm, int16_t velocity, int16_t radius,

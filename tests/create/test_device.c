@@ -393,22 +393,30 @@ static void test_home_base_ir(void **state)
  * empty in 3 hours), Full Charging then Trickle once full, the Home Base
  * among the charging sources (packet 34, bit 1); in Full not charging,
  * the sources the same; driven off, discharging in the next 20 ms. */
-static void test_home_base_charging(void **state)
+/* A model (NULL: a Create 1) in the built-in room, at `at` (NULL: on its
+ * Home Base), its battery half full. */
+static void open_in_room(rig_t *r, const char *model, const bw_pose_t *at)
 {
-    (void)state;
-    rig_t r;
-    memset(&r, 0, sizeof r);
+    memset(r, 0, sizeof *r);
     char err[128];
     bw_device_options_t o;
     bw_device_options_init(&o);
     static bw_world_t w;
     bw_world_default(&w);
     o.world = &w;
+    o.model = model;
     o.has_start = true;
-    o.start = bw_dock_robot_pose(&w.docks[0], 0.17);
+    o.start = at ? *at : bw_dock_robot_pose(&w.docks[0], 0.17);
     o.has_battery = true;
     o.battery = 0.5;
-    assert_int_equal(bw_device_create(&r.dev, "create", &o, 0.0, err, sizeof err), 0);
+    assert_int_equal(bw_device_create(&r->dev, "create", &o, 0.0, err, sizeof err), 0);
+}
+
+static void test_home_base_charging(void **state)
+{
+    (void)state;
+    rig_t r;
+    open_in_room(&r, NULL, NULL);
     assert_true(body(&r)->docked);
     static const uint8_t start = BW_CREATE_OP_START;
     send(&r, &start, 1);
@@ -462,6 +470,93 @@ static void test_home_base_charging(void **state)
     bw_device_destroy(r.dev);
 }
 
+/* Runs the robot's own docking from `at` in the built-in room, its battery
+ * half full: Start, then the command `cmd`, until the contacts touch or
+ * `limit` seconds. The seconds it took, or -1. */
+static double seek_from(const char *model, bw_pose_t at, const uint8_t *cmd, size_t n, double limit,
+                        rig_t *r)
+{
+    open_in_room(r, model, &at);
+    static const uint8_t start = BW_CREATE_OP_START;
+    send(r, &start, 1);
+    send(r, cmd, n);
+    while (r->now < limit && !body(r)->docked)
+        advance(r, 0.1), r->nout = 0;
+    return body(r)->docked ? r->now : -1;
+}
+
+/* Seek Dock (a Create 2's 143) and Cover and Dock (a Create 1's 143, and
+ * Demo 1): the robot docks itself on the built-in room's Home Base (4.9,
+ * 3.0, facing -x; its left is -y) from ten poses within 2 m and 60 degrees
+ * of its axis, facing anywhere, by the buoys its omnidirectional receiver
+ * hears; it stops on the contacts and stays in Passive, charging. */
+static void test_seek_dock(void **state)
+{
+    (void)state;
+    static const struct {
+        double x, y, deg;
+    } at[10] = {
+        { 3.9, 3.0, 0 },     { 3.2, 3.0, 180 },  { 3.5, 2.2, 90 },   { 3.5, 3.8, -90 },
+        { 4.0, 2.0, 30 },    { 4.2, 3.6, 200 },  { 3.1, 2.6, -45 },  { 3.1, 3.5, 135 },
+        { 4.3, 3.3, 0 },     { 3.0, 3.0, 270 },
+    };
+    static const uint8_t seek = BW_CREATE2_OP_SEEK_DOCK, cover_dock = BW_CREATE_OP_COVER_AND_DOCK;
+    static const uint8_t demo1[] = { BW_CREATE_OP_DEMO, 1 };
+    for (int m = 0; m < 3; m++) {
+        const char *model = m == 0 ? "create2" : "create";
+        const uint8_t *cmd = m == 0 ? &seek : m == 1 ? &cover_dock : demo1;
+        size_t n = m == 2 ? 2 : 1;
+        for (int i = 0; i < 10; i++) {
+            rig_t r;
+            bw_pose_t p = { at[i].x, at[i].y, at[i].deg * BW_PI / 180 };
+            double took = seek_from(model, p, cmd, n, 300, &r);
+            print_message("%s, %s from (%.1f, %.1f, %.0f deg): %s in %.1f s\n", model,
+                          m == 0 ? "Seek Dock" : m == 1 ? "Cover and Dock" : "Demo 1", p.x, p.y,
+                          at[i].deg, took >= 0 ? "docked" : "not docked", r.now);
+            assert_true(took >= 0);
+            /* on the contacts, standing, in Passive, charging */
+            advance(&r, 1);
+            assert_true(body(&r)->docked);
+            assert_true(fabs(body(&r)->v) < 1e-6 && fabs(body(&r)->w) < 1e-6);
+            static const uint8_t ask[] = { BW_CREATE_OP_QUERY_LIST, 3, BW_CREATE_PKT_OI_MODE,
+                                           BW_CREATE_PKT_CHARGING_SOURCES,
+                                           BW_CREATE_PKT_CHARGING_STATE };
+            r.nout = 0;
+            send(&r, ask, sizeof ask);
+            advance(&r, 0.02);
+            assert_int_equal(r.nout, 3);
+            assert_int_equal(r.out[0], BW_CREATE_MODE_PASSIVE);
+            assert_int_equal(r.out[1], BW_CREATE_SOURCE_HOME_BASE);
+            assert_int_equal(r.out[2], BW_CREATE_CHARGING_FULL);
+            bw_device_destroy(r.dev);
+        }
+    }
+}
+
+/* The host takes the robot back: Safe (or Full) stops the seeking robot at
+ * once and it stays stopped; a Create 1's Demo -1 aborts it the same way. */
+static void test_seek_dock_cancelled(void **state)
+{
+    (void)state;
+    static const uint8_t seek = BW_CREATE2_OP_SEEK_DOCK, safe = BW_CREATE_OP_SAFE;
+    rig_t r;
+    (void)seek_from("create2", (bw_pose_t){ 3.0, 3.0, 1.0 }, &seek, 1, 1.0, &r);
+    assert_true(fabs(body(&r)->cmd_left) + fabs(body(&r)->cmd_right) > 0.05); /* it drives itself */
+    send(&r, &safe, 1);
+    advance(&r, 0.005);
+    assert_true(fabs(body(&r)->cmd_left) < 1e-9 && fabs(body(&r)->cmd_right) < 1e-9);
+    advance(&r, 5);
+    assert_true(fabs(body(&r)->v) < 1e-6);
+    bw_device_destroy(r.dev);
+    static const uint8_t demo1[] = { BW_CREATE_OP_DEMO, 1 }, abort_demo[] = { BW_CREATE_OP_DEMO, 0xFF };
+    (void)seek_from("create", (bw_pose_t){ 3.0, 3.0, 1.0 }, demo1, 2, 1.0, &r);
+    assert_true(fabs(body(&r)->cmd_left) + fabs(body(&r)->cmd_right) > 0.05);
+    send(&r, abort_demo, 2);
+    advance(&r, 0.005);
+    assert_true(fabs(body(&r)->cmd_left) < 1e-9 && fabs(body(&r)->cmd_right) < 1e-9);
+    bw_device_destroy(r.dev);
+}
+
 /* The counts are 16 bits and wrap: 32768 counts are 14.5 m of a wheel. */
 static void test_create2_encoder_wrap(void **state)
 {
@@ -506,6 +601,8 @@ int main(void)
         cmocka_unit_test(test_create2_encoder_wrap),
         cmocka_unit_test(test_home_base_ir),
         cmocka_unit_test(test_home_base_charging),
+        cmocka_unit_test(test_seek_dock),
+        cmocka_unit_test(test_seek_dock_cancelled),
     };
     return cmocka_run_group_tests_name("the emulated Create", tests, NULL, NULL);
 }

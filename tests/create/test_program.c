@@ -250,12 +250,84 @@ static void test_watch(void **state)
     assert_int_equal(r.s.buttons, 0);
 }
 
+/* Seek Dock: Passive, and the program drives by what the receiver hears.
+ * A crossing says which way the dock lies: red alone, then both, driving
+ * straight (from the dock's left towards its axis), puts the dock within
+ * half a turn clockwise: in the overlap the robot turns clockwise to the
+ * middle of that. The host taking the robot back (Full) stops it; on the
+ * Home Base it stops, docked; after BW_CREATE_SEEK_MS it gives up. */
+static void test_seek_dock(void **state)
+{
+    (void)state;
+    bw_create_robot_t r;
+    started(&r, BW_CREATE_OP_FULL);
+    bw_create_cmd_t seek = cmd2(BW_CREATE2_OP_SEEK_DOCK);
+    assert_int_equal(bw_create_robot_command(&r, &seek, 0), 1);
+    assert_int_equal(r.s.oi_mode, BW_CREATE_MODE_PASSIVE);
+    assert_int_equal(r.seek.state, BW_CREATE_SEEK_DRIVE);
+    r.s.infrared_byte = BW_CREATE2_IR_RED_BUOY;
+    assert_true(bw_create_robot_watch(&r, 5, false)); /* on, straight ahead */
+    assert_true(r.wheel[0] == 200 && r.wheel[1] == 200);
+    bw_create_robot_moved(&r, 10000, 10000);
+    r.s.infrared_byte = BW_CREATE2_IR_RED_GREEN_BUOY;
+    assert_true(bw_create_robot_watch(&r, 10, false));
+    assert_true(r.seek.known);
+    assert_true(r.wheel[0] > 0 && r.wheel[1] < 0); /* round clockwise */
+    assert_int_equal(r.wheel[0], -r.wheel[1]);
+    /* Full: the host's again, the wheels stopped */
+    bw_create_cmd_t full = cmd2(BW_CREATE_OP_FULL);
+    assert_int_equal(bw_create_robot_command(&r, &full, 15), 1);
+    assert_true(r.wheel[0] == 0 && r.wheel[1] == 0);
+    assert_int_equal(r.seek.result, BW_CREATE_SEEK_CANCELLED);
+    assert_false(bw_create_robot_watch(&r, 20, false));
+    /* on the Home Base: stopped, docked */
+    assert_int_equal(bw_create_robot_command(&r, &seek, 100), 1);
+    assert_true(bw_create_robot_watch(&r, 105, false));
+    r.s.charging_sources = BW_CREATE_SOURCE_HOME_BASE;
+    assert_true(bw_create_robot_watch(&r, 110, false));
+    assert_true(r.wheel[0] == 0 && r.wheel[1] == 0);
+    assert_int_equal(r.seek.result, BW_CREATE_SEEK_DOCKED);
+    assert_int_equal(r.s.oi_mode, BW_CREATE_MODE_PASSIVE);
+    /* hearing nothing for ten minutes: it gives up */
+    r.s.charging_sources = 0;
+    r.s.infrared_byte = BW_CREATE2_IR_NONE;
+    assert_int_equal(bw_create_robot_command(&r, &seek, 1000), 1);
+    assert_true(bw_create_robot_watch(&r, 1005, false));
+    (void)bw_create_robot_watch(&r, 1000 + BW_CREATE_SEEK_MS - 1, false);
+    assert_int_equal(r.seek.state, BW_CREATE_SEEK_DRIVE);
+    assert_true(bw_create_robot_watch(&r, 1000 + BW_CREATE_SEEK_MS, false));
+    assert_true(r.wheel[0] == 0 && r.wheel[1] == 0);
+    assert_int_equal(r.seek.result, BW_CREATE_SEEK_GAVE_UP);
+}
+
+/* The program's heading, from the wheels alone: 185 um of turn a step
+ * (the right wheel's less the left's) is 787.234 urad on a 235 mm
+ * wheelbase; the rest carried, 1000 steps are 787234 urad; past pi it
+ * wraps; as many steps back come back to 0 exactly. */
+static void test_heading(void **state)
+{
+    (void)state;
+    bw_create_robot_t r;
+    started(&r, BW_CREATE_OP_FULL);
+    for (int i = 0; i < 1000; i++)
+        bw_create_robot_moved(&r, -92, 93);
+    assert_int_equal(r.heading_urad, 787234);
+    for (int i = 0; i < 3000; i++)
+        bw_create_robot_moved(&r, -92, 93);
+    assert_int_equal(r.heading_urad, 3148936 - 2 * BW_CREATE_PI_URAD);
+    for (int i = 0; i < 4000; i++)
+        bw_create_robot_moved(&r, 92, -93);
+    assert_int_equal(r.heading_urad, 0);
+    assert_int_equal(r.heading_rest, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drive_wheels),   cmocka_unit_test(test_modes),
         cmocka_unit_test(test_reply_odometry), cmocka_unit_test(test_stream),
-        cmocka_unit_test(test_watch),
+        cmocka_unit_test(test_watch),          cmocka_unit_test(test_seek_dock),
+        cmocka_unit_test(test_heading),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,10 @@ void bw_create_robot_drive_wheels(uint16_t wheelbase_mm, int16_t velocity, int16
 
 static void stop(bw_create_robot_t *r)
 {
+    if (r->seek.state != BW_CREATE_SEEK_OFF) { /* the host takes the robot back */
+        r->seek.state = BW_CREATE_SEEK_OFF;
+        r->seek.result = BW_CREATE_SEEK_CANCELLED;
+    }
     r->s.requested_speed = r->s.requested_radius = 0;
     r->s.requested_right_speed = r->s.requested_left_speed = 0;
     r->wheel[0] = r->wheel[1] = 0;
@@ -124,12 +128,16 @@ static int command2(bw_create_robot_t *r, const bw_create_cmd_t *cmd, uint32_t n
     case BW_CREATE_OP_SPOT:
     case BW_CREATE2_OP_CLEAN:
     case BW_CREATE2_OP_MAX:
-    case BW_CREATE2_OP_SEEK_DOCK:
         /* A cleaning mode takes the robot from the host: Passive. Its
          * cleaning is not this program's: the robot stands. */
         stop(r);
         s->oi_mode = BW_CREATE_MODE_PASSIVE;
         return 0;
+    case BW_CREATE2_OP_SEEK_DOCK: /* Passive, and the robot seeks its dock (seek.c) */
+        stop(r);
+        s->oi_mode = BW_CREATE_MODE_PASSIVE;
+        bw_create_seek_start(r, now_ms);
+        return 1;
     case BW_CREATE2_OP_DRIVE_PWM:
         if (!can_drive(r))
             return 0;
@@ -183,8 +191,22 @@ int bw_create_robot_command(bw_create_robot_t *r, const bw_create_cmd_t *cmd, ui
         stop(r);
         return 1;
     case BW_CREATE_OP_CONTROL:
-    case BW_CREATE_OP_SAFE: s->oi_mode = BW_CREATE_MODE_SAFE; return 1;
-    case BW_CREATE_OP_FULL: s->oi_mode = BW_CREATE_MODE_FULL; return 1;
+    case BW_CREATE_OP_SAFE:
+    case BW_CREATE_OP_FULL:
+        if (r->seek.state != BW_CREATE_SEEK_OFF)
+            stop(r); /* the robot is the host's again: seeking stops, and the wheels */
+        s->oi_mode = cmd->opcode == BW_CREATE_OP_FULL ? BW_CREATE_MODE_FULL : BW_CREATE_MODE_SAFE;
+        return 1;
+    case BW_CREATE_OP_COVER_AND_DOCK: /* a Create 1's: Demo 1, Cover and Dock */
+    case BW_CREATE_OP_DEMO:
+        stop(r);
+        s->oi_mode = BW_CREATE_MODE_PASSIVE;
+        if (cmd->opcode == BW_CREATE_OP_DEMO && cmd->u.demo != 1)
+            return cmd->u.demo == -1; /* -1 aborts; the other demos stand */
+        /* Its covering is not this program's: it roams until it hears a
+         * Home Base, then docks, as Seek Dock. */
+        bw_create_seek_start(r, now_ms);
+        return 1;
     case BW_CREATE_OP_DRIVE:
         if (!can_drive(r))
             return 0; /* passive: the motors are not the host's */
@@ -254,6 +276,18 @@ void bw_create_robot_moved(bw_create_robot_t *r, int32_t left_um, int32_t right_
     /* kept whole, divided once when read: nothing lost between reads */
     r->travel2_um = held((int64_t)r->travel2_um + left_um + right_um);
     r->turn_um = held((int64_t)r->turn_um + right_um - left_um);
+    r->odo_travel2_um += (uint32_t)left_um + (uint32_t)right_um;
+    /* The heading in 32 bits, the rest kept (no 64-bit division for a chip
+     * to link; a step is a few millimetres, held to 2 m). */
+    int32_t turn = held((int64_t)right_um - left_um);
+    turn = turn > 2000000 ? 2000000 : turn < -2000000 ? -2000000 : turn;
+    int32_t num = turn * 1000 + r->heading_rest;
+    r->heading_urad += num / r->wheelbase_mm;
+    r->heading_rest = num % r->wheelbase_mm;
+    while (r->heading_urad > BW_CREATE_PI_URAD)
+        r->heading_urad -= 2 * BW_CREATE_PI_URAD;
+    while (r->heading_urad <= -BW_CREATE_PI_URAD)
+        r->heading_urad += 2 * BW_CREATE_PI_URAD;
 }
 
 bool bw_create_robot_watch(bw_create_robot_t *r, uint32_t now_ms, bool danger)
@@ -262,6 +296,8 @@ bool bw_create_robot_watch(bw_create_robot_t *r, uint32_t now_ms, bool danger)
         r->s.buttons = 0; /* the Buttons command's push is over */
         r->buttons_held = false;
     }
+    if (r->seek.state != BW_CREATE_SEEK_OFF)
+        return bw_create_seek_step(r, now_ms);
     if (r->s.oi_mode != BW_CREATE_MODE_SAFE || !danger || (r->wheel[0] == 0 && r->wheel[1] == 0))
         return false;
     stop(r);
