@@ -336,29 +336,86 @@ static void test_dock_kobuki(void **state)
     assert_int_equal(docked_n, 10);
 }
 
+/* Docking at a sim: URL (`robot`, then `params`) in a world file of
+ * `world`'s text, within `limit` s: it must fail, saying it cannot see the
+ * dock, the contacts' truth not charging (dock_run: the robot stopped).
+ * The seconds it took. */
+static double cannot_see(const char *world, const char *robot, const char *params, double limit)
+{
+    char path[] = "/tmp/botwire-dock-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, world, strlen(world)), (ssize_t)strlen(world));
+    close(fd);
+    char url[256], why[96];
+    snprintf(url, sizeof url, "sim:%s?world=%s&%s", robot, path, params);
+    bool docked;
+    double took;
+    int rc = dock_run(url, limit, &docked, why, sizeof why, &took);
+    unlink(path);
+    printf("%s: %s (%.1f s)\n", url, why, took);
+    assert_int_equal(rc, -1);
+    assert_false(docked);
+    assert_non_null(strstr(why, "cannot see the dock"));
+    return took;
+}
+
 /* Behind a dock (one standing in the room, facing +x, the robot at its
  * back): no infrared reaches it; docking says so within its time limit,
  * the robot stopped. */
 static void test_dock_from_behind(void **state)
 {
     (void)state;
-    char path[] = "/tmp/botwire-dock-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    static const char world[] = "size 6 5\ndock 3 2.5 0 kobuki\n";
-    assert_int_equal(write(fd, world, sizeof world - 1), (ssize_t)(sizeof world - 1));
-    close(fd);
-    char url[256], why[96];
-    snprintf(url, sizeof url, "sim:kobuki?world=%s&start=2.0,2.5,0", path);
-    bool docked;
-    double took;
-    int rc = dock_run(url, 60, &docked, why, sizeof why, &took);
-    unlink(path);
-    printf("behind the dock: %s (%.1f s)\n", why, took);
-    assert_int_equal(rc, -1);
-    assert_false(docked);
-    assert_non_null(strstr(why, "cannot see the dock"));
+    double took = cannot_see("size 6 5\ndock 3 2.5 0 kobuki\n", "kobuki", "start=2.0,2.5,0", 60);
     assert_true(took <= 60 + 1);
+}
+
+/* The emulated Create 1 and Create 2 dock themselves (Seek Dock, Cover and
+ * Dock: their own program, by the buoys their omnidirectional receiver
+ * hears), told to and watched by bw_docking, from ten poses in front of the
+ * built-in room's Home Base within 2 m and 60 degrees of its axis, facing
+ * every way: each time the contacts' truth says it charges, the robot is
+ * never driven by the host meanwhile, and it is left standing on the dock
+ * in Passive, charging. */
+static void test_dock_create(void **state)
+{
+    (void)state;
+    static const struct {
+        double r, deg, heading;
+    } from[] = {
+        { 2.0, 0, 0 },   { 1.5, 30, 90 },  { 2.0, 50, 180 }, { 1.0, -45, -90 }, { 0.8, -60, 45 },
+        { 1.8, 45, 0 },  { 1.2, 15, 135 }, { 1.6, -25, 30 }, { 0.6, 50, -150 }, { 1.9, -20, 270 },
+    };
+    for (int m = 0; m < 2; m++) {
+        int docked_n = 0;
+        for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
+            double a = from[i].deg * BW_PI / 180;
+            char url[160], why[96];
+            snprintf(url, sizeof url, "sim:create?%sbattery=0.5&start=%.3f,%.3f,%.1f",
+                     m ? "model=create2&" : "", 4.9 - from[i].r * cos(a), 3.0 - from[i].r * sin(a),
+                     from[i].heading);
+            bool docked;
+            double took;
+            int rc = dock_run(url, 300, &docked, why, sizeof why, &took);
+            printf("%s: %s, %s (%.1f s)\n", url, rc == 1 ? "docked" : "failed", why, took);
+            assert_int_equal(rc, 1);
+            assert_true(docked);
+            assert_non_null(strstr(why, "docked and charging"));
+            docked_n += docked;
+        }
+        assert_int_equal(docked_n, 10);
+    }
+}
+
+/* A Create behind a partition from its Home Base hears no buoy: docking
+ * says it cannot see the dock once BW_DOCKING_UNHEARD has passed, and the
+ * robot, which was driving itself, is taken back and stopped. */
+static void test_dock_create_unheard(void **state)
+{
+    (void)state;
+    double took = cannot_see("size 6 5\nwall 2.5 0 2.5 5\ndock 3 2.5 0 create\n", "create",
+                             "model=create2&start=1.5,2.5,0", 120);
+    assert_true(took >= BW_DOCKING_UNHEARD && took <= BW_DOCKING_UNHEARD + 1);
 }
 
 int main(void)
@@ -368,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_sonar_safe_p2os),       cmocka_unit_test(test_sonar_safe_rflex),
         cmocka_unit_test(test_wander_p2os),           cmocka_unit_test(test_wander_rflex),
         cmocka_unit_test(test_dock_kobuki),           cmocka_unit_test(test_dock_from_behind),
+        cmocka_unit_test(test_dock_create),           cmocka_unit_test(test_dock_create_unheard),
         cmocka_unit_test(test_wander_kobuki),         cmocka_unit_test(test_wander_stack_names),
         cmocka_unit_test(test_wander_stack_drives),
     };

@@ -162,6 +162,13 @@ void cli_put_sensors(json_t *o, const bw_base_t *b, const bw_base_state_t *s)
             json_array_append_new(a, json_integer(s->dock_ir[i]));
         json_object_set_new(o, "dock_ir", a);
     }
+    if (caps & BW_CAP_SEEK_DOCK) {
+        json_t *a = json_array();
+        for (unsigned i = 0; i < 3; i++)
+            json_array_append_new(a, json_integer(s->buoys[i]));
+        json_object_set_new(o, "buoys", a);
+        json_object_set_new(o, "self_driving", json_boolean(s->self_driving));
+    }
     if ((caps & BW_CAP_JOYSTICK) && s->joystick.active) {
         json_t *j = json_object();
         /* Not "x" and "y": the state line's x and y are the pose's. */

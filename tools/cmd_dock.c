@@ -21,9 +21,13 @@ static void usage(FILE *f)
             "\n"
             "Docks a base that can be docked, by what its protocol reports of its dock: a\n"
             "Kobuki by its three receivers' IR regions (search, face the dock, across to\n"
-            "its axis, up it; docs/grl.md), done when its charger says the dock. Prints a\n"
-            "progress line a second, {\"t\":..,\"state\":..,\"dock_ir\":[right,central,left],\n"
-            "\"charging\":..}, then stops the robot and ends with one line,\n"
+            "its axis, up it; docs/grl.md); a Create by its own Seek Dock (a Create 1's\n"
+            "Cover and Dock), watched: it fails when no buoy of a Home Base is heard in\n"
+            "60 s. Done when the charger says the dock. Prints a progress line a second,\n"
+            "{\"t\":..,\"state\":..,\"dock_ir\":[right,central,left] (a Create:\n"
+            "\"buoys\":[omni,left,right], bits red 1, green 2, force field 4),\n"
+            "\"charging\":..}, then stops the robot (one on its dock stays there, charging)\n"
+            "and ends with one line,\n"
             "{\"docked\":true|false,\"why\":..,\"time\":s} (on a sim: URL also \"contacts\",\n"
             "the emulator's truth), and the same in words on stderr. Exits 0 docked, 1 not\n"
             "(the robot stopped: the dock not seen, the time limit, bumped, the link lost),\n"
@@ -96,10 +100,11 @@ int cmd_dock(int argc, char **argv)
     if (!b)
         return opened;
     const bw_base_state_t *st = bw_base_state(b);
-    if (!(bw_base_caps(b) & BW_CAP_DOCK_IR)) {
+    bool seeks = (bw_base_caps(b) & BW_CAP_SEEK_DOCK) != 0;
+    if (!(bw_base_caps(b) & BW_CAP_DOCK_IR) && !seeks) {
         /* Nothing was sent: the robot stands as it stood. */
         cli_error("dock", "%s: a %s base reports no dock botwire can find it by (dock infrared: "
-                          "kobuki); not moved",
+                          "kobuki; Seek Dock: create); not moved",
                   url, bw_base_family(b));
         bw_base_close(b, clk.now);
         return 1;
@@ -138,8 +143,12 @@ int cmd_dock(int argc, char **argv)
                 json_t *o = json_object();
                 json_object_set_new(o, "t", json_real(round((clk.now - t0) * 1000) / 1000));
                 json_object_set_new(o, "state", json_string(bw_docking_state_name(d.state)));
-                json_object_set_new(o, "dock_ir", json_pack("[iii]", (int)st->dock_ir[0],
-                                                            (int)st->dock_ir[1], (int)st->dock_ir[2]));
+                if (seeks)
+                    json_object_set_new(o, "buoys", json_pack("[iii]", (int)st->buoys[0],
+                                                              (int)st->buoys[1], (int)st->buoys[2]));
+                else
+                    json_object_set_new(o, "dock_ir", json_pack("[iii]", (int)st->dock_ir[0],
+                                                                (int)st->dock_ir[1], (int)st->dock_ir[2]));
                 json_object_set_new(o, "charging", json_string(charging_name(st->charging)));
                 print_line(o);
                 next_progress += PROGRESS;

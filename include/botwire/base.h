@@ -87,6 +87,10 @@ enum {
     BW_CAP_UNIQUE_ID = 1u << 27,     /* a unique device id (state.unique_id) */
     BW_CAP_JOYSTICK = 1u << 28,      /* an operator's joystick on the base (state.joystick) */
     BW_CAP_POWER = 1u << 29,         /* the base's power system reports (state.power) */
+    /* The base docks itself on command (bw_base_seek_dock: a Create's Seek
+     * Dock, a Create 1's Cover and Dock) and reports what its receivers
+     * hear of the dock (state.buoys). */
+    BW_CAP_SEEK_DOCK = 1u << 30,
 };
 
 /* One axis of a base's motion: translation (m/s, m/s^2) or rotation (rad/s,
@@ -128,6 +132,13 @@ enum {
     BW_DOCK_FAR_CENTER = 1u << 3,
     BW_DOCK_FAR_LEFT = 1u << 4,
     BW_DOCK_FAR_RIGHT = 1u << 5,
+};
+
+/* What a receiver hears of a Roomba/Create Home Base (state.buoys). */
+enum {
+    BW_BUOY_RED = 1u << 0,         /* the red buoy: the dock's left, as it faces out */
+    BW_BUOY_GREEN = 1u << 1,       /* the green buoy: its right; both along its axis */
+    BW_BUOY_FORCE_FIELD = 1u << 2, /* close in front of it */
 };
 
 /* Where charge comes from. */
@@ -266,6 +277,13 @@ typedef struct {
     /* Docking IR (BW_CAP_DOCK_IR): what each receiver sees, right, centre
      * and left (BW_DOCK_* bits); 0 when no beacon is seen. */
     uint8_t dock_ir[3];
+    /* BW_CAP_SEEK_DOCK: what the receivers hear of a Home Base (BW_BUOY_*
+     * bits): the omnidirectional one, and a Create 2's left and right ones
+     * (0 on a Create 1); and whether the base is driving itself, seeking
+     * its dock (from bw_base_seek_dock until it docks, gives up, or the
+     * host drives or stops it). */
+    uint8_t buoys[3];
+    bool self_driving;
     char unique_id[40];  /* BW_CAP_UNIQUE_ID: as the family writes it, empty until known */
     bw_gains_t gains;    /* BW_CAP_GAINS */
     bw_joystick_t joystick; /* BW_CAP_JOYSTICK */
@@ -391,6 +409,12 @@ int bw_base_outputs(bw_base_t *base, uint32_t mask, double now);
 int bw_base_set_gains(bw_base_t *base, const bw_gains_t *gains, double now);
 /* Asks the robot for its gains; state.gains is updated when it answers. */
 int bw_base_request_gains(bw_base_t *base, double now);
+/* The base seeks its dock itself (BW_CAP_SEEK_DOCK): state.self_driving
+ * until it is on (state.charge_sources says the dock) or gives up; any
+ * bw_base_drive or bw_base_stop takes it back (a stop stops it, and leaves
+ * a base that has docked standing on its dock, charging).
+ * BW_ENOTSUP where the base cannot. */
+int bw_base_seek_dock(bw_base_t *base, double now);
 
 /* Does everything due at now: reads and decodes input, supervises the link,
  * sends what the protocol needs. Call when bw_base_fd is readable or at

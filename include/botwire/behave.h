@@ -348,6 +348,15 @@ int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n);
 /* ---- docking by the dock's infrared ------------------------------------------------- */
 
 /*
+ * A base that docks itself (BW_CAP_SEEK_DOCK: a Create's Seek Dock) is
+ * told to, once, and watched: docked when the charger says the dock; failed
+ * when no buoy of a dock is heard in BW_DOCKING_UNHEARD s (or the time
+ * limit, if shorter), when a wheel drops, or past the time limit; the host
+ * then takes the robot back and stops it. It is never driven meanwhile.
+ */
+#define BW_DOCKING_UNHEARD 60.0 /* s */
+
+/*
  * Docks a base that hears its dock's regions (BW_CAP_DOCK_IR: a Kobuki's
  * three receivers, st->dock_ir right, central, left): turn in place until
  * a receiver hears the dock, and round to face it; in a side region, an
@@ -369,6 +378,7 @@ enum {
     BW_DOCKING_FAILED,
     BW_DOCKING_OFF,    /* undocking: backing off the dock */
     BW_DOCKING_ROUND,  /* undocking: turning round */
+    BW_DOCKING_SEEK,   /* the base seeking its dock itself */
 };
 typedef struct {
     bw_grl_t *g;
@@ -381,6 +391,7 @@ typedef struct {
     int facing;                         /* the side the dock was last heard on, facing it */
     unsigned bumps;
     bw_pose_t from;                     /* undocking: where it began (odometry) */
+    bool asked;                         /* BW_DOCKING_SEEK: the base was told to */
     char why[96];                       /* how it ended */
 } bw_docking_t;
 
@@ -395,6 +406,17 @@ int bw_docking_tick(bw_docking_t *d);
 /* Whether a base's state says it charges on a dock. */
 bool bw_docking_charging(const bw_base_state_t *st);
 const char *bw_docking_state_name(int state);
+
+/* The docking and its GRL layer in one allocation, for a binding that
+ * cannot hold the structs (Python's): bw_docking_init (or _init_undock)
+ * at `now`; each tick at its caller's now; its state's name and why it
+ * ended. NULL when out of memory. */
+typedef struct bw_docking_run bw_docking_run_t;
+bw_docking_run_t *bw_docking_run_new(bw_base_t *base, double time_limit, bool undock, double now);
+int bw_docking_run_tick(bw_docking_run_t *r, double now);
+const char *bw_docking_run_state(const bw_docking_run_t *r);
+const char *bw_docking_run_why(const bw_docking_run_t *r);
+void bw_docking_run_free(bw_docking_run_t *r);
 
 #ifdef __cplusplus
 }

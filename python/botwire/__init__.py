@@ -27,8 +27,9 @@ from .sim import Sim, load_world
 from .types import (Axis, BotwireError, Cap, Event, EventType, Gains, Joystick, Link, Pose,
                     Power, Range, State)
 from .types import (BUMP_FRONT, BUMP_FRONT_LEFT, BUMP_FRONT_RIGHT, BUMP_REAR, BUMP_REAR_LEFT,
-                    BUMP_REAR_RIGHT, CLIFF_FRONT, CLIFF_FRONT_LEFT, CLIFF_FRONT_RIGHT,
-                    CLIFF_LEFT, CLIFF_RIGHT, DROP_CASTER, DROP_LEFT, DROP_RIGHT)
+                    BUMP_REAR_RIGHT, BUOY_FORCE_FIELD, BUOY_GREEN, BUOY_RED, CLIFF_FRONT,
+                    CLIFF_FRONT_LEFT, CLIFF_FRONT_RIGHT, CLIFF_LEFT, CLIFF_RIGHT, DROP_CASTER,
+                    DROP_LEFT, DROP_RIGHT)
 
 __version__ = "0.1.0"
 

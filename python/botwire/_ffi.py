@@ -192,6 +192,8 @@ typedef struct {
     double wheel_radius;
     double raw_x, raw_y;
     uint8_t dock_ir[3];
+    uint8_t buoys[3];
+    bool self_driving;
     char unique_id[40];
     bw_gains_t gains;
     bw_joystick_t joystick;

@@ -66,6 +66,7 @@ class Cap(enum.IntFlag):
     UNIQUE_ID = 1 << 27
     JOYSTICK = 1 << 28
     POWER = 1 << 29
+    SEEK_DOCK = 1 << 30
 
 
 class EventType(str, enum.Enum):
@@ -190,7 +191,8 @@ class State:
     bumper, cliff (BUMP_*, CLIFF_* bit masks), battery (V), online; mode,
     brake, faults; raw_x, raw_y (the position in encoder counts),
     bump_switches (one bool per switch), dock_ir (right, centre, left),
-    joystick, power. A field the base does not have (its Cap is not set)
+    buoys (a Create's receivers, omni, left, right: BUOY_* bits) and
+    self_driving (seeking its dock), joystick, power. A field the base does not have (its Cap is not set)
     is None. ``t`` is the time of the last valid frame on the base's clock.
     """
     t: float
@@ -210,6 +212,8 @@ class State:
     raw_y: Optional[float]
     bump_switches: Optional[Tuple[bool, ...]]
     dock_ir: Optional[Tuple[int, int, int]]
+    buoys: Optional[Tuple[int, int, int]]
+    self_driving: Optional[bool]
     joystick: Optional[Joystick]
     power: Optional[Power]
     # The rest of bw_base_state_t.
@@ -296,6 +300,7 @@ _STATE_PATHS: Tuple[Tuple[Any, ...], ...] = (
     ("rot", "velocity"), ("rot", "acceleration"), ("rot", "torque"),
     ("encoder", 0), ("encoder", 1), ("counts_per_m",), ("wheel_radius",), ("raw_x",), ("raw_y",),
     ("dock_ir", 0), ("dock_ir", 1), ("dock_ir", 2),
+    ("buoys", 0), ("buoys", 1), ("buoys", 2), ("self_driving",),
     ("gains", "known"), ("gains", "user"), ("gains", "p"), ("gains", "i"), ("gains", "d"),
     ("joystick", "active"), ("joystick", "x"), ("joystick", "y"), ("joystick", "buttons"),
     ("power", "voltage"), ("power", "logic_voltage"), ("power", "current"), ("power", "status"),
@@ -324,7 +329,7 @@ _ENCODERS, _MOTORS, _BRAKE, _FAULTS = (int(Cap.ENCODERS), int(Cap.MOTOR_REPORT),
                                        int(Cap.FAULTS))
 _BUMP_SWITCHES, _DOCK_IR, _JOYSTICK, _POWER = (int(Cap.BUMP_SWITCHES), int(Cap.DOCK_IR),
                                                int(Cap.JOYSTICK), int(Cap.POWER))
-_UNIQUE_ID, _GAINS = int(Cap.UNIQUE_ID), int(Cap.GAINS)
+_UNIQUE_ID, _GAINS, _SEEK_DOCK = int(Cap.UNIQUE_ID), int(Cap.GAINS), int(Cap.SEEK_DOCK)
 
 
 _texts_seen: Tuple[bytes, Dict[str, str]] = (b"", {})
@@ -381,7 +386,7 @@ def make_state(s: Any, caps: int) -> State:
      battery_charge, battery_capacity, battery_temp, battery_fraction, charging, charge_sources,
      brake, faults, commands_ignored, tv, ta, tt, rv, ra, rt, enc0, enc1, counts_per_m,
      wheel_radius, raw_x, raw_y,
-     ir0, ir1, ir2, g_known, g_user, g_p, g_i, g_d, j_active, j_x, j_y, j_buttons,
+     ir0, ir1, ir2, buoy0, buoy1, buoy2, self_driving, g_known, g_user, g_p, g_i, g_d, j_active, j_x, j_y, j_buttons,
      p_voltage, p_logic, p_current, p_status, nranges, reconnects,
      l_frames, l_checksum, l_length, l_skipped, l_unknown, l_implausible,
      events_dropped) = _STATE_PICK(u)
@@ -409,6 +414,8 @@ def make_state(s: Any, caps: int) -> State:
         raw_y=float(round(raw_y)) if enc else None,
         bump_switches=_switches(bump_switches, nsw) if caps & _BUMP_SWITCHES and nsw else None,
         dock_ir=(ir0, ir1, ir2) if caps & _DOCK_IR else None,
+        buoys=(buoy0, buoy1, buoy2) if caps & _SEEK_DOCK else None,
+        self_driving=bool(self_driving) if caps & _SEEK_DOCK else None,
         joystick=_fill(Joystick, x=j_x, y=j_y, buttons=j_buttons)
         if caps & _JOYSTICK and j_active else None,
         power=_fill(Power, voltage=_num(p_voltage), logic_voltage=_num(p_logic),
@@ -441,3 +448,4 @@ BUMP_REAR_LEFT, BUMP_REAR, BUMP_REAR_RIGHT = 1 << 3, 1 << 4, 1 << 5
 CLIFF_LEFT, CLIFF_FRONT_LEFT, CLIFF_FRONT = 1 << 0, 1 << 1, 1 << 2
 CLIFF_FRONT_RIGHT, CLIFF_RIGHT = 1 << 3, 1 << 4
 DROP_LEFT, DROP_RIGHT, DROP_CASTER = 1 << 0, 1 << 1, 1 << 2
+BUOY_RED, BUOY_GREEN, BUOY_FORCE_FIELD = 1 << 0, 1 << 1, 1 << 2

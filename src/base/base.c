@@ -873,7 +873,8 @@ int bw_base_drive(bw_base_t *b, double v, double w, double now)
         return BW_EINVAL;
     /* Repeating the same twist only keeps it alive; the protocol's own
      * cadence carries it to the robot. */
-    bool changed = v != b->cmd_v || w != b->cmd_w || b->cmd_vector;
+    /* ...and a base driving itself is taken back by any drive, a stop too */
+    bool changed = v != b->cmd_v || w != b->cmd_w || b->cmd_vector || b->st.self_driving;
     b->cmd_vector = false;
     b->cmd_v = v;
     b->cmd_w = w;
@@ -883,6 +884,7 @@ int bw_base_drive(bw_base_t *b, double v, double w, double now)
         b->changes++;
         b->ops->on_drive(b, now);
     }
+    b->st.self_driving = false;
     return !b->port ? BW_ECLOSED : b->wrong ? BW_EPROTO : 0;
 }
 
@@ -992,6 +994,18 @@ int bw_base_request_gains(bw_base_t *b, double now)
 {
     int rc = extra_ready(b, BW_CAP_GAINS, b->ops->request_gains != NULL);
     return rc ? rc : b->ops->request_gains(b, now);
+}
+
+int bw_base_seek_dock(bw_base_t *b, double now)
+{
+    int rc = extra_ready(b, BW_CAP_SEEK_DOCK, b->ops->seek_dock != NULL);
+    if (rc == 0 && (rc = b->ops->seek_dock(b, now)) == 0) {
+        /* the twist asked of the host is none: the robot drives itself */
+        b->cmd_v = b->cmd_w = 0;
+        b->cmd_vector = b->cmd_active = false;
+        b->st.self_driving = true;
+    }
+    return rc;
 }
 
 /* Reads what the robot sent and hands it to the driver; returns the byte

@@ -69,6 +69,9 @@ typedef struct {
     int (*outputs)(bw_base_t *b, uint32_t mask, double now);
     int (*set_gains)(bw_base_t *b, const bw_gains_t *g, double now);
     int (*request_gains)(bw_base_t *b, double now);
+    /* The robot seeks its dock itself (BW_CAP_SEEK_DOCK); on_drive then
+     * finds st.self_driving set: the host takes the robot back. */
+    int (*seek_dock)(bw_base_t *b, double now);
 } bw_driver_ops_t;
 
 #define BW_BASE_EVENTS 64

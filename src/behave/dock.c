@@ -1,8 +1,10 @@
 /* Docking a base by what its dock's infrared tells (behave.h): the
  * regions a Kobuki dock's emitters light, heard by the robot's three
- * receivers, and the charger's state. */
+ * receivers, and the charger's state; or a base that docks itself (a
+ * Create), told to and watched. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "botwire/behave.h"
@@ -32,7 +34,9 @@ void bw_docking_init(bw_docking_t *d, bw_grl_t *g, double time_limit)
     d->g = g;
     d->time_limit = time_limit;
     d->started = g->now;
-    d->state = BW_DOCKING_SEARCH;
+    d->state = (bw_base_caps(g->base) & (BW_CAP_DOCK_IR | BW_CAP_SEEK_DOCK)) == BW_CAP_SEEK_DOCK
+                   ? BW_DOCKING_SEEK
+                   : BW_DOCKING_SEARCH;
     d->last_theta = g->st->pose.theta;
     d->heard_at = -INFINITY;
 }
@@ -73,6 +77,42 @@ static double turn_to(const bw_docking_t *d, double heading)
     return e > 0 ? fmin(TURN_W, 2 * e + 0.05) : fmax(-TURN_W, 2 * e - 0.05);
 }
 
+/* A base seeking its dock itself: told once, then watched, never driven. */
+static int seek_tick(bw_docking_t *d)
+{
+    bw_grl_t *g = d->g;
+    const bw_base_state_t *st = g->st;
+    double now = g->now, took = now - d->started;
+    if (bw_docking_charging(st)) {
+        SAY(d, "docked and charging after %.1f s", took);
+        go(d, BW_DOCKING_DONE);
+        return bw_docking_tick(d);
+    }
+    if (!d->asked) {
+        int rc = bw_base_seek_dock(g->base, now);
+        if (rc < 0) {
+            SAY(d, "the base could not be told to seek its dock (%s)", bw_strerror(rc));
+            go(d, BW_DOCKING_FAILED);
+            return bw_docking_tick(d);
+        }
+        d->asked = true;
+    }
+    if (st->buoys[0] | st->buoys[1] | st->buoys[2])
+        d->heard_at = now;
+    double unheard = fmin(BW_DOCKING_UNHEARD, d->time_limit);
+    if (d->heard_at == -INFINITY && took >= unheard) {
+        SAY(d, "cannot see the dock: no buoy of it heard in %.0f s", took);
+    } else if (st->wheel_drops) {
+        SAY(d, "lifted: a wheel dropped (the robot stopped its seeking)");
+    } else if (took > d->time_limit) {
+        SAY(d, "not docked in %.0f s", took);
+    } else {
+        return 0;
+    }
+    go(d, BW_DOCKING_FAILED); /* its tick takes the robot back, stopped */
+    return bw_docking_tick(d);
+}
+
 int bw_docking_tick(bw_docking_t *d)
 {
     bw_grl_t *g = d->g;
@@ -82,7 +122,9 @@ int bw_docking_tick(bw_docking_t *d)
         bw_drive_base_rt(g, bw_rt(0, 0));
         return d->state == BW_DOCKING_DONE ? 1 : -1;
     }
-    if (!(bw_base_caps(g->base) & BW_CAP_DOCK_IR)) {
+    if (d->state == BW_DOCKING_SEEK)
+        return seek_tick(d);
+    if (!(bw_base_caps(g->base) & (BW_CAP_DOCK_IR | BW_CAP_SEEK_DOCK))) {
         SAY(d, "this base reports no dock infrared");
         go(d, BW_DOCKING_FAILED);
         return bw_docking_tick(d);
@@ -235,6 +277,37 @@ const char *bw_docking_state_name(int state)
 {
     static const char *const names[] = { "search",  "across", "face",        "up the axis",
                                          "backing off", "done", "failed", "off the dock",
-                                         "turning round" };
+                                         "turning round", "seeking" };
     return state >= 0 && state < (int)(sizeof names / sizeof names[0]) ? names[state] : "?";
 }
+
+struct bw_docking_run {
+    bw_grl_t g;
+    bw_docking_t d;
+};
+
+bw_docking_run_t *bw_docking_run_new(bw_base_t *base, double time_limit, bool undock, double now)
+{
+    bw_docking_run_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    bw_grl_init(&r->g, base);
+    r->g.now = now;
+    if (undock)
+        bw_docking_init_undock(&r->d, &r->g, time_limit);
+    else
+        bw_docking_init(&r->d, &r->g, time_limit);
+    return r;
+}
+
+int bw_docking_run_tick(bw_docking_run_t *r, double now)
+{
+    r->g.now = now;
+    return bw_docking_tick(&r->d);
+}
+
+const char *bw_docking_run_state(const bw_docking_run_t *r) { return bw_docking_state_name(r->d.state); }
+
+const char *bw_docking_run_why(const bw_docking_run_t *r) { return r->d.why; }
+
+void bw_docking_run_free(bw_docking_run_t *r) { free(r); }

@@ -1809,13 +1809,14 @@ static bool empty_came(dds_entity_t rd)
 #define DOCK_LIMIT 180.0 /* s a dock or undock may take */
 
 /* dock and undock: the GRL layer's docking by the dock's infrared, on a
- * base that hears it; what happens said on /rosout. */
+ * base that hears it, or the base's own Seek Dock, watched (a Create);
+ * what happens said on /rosout. */
 static void take_dock(robot_t *r, double now)
 {
     bool dock = empty_came(r->dock_rd), undock = empty_came(r->undock_rd);
     if (!dock && !undock)
         return;
-    if (!(bw_base_caps(r->base) & BW_CAP_DOCK_IR)) {
+    if (!(bw_base_caps(r->base) & (BW_CAP_DOCK_IR | BW_CAP_SEEK_DOCK))) {
         robot_says(r, LOG_WARN, "%s: a %s base reports no dock botwire can find it by; not moved",
                    undock ? "undock" : "dock", bw_base_family(r->base));
         return;

@@ -211,4 +211,23 @@ cat "$data/create_host.jsonl" "$tmp/bad" >"$tmp/mixed"
 wander_signals 'sim:create?model=create2' 2249.40 2
 wander_signals 'sim:create' 0 2
 
+# Docking, in virtual time: a Create 2 1.5 m out, 30 degrees off the
+# built-in room's Home Base (4.9, 3.0, facing -x) and facing away, docks
+# itself on Seek Dock; the emulator's contacts say so and it is left there
+# standing, Passive; a Create 1 the same by Cover and Dock; behind a
+# partition no buoy reaches it: it says so after 60 s, stopped, exit 1.
+for m in "model=create2&" ""; do
+    "$bw" dock "sim:create?${m}battery=0.5&start=3.601,2.250,90" --fast >"$tmp/dock.out" 2>"$tmp/dock.err"
+    got=$?
+    [ "$got" = 0 ] &&
+        tail -n 1 "$tmp/dock.out" | grep -q '^{"docked":true,"why":"docked and charging after [0-9.]* s",.*"contacts":true}$' &&
+        grep -q '"state":"seeking","buoys":\[[1-7],' "$tmp/dock.out" && pass "dock ${m:-create 1}: $(cat "$tmp/dock.err")" ||
+        fail "dock ${m:-create 1}: exit $got, $(tail -n 1 "$tmp/dock.out") $(cat "$tmp/dock.err")"
+done
+printf 'size 6 5\nwall 2.5 0 2.5 5\ndock 3 2.5 0 create\n' >"$tmp/apart.world"
+expect_failure "dock behind a partition" 1 "not done: cannot see the dock: no buoy of it heard in 60 s" \
+    "$bw" dock "sim:create?model=create2&world=$tmp/apart.world&start=1.5,2.5,0" --fast
+grep -q '"docked":false,.*"contacts":false}$' "$tmp/out" && pass "behind a partition: the end line says not docked" ||
+    fail "behind a partition: $(tail -n 1 "$tmp/out")"
+
 finish "Create OI CLI"

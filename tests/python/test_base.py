@@ -6,7 +6,6 @@ waits that release the GIL."""
 import dataclasses
 import json
 import math
-import os
 import pydoc
 import sys
 import threading
@@ -17,8 +16,8 @@ import botwire
 import botwire.types as T
 from conftest import FAMILIES, cli
 
-OPTIONAL = {"mode", "brake", "faults", "raw_x", "raw_y", "bump_switches", "dock_ir", "joystick",
-            "power", "estimated", "commands_ignored"}
+OPTIONAL = {"mode", "brake", "faults", "raw_x", "raw_y", "bump_switches", "dock_ir", "buoys",
+            "self_driving", "joystick", "power", "estimated", "commands_ignored"}
 LINK = {"frames", "rejected", "skipped_bytes", "implausible"}
 
 
@@ -117,6 +116,8 @@ def slow_state(s, caps):
         bump_switches=tuple(bool((s.bump_switches >> i) & 1) for i in range(nsw))
         if caps & T.Cap.BUMP_SWITCHES and nsw else None,
         dock_ir=(s.dock_ir[0], s.dock_ir[1], s.dock_ir[2]) if caps & T.Cap.DOCK_IR else None,
+        buoys=(s.buoys[0], s.buoys[1], s.buoys[2]) if caps & T.Cap.SEEK_DOCK else None,
+        self_driving=bool(s.self_driving) if caps & T.Cap.SEEK_DOCK else None,
         joystick=T.Joystick(s.joystick.x, s.joystick.y, s.joystick.buttons)
         if caps & T.Cap.JOYSTICK and s.joystick.active else None,
         power=T.Power(T._num(s.power.voltage), T._num(s.power.logic_voltage), T._num(s.power.current),

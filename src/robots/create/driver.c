@@ -85,6 +85,9 @@ typedef struct {
     double last_bytes;      /* when bytes last came */
     unsigned silent;        /* frames that never came, for the next frame to count */
     bool have_enc;          /* st.encoder holds a Create 2's counts */
+    /* Seek Dock sent: the robot is left in Passive (driving itself, then
+     * charging on its dock) until the host drives it or stops it seeking. */
+    bool hands_off;
 } create_drv_t;
 
 static create_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -197,6 +200,8 @@ static void ask_stream(bw_base_t *b, double now)
 static void check_mode(bw_base_t *b, const bw_create_sensors_t *s, double now)
 {
     create_drv_t *c = D(b);
+    if (c->hands_off)
+        return; /* Passive on purpose: Full or Safe would end the seeking, or the charging */
     uint8_t want = c->safe ? BW_CREATE_MODE_SAFE : BW_CREATE_MODE_FULL;
     if (s->oi_mode == want) {
         c->mode_reached = true;
@@ -251,7 +256,34 @@ static void send_twist(bw_base_t *b, double now)
     c->echo_off = 0;
 }
 
-static void on_drive(bw_base_t *b, double now) { send_twist(b, now); }
+static void on_drive(bw_base_t *b, double now)
+{
+    create_drv_t *c = D(b);
+    if (c->hands_off) {
+        /* Standing on its dock (it docked; nothing to stop): left charging
+         * in Passive. Else the robot is taken back: the mode first (it
+         * stops the robot's own driving), then the twist. */
+        if (b->cmd_v == 0 && b->cmd_w == 0 && !b->st.self_driving)
+            return;
+        c->hands_off = false;
+        uint8_t op = c->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL;
+        send(b, &op, 1, now);
+        c->last_mode = now;
+        c->mode_reached = false;
+    }
+    send_twist(b, now);
+}
+
+/* Seek Dock (a Create 1's Cover and Dock, the same opcode): the robot
+ * Passive and on its own until on the dock. */
+static int seek_dock(bw_base_t *b, double now)
+{
+    static const uint8_t op = BW_CREATE2_OP_SEEK_DOCK;
+    send(b, &op, 1, now);
+    sent(D(b), 0, 0, now);
+    D(b)->hands_off = true;
+    return 0;
+}
 
 /* What a frame cannot be: values no Create has, a battery that jumps, more
  * motion than 15 ms allows (less is a robot held back: it pushes into a
@@ -443,6 +475,8 @@ static void on_frame(bw_base_t *b, const bw_create_stream_frame_t *f, double now
     }
     bw_create_to_state(st, &s, 0);
     st->bump_switches = s.bumps_wheel_drops & (BW_CREATE_BUMP_RIGHT | BW_CREATE_BUMP_LEFT);
+    if (st->self_driving && (st->charge_sources & BW_SOURCE_DOCK))
+        st->self_driving = false; /* it has docked: its seeking is over */
     st->estimated = false;
     if (c->two) {
         /* The counts hold every frame's motion, those lost too. A frame
@@ -532,11 +566,15 @@ static double next_deadline(const bw_base_t *b)
     return t;
 }
 
+/* The mode, then the wheels stopped: a robot seeking its dock (Passive,
+ * driving itself) is taken back by the mode; one in it already stays. */
 static size_t stop_bytes(const bw_base_t *b, uint8_t *buf, size_t cap)
 {
-    (void)b;
-    int n = bw_create_encode_drive_direct(buf, cap, 0, 0);
-    return n > 0 ? (size_t)n : 0;
+    if (cap < 1)
+        return 0;
+    buf[0] = D(b)->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL;
+    int n = bw_create_encode_drive_direct(buf + 1, cap - 1, 0, 0);
+    return n > 0 ? (size_t)n + 1 : 0;
 }
 
 /* The stream paused and the OI back in passive mode, as the robot is left
@@ -554,7 +592,7 @@ const bw_driver_ops_t bw_create_driver_ops = {
     .size = sizeof(create_drv_t),
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BUMPERS | BW_CAP_CLIFFS |
             BW_CAP_WHEEL_DROPS | BW_CAP_BUTTONS | BW_CAP_BATTERY | BW_CAP_CHARGING |
-            BW_CAP_BUMP_SWITCHES,
+            BW_CAP_BUMP_SWITCHES | BW_CAP_SEEK_DOCK,
     .params = params,
     .max_v = 0.5,
     .max_w = 0.5 / (BW_CREATE_WHEELBASE_M / 2),
@@ -569,4 +607,5 @@ const bw_driver_ops_t bw_create_driver_ops = {
     .stop_bytes = stop_bytes,
     .on_close = on_close,
     .next_deadline = next_deadline,
+    .seek_dock = seek_dock,
 };

@@ -241,6 +241,18 @@ void bw_create_to_state(bw_base_state_t *st, const bw_create_sensors_t *s, uint3
     case BW_CREATE_CHARGING_FULL: st->charging = BW_CHARGE_CHARGING; break;
     default: st->charging = BW_CHARGE_UNKNOWN; break;
     }
+    /* A Home Base's characters: a Create 1's 240 + red 8, green 4, force
+     * field 2 on its omnidirectional receiver; a Create 2's 160 + red 8,
+     * green 4, force field 1 on it and on its left and right ones. */
+    const uint8_t heard[3] = { s->infrared_byte, s->infrared_left, s->infrared_right };
+    for (int i = 0; i < 3; i++) {
+        uint8_t c = heard[i];
+        bool one = (c & 0xF0) == BW_CREATE_IR_HOME_RESERVED && c != BW_CREATE_IR_NONE;
+        bool two = (c & 0xF0) == BW_CREATE2_IR_DOCK_RESERVED;
+        st->buoys[i] = (uint8_t)(!(one || two) ? 0
+                                 : ((c & 8) ? BW_BUOY_RED : 0u) | ((c & 4) ? BW_BUOY_GREEN : 0u) |
+                                       ((c & (one ? 2 : 1)) ? BW_BUOY_FORCE_FIELD : 0u));
+    }
     static const char *const modes[] = { "off", "passive", "safe", "full" };
     snprintf(st->mode, sizeof st->mode, "%s", s->oi_mode < 4 ? modes[s->oi_mode] : "?");
 }
