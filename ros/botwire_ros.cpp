@@ -9,9 +9,13 @@
  * /tf_static); bumpers, cliffs and wheel drops as std_msgs/UInt32 bit masks
  * (bumper, cliff, wheel_drop: latched, on every change) and every event of
  * the base as a line on events (std_msgs/String); the battery as
- * sensor_msgs/BatteryState; the link's health on /diagnostics
- * (diagnostic_msgs/DiagnosticArray). The base reopens a port that comes back
- * by itself; the robot is stopped on shutdown.
+ * sensor_msgs/BatteryState (its percentage, 0..1, and the charger's state
+ * where the base reports them); the link's health on /diagnostics
+ * (diagnostic_msgs/DiagnosticArray). dock and undock (std_msgs/Empty, as
+ * create_robot names them) dock the base as `botwire dock` does (a Kobuki
+ * by its dock's IR, a Create by its own Seek Dock) or back it off its dock;
+ * a cmd_vel meanwhile takes over; how it went is logged. The base reopens
+ * a port that comes back by itself; the robot is stopped on shutdown.
  *
  * Parameters (private): url (sim:kobuki), cmd_vel_timeout (0.6 s),
  * publish_tf (true), odom_frame (odom), base_frame (base_footprint),
@@ -39,6 +43,7 @@
 #include <ros/ros.h>
 #include <sensor_msgs/BatteryState.h>
 #include <sensor_msgs/Range.h>
+#include <std_msgs/Empty.h>
 #include <std_msgs/String.h>
 #include <std_msgs/UInt32.h>
 #include <tf2_msgs/TFMessage.h>
@@ -128,6 +133,8 @@ class Bridge {
         battery_pub_ = nh_.advertise<sensor_msgs::BatteryState>("battery", 1);
         diag_pub_ = nh_.advertise<diagnostic_msgs::DiagnosticArray>("/diagnostics", 10);
         cmd_sub_ = nh_.subscribe("cmd_vel", 10, &Bridge::on_cmd_vel, this);
+        dock_sub_ = nh_.subscribe("dock", 1, &Bridge::on_dock, this);
+        undock_sub_ = nh_.subscribe("undock", 1, &Bridge::on_undock, this);
         return true;
     }
 
@@ -148,6 +155,10 @@ class Bridge {
          * (a plain line: ROS's logging has shut down with the node) */
         std::printf("botwire_ros: %llu messages published in %.1f s\n", published_,
                     published_ ? wall_now() - started_ : 0.0);
+        if (docking_) {
+            bw_docking_run_free(docking_);
+            docking_ = nullptr;
+        }
         if (base_) {
             bw_base_close(base_, wall_now()); /* stops the robot */
             base_ = nullptr;
@@ -172,11 +183,52 @@ class Bridge {
         w_ = msg->angular.z;
         last_cmd_ = wall_now();
         have_cmd_ = true;
+        if (docking_) { /* someone drives: the docking gives way */
+            ROS_INFO("botwire_ros: %s: given up: a cmd_vel came", undocking_ ? "undock" : "dock");
+            bw_docking_run_free(docking_);
+            docking_ = nullptr;
+        }
+    }
+
+    void on_dock(const std_msgs::Empty::ConstPtr &) { start_docking(false); }
+    void on_undock(const std_msgs::Empty::ConstPtr &) { start_docking(true); }
+
+    void start_docking(bool undock)
+    {
+        const char *what = undock ? "undock" : "dock";
+        if (!(bw_base_caps(base_) & (BW_CAP_DOCK_IR | BW_CAP_SEEK_DOCK))) {
+            ROS_WARN("botwire_ros: %s: a %s base reports no dock botwire can find it by; not moved",
+                     what, bw_base_family(base_));
+            return;
+        }
+        if (docking_)
+            bw_docking_run_free(docking_);
+        docking_ = bw_docking_run_new(base_, dock_limit_, undock, wall_now());
+        if (!docking_) {
+            ROS_ERROR("botwire_ros: %s: out of memory", what);
+            return;
+        }
+        undocking_ = undock;
+        have_cmd_ = false; /* the docking drives now */
+        ROS_INFO("botwire_ros: %s: begun", what);
     }
 
     void step(double now)
     {
-        if (have_cmd_ && now - last_cmd_ <= cmd_vel_timeout_) {
+        if (docking_) {
+            int rc = bw_docking_run_tick(docking_, now);
+            if (rc != 0) {
+                if (rc > 0)
+                    ROS_INFO("botwire_ros: %s: done: %s", undocking_ ? "undock" : "dock",
+                             bw_docking_run_why(docking_));
+                else
+                    ROS_WARN("botwire_ros: %s: failed: %s", undocking_ ? "undock" : "dock",
+                             bw_docking_run_why(docking_));
+                bw_docking_run_free(docking_);
+                docking_ = nullptr;
+            }
+            driving_ = false; /* the docking stopped the robot at its end, or left it docked */
+        } else if (have_cmd_ && now - last_cmd_ <= cmd_vel_timeout_) {
             bw_base_drive(base_, v_, w_, now);
             driving_ = true;
         } else if (driving_) {
@@ -322,7 +374,7 @@ class Bridge {
         b.charge = st->battery_charge != 0 ? static_cast<float>(st->battery_charge) : nan;
         b.capacity = st->battery_capacity != 0 ? static_cast<float>(st->battery_capacity) : nan;
         b.design_capacity = nan;
-        b.percentage = nan;
+        b.percentage = st->battery_fraction > 0 ? static_cast<float>(st->battery_fraction) : nan;
         b.temperature = st->battery_temp != 0 ? static_cast<float>(st->battery_temp) : nan;
         switch (st->charging) {
         case BW_CHARGE_DISCHARGING: b.power_supply_status = b.POWER_SUPPLY_STATUS_DISCHARGING; break;
@@ -373,9 +425,12 @@ class Bridge {
         event_pub_, battery_pub_, diag_pub_;
     std::vector<ros::Publisher> range_pubs_;
     std::vector<double> range_t_;
-    ros::Subscriber cmd_sub_;
+    ros::Subscriber cmd_sub_, dock_sub_, undock_sub_;
     double v_ = 0, w_ = 0, last_cmd_ = 0, last_state_t_ = -1, last_diag_ = -1e9;
     bool have_cmd_ = false, driving_ = false;
+    bw_docking_run_t *docking_ = nullptr; /* a dock or undock under way */
+    bool undocking_ = false;
+    double dock_limit_ = 300; /* s a dock or undock may take */
     unsigned long long published_ = 0;
     double started_ = 0; /* the first message's time */
     uint32_t last_bumpers_ = 0, last_cliffs_ = 0, last_drops_ = 0;

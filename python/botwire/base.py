@@ -282,6 +282,42 @@ class Base:
         """Sets the digital outputs, bit i output i (Cap.OUTPUTS)."""
         check(lib.bw_base_outputs(self._live(), mask, self.now), "outputs")
 
+    def dock(self, timeout: float = 300.0, *, undock: bool = False) -> str:
+        """Docks the base by what its protocol reports of its dock, as
+        ``botwire dock`` does: a Kobuki by its dock's infrared (Cap.DOCK_IR),
+        a Create by its own Seek Dock, watched (Cap.SEEK_DOCK). Runs the
+        base (the drive in force ended) until the charger says the dock
+        and returns how it went ("docked and charging after 15.2 s");
+        raises BotwireError, the robot stopped, when it does not dock
+        within ``timeout`` seconds (the dock not seen, bumped too often,
+        the link lost). A base that reports no dock is not moved. With
+        ``undock``: backs 0.3 m off the dock and turns round."""
+        b = self._live()
+        if not lib.bw_base_caps(b) & (int(Cap.DOCK_IR) | int(Cap.SEEK_DOCK)):
+            raise BotwireError(f"{self.url}: a {self.family} base reports no dock botwire can "
+                               "find it by; not moved", -11)  # BW_ENOTSUP
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise ValueError("timeout must be a positive number of seconds")
+        self._cmd = None  # the docking drives now
+        run = lib.bw_docking_run_new(b, timeout, undock, self.now)
+        if run == ffi.NULL:
+            raise MemoryError("no memory for the docking")
+        try:
+            rc = 0
+            while rc == 0:
+                rc = lib.bw_docking_run_tick(run, self.now)
+                if rc == 0:
+                    self._advance(self.now + 0.05)
+                    if not self._st.online:
+                        lib.bw_base_stop(b, self.now)
+                        raise BotwireError(f"{self.url}: the link was lost while docking", -9)
+            why = string(lib.bw_docking_run_why(run)) or ""
+        finally:
+            lib.bw_docking_run_free(run)
+        if rc < 0:
+            raise BotwireError(why, -1)
+        return why
+
     # ---- what the base knows ---------------------------------------------------
 
     @property

@@ -6,6 +6,7 @@ waits that release the GIL."""
 import dataclasses
 import json
 import math
+import os
 import pydoc
 import sys
 import threading
@@ -156,6 +157,42 @@ def test_state_snapshot_reads_every_field_as_cffi_does(family):
             fast, slow = T.make_state(b._st, caps), slow_state(b._st, caps)
             assert repr(fast) == repr(slow)
             assert fast.online and fast.link.frames > 0
+
+
+@pytest.mark.parametrize("url", ["sim:create?model=create2&battery=0.5&start=3.601,2.250,90",
+                                 "sim:create?battery=0.5&start=3.601,2.250,90",
+                                 "sim:kobuki?start=3.9,1.268,180"])
+def test_dock_against_the_truth(url):
+    # Base.dock: the Create by its own Seek Dock (driving itself, never
+    # driven by the host meanwhile), the Kobuki by its dock's IR; docked
+    # when the emulator's contacts say so, and left on the dock charging.
+    with botwire.Base(url, clock="virtual") as b:
+        b.drive(0.0, 0.0)
+        why = b.dock(timeout=300)
+        assert why.startswith("docked and charging after "), why
+        b.step(1.0)
+        assert b.truth.docked and b.state.charge_sources & 2
+        if "create" in url:
+            assert b.state.mode == "passive" and b.state.self_driving is False
+            assert b.state.buoys[0] & botwire.BUOY_FORCE_FIELD
+        undone = b.dock(timeout=30, undock=True)
+        assert "off the dock" in undone and not b.truth.docked
+
+
+def test_dock_refused_and_failed(tmp):
+    with botwire.Base("sim:p2os", clock="virtual") as b:
+        with pytest.raises(botwire.BotwireError, match="reports no dock botwire can find it by"):
+            b.dock()
+        assert b.truth.v == 0
+    world = os.path.join(tmp, "apart.world")
+    with open(world, "w") as f:
+        f.write("size 6 5\nwall 2.5 0 2.5 5\ndock 3 2.5 0 create\n")
+    with botwire.Base(f"sim:create?model=create2&world={world}&start=1.5,2.5,0",
+                      clock="virtual") as b:
+        with pytest.raises(botwire.BotwireError, match="cannot see the dock"):
+            b.dock(timeout=120)
+        b.step(0.5)
+        assert abs(b.truth.v) < 1e-6 and b.state.mode == "full"
 
 
 def test_bump_event():

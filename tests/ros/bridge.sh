@@ -238,4 +238,34 @@ for k in 1 2; do
 done
 for p in $r1 $r2; do kill -INT "$p" && wait "$p"; done
 
+# 7. Docking: a Create 2 1.5 m in front of the built-in room's Home Base,
+# facing away, its battery half full. /battery says the percentage (its
+# charge over its capacity) and discharging; an Empty on /dock: the node
+# says it has begun, the robot seeks its dock itself (its own Seek Dock),
+# and the node says it is docked and charging; /battery then says
+# charging, from the robot's own report. (120 s only catch a docking that
+# never ends: the robot takes about 15 s of the emulator's real time.)
+rosrun botwire_ros botwire_ros "_url:=sim:create?model=create2&battery=0.5&start=3.601,2.250,90" \
+    >"$tmp/dock.out" 2>&1 &
+node=$!
+"$check" online 60 >"$tmp/diag" || fail "the Create's node never came online: $(tail -n 5 "$tmp/dock.out")"
+rostopic echo -n 1 /battery >"$tmp/echo.out" 2>&1
+pct=$(sed -n 's/^percentage: *//p' "$tmp/echo.out")
+status=$(sed -n 's/^power_supply_status: *//p' "$tmp/echo.out")
+within "${pct:--1}" 0.5 0.01 && [ "$status" = 2 ] &&
+    pass "/battery: percentage $pct, power_supply_status $status (discharging)" ||
+    fail "/battery before docking: $(cat "$tmp/echo.out")"
+rostopic pub -1 /dock std_msgs/Empty '{}' >"$tmp/pub.out" 2>&1 || fail "rostopic pub /dock: $(cat "$tmp/pub.out")"
+wait_line "$tmp/dock.out" "dock: done: docked and charging after" 120 &&
+    pass "an Empty on /dock: $(grep -o 'dock: done: docked and charging after [0-9.]* s' "$tmp/dock.out")" ||
+    fail "not docked: $(grep 'dock' "$tmp/dock.out")"
+grep -q "dock: begun" "$tmp/dock.out" && pass "the node said the docking began" || fail "no 'dock: begun'"
+rostopic echo -n 1 /battery >"$tmp/echo.out" 2>&1
+status=$(sed -n 's/^power_supply_status: *//p' "$tmp/echo.out")
+[ "$status" = 1 ] && pass "/battery on the dock: power_supply_status 1 (charging)" ||
+    fail "/battery on the dock: $(cat "$tmp/echo.out")"
+kill -INT "$node"
+wait "$node"
+node=
+
 finish "ROS bridge"
