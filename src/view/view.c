@@ -560,6 +560,16 @@ static json_t *state_json(bw_view_t *v, robot_t *r)
         json_object_set_new(o, "cliffs", json_integer(s->cliffs));
         json_object_set_new(o, "wheel_drops", json_integer(s->wheel_drops));
         json_object_set_new(o, "battery", json_real(s->battery));
+        if (s->battery_fraction > 0)
+            json_object_set_new(o, "fraction", json_real(s->battery_fraction));
+        if (bw_base_caps(r->base) & BW_CAP_CHARGING) {
+            static const char *const charge[] = { "unknown", "discharging", "charging", "charged" };
+            json_object_set_new(o, "charging", json_string(charge[s->charging <= BW_CHARGE_CHARGED
+                                                                      ? s->charging
+                                                                      : 0]));
+        }
+        if (s->self_driving)
+            json_object_set_new(o, "self_driving", json_true());
         if (s->mode[0])
             json_object_set_new(o, "mode", json_string(s->mode));
     } else {
@@ -573,6 +583,7 @@ static json_t *state_json(bw_view_t *v, robot_t *r)
                             json_integer((b->drop_left ? BW_DROP_LEFT : 0u) |
                                          (b->drop_right ? BW_DROP_RIGHT : 0u)));
         json_object_set_new(o, "battery", json_real(b->battery));
+        json_object_set_new(o, "docked", json_boolean(b->docked));
     }
     if (r->steer) {
         json_t *c = json_object();

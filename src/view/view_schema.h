@@ -72,7 +72,9 @@
            "\"timestamp\":" S_TIME ",\"robot\":" S_STR ",\"url\":" S_STR ",\"family\":" S_STR \
            ",\"online\":" S_BOOL ",\"odometry\":" S_POSE2 ",\"v\":" S_NUM ",\"w\":" S_NUM     \
            ",\"estimated\":" S_BOOL ",\"bumpers\":" S_INT ",\"cliffs\":" S_INT                \
-           ",\"wheel_drops\":" S_INT ",\"battery\":" S_NUM ",\"radius\":" S_NUM               \
+           ",\"wheel_drops\":" S_INT ",\"battery\":" S_NUM ",\"fraction\":" S_NUM               \
+           ",\"charging\":" S_STR ",\"self_driving\":" S_BOOL ",\"docked\":" S_BOOL            \
+           ",\"mode\":" S_STR ",\"radius\":" S_NUM                                            \
            ",\"max_v\":" S_NUM ",\"max_w\":" S_NUM ",\"steer\":" S_BOOL                      \
            ",\"emulated\":" S_BOOL ",\"truth\":" S_POSE2 ",\"origin\":" S_POSE2              \
            ",\"command\":" S_OBJ("\"v\":" S_NUM ",\"w\":" S_NUM ",\"age\":" S_NUM))

@@ -160,6 +160,16 @@ def main():
             fail(f"no wall at ({wx}, {wy}): pixel {wall}")
         if seen == 3:
             ok(f"the screenshot ({w}x{h}) shows the 3 robots in the room")
+        # Every dock of the world drawn where it stands, in its green.
+        docks = js("return botwire.world.docks.map(d => [X(d.x), Y(d.y)])")
+        for dx, dy in docks:
+            got = px[int(round(dy))][int(round(dx))]
+            if near(got, (0x2e, 0x7d, 0x32)):
+                ok(f"a dock is drawn at ({dx:.0f}, {dy:.0f})")
+            else:
+                fail(f"no dock at ({dx:.0f}, {dy:.0f}): pixel {got}")
+        if not docks:
+            fail("the world sent no docks (the built-in room has one)")
 
         def truth(name):
             return js(f"return botwire.robots['{name}'].state.truth")
