@@ -69,10 +69,25 @@ double harness_time(const harness_t *h) { return (double)h->avr->cycle / h->avr-
 
 /* ---- the UART ---------------------------------------------------------------- */
 
-/* Bytes for the chip wait here until its receive FIFO has room (XON). */
+/* UART0's control register B (the same data address on the ATmega168 and
+ * the ATmega2560) and its receiver-enable bit: simavr drops a byte that
+ * comes while the receiver is off, as a chip does. */
+#define UCSR0B_ADDR 0xC1
+#define RXEN0_BIT 4
+
+/* Whether the firmware listens yet: a host that writes at once (the pty is
+ * open before the chip has run its first instructions, and a loaded
+ * machine delays those) must not lose what it wrote to the chip's boot. */
+static bool receiving(const harness_t *h)
+{
+    return h->board->uart != '0' || (h->avr->data[UCSR0B_ADDR] & (1u << RXEN0_BIT)) != 0;
+}
+
+/* Bytes for the chip wait here until it listens and its receive FIFO has
+ * room (XON). */
 static void feed(harness_t *h)
 {
-    while (h->inq_len && !h->xoff) {
+    while (h->inq_len && !h->xoff && receiving(h)) {
         uint8_t b = h->inq[h->inq_head];
         h->inq_head = (h->inq_head + 1) % sizeof h->inq;
         h->inq_len--;
@@ -211,6 +226,7 @@ static int slice(harness_t *h, double until)
             return 1;
         }
     }
+    feed(h); /* what waited for the receiver to be enabled */
     h->board->step(h, harness_time(h));
     watch_clients(h);
     flush_to_host(h);
