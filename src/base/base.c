@@ -96,6 +96,17 @@ static void slot_take(bw_base_t *b)
     }
 }
 
+void bw_base_stop_bytes_changed(bw_base_t *b)
+{
+    b->stop_len = b->ops->stop_bytes(b, b->stop, sizeof b->stop);
+    if (b->slot < 0)
+        return;
+    /* a signal meanwhile sends nothing rather than half of either */
+    slots[b->slot].len = 0;
+    memcpy(slots[b->slot].stop, b->stop, b->stop_len);
+    slots[b->slot].len = b->stop_len;
+}
+
 static void slot_release(bw_base_t *b)
 {
     if (b->slot >= 0)
@@ -884,7 +895,10 @@ int bw_base_drive(bw_base_t *b, double v, double w, double now)
         b->changes++;
         b->ops->on_drive(b, now);
     }
-    b->st.self_driving = false;
+    if (b->st.self_driving) {
+        b->st.self_driving = false;
+        bw_base_stop_bytes_changed(b);
+    }
     return !b->port ? BW_ECLOSED : b->wrong ? BW_EPROTO : 0;
 }
 
@@ -1004,6 +1018,7 @@ int bw_base_seek_dock(bw_base_t *b, double now)
         b->cmd_v = b->cmd_w = 0;
         b->cmd_vector = b->cmd_active = false;
         b->st.self_driving = true;
+        bw_base_stop_bytes_changed(b);
     }
     return rc;
 }
@@ -1083,9 +1098,14 @@ int bw_base_poll(bw_base_t *b, double now)
     if (b->st.online && now > offline_at(b)) {
         changed = true;
         b->st.online = false;
-        /* A one-way failure leaves the robot hearing us: stop it. */
+        /* A one-way failure leaves the robot hearing us: stop it (one
+         * driving itself is taken back by it, its driving over). */
         if (b->port && b->stop_len)
             (void)bw_base_send(b, b->stop, b->stop_len, now);
+        if (b->st.self_driving) {
+            b->st.self_driving = false;
+            bw_base_stop_bytes_changed(b);
+        }
     }
     if (b->cmd_active && b->opt.command_timeout > 0 && now - b->cmd_t > b->opt.command_timeout) {
         changed = true;

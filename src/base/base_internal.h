@@ -155,6 +155,10 @@ struct bw_base {
  * flipped on the line that the checksum let through (or a line without a
  * checksum) never raises an event. */
 void bw_base_frame_ok(bw_base_t *b, double now);
+/* What stops the robot has changed (the driver's stop_bytes depend on the
+ * state: a Create driving itself is taken back by its mode first): taken
+ * again, for the link's loss and for the exit. */
+void bw_base_stop_bytes_changed(bw_base_t *b);
 /* A frame with values the robot cannot have (bad true): counted as
  * implausible; returns true while the driver should set it aside. After
  * BW_BASE_IMPLAUSIBLE_RUN such frames in a row the values are believed (the

@@ -313,6 +313,93 @@ static void test_stall(void **state)
     }
 }
 
+/* What the host sends while the robot's frames are cut, kept. */
+typedef struct {
+    uint8_t bytes[512];
+    size_t n;
+} sent_log_t;
+
+static size_t log_up(line_t *l, uint8_t *b, size_t n)
+{
+    sent_log_t *g = l->ctx;
+    for (size_t i = 0; l->cut_down && i < n && g->n < sizeof g->bytes; i++)
+        g->bytes[g->n++] = b[i];
+    return n;
+}
+
+/* Whether the commands logged hold opcode op. */
+static bool sent_op(const sent_log_t *g, uint8_t op)
+{
+    bw_create_cmd_parser_t p;
+    bw_create_cmd_parser_init(&p);
+    const uint8_t *in = g->bytes;
+    size_t left = g->n;
+    bw_create_cmd_frame_t f;
+    int rc;
+    while ((rc = bw_create_cmd_parse(&p, &in, &left, &f)) != 0)
+        if (rc > 0 && f.bytes[0] == op)
+            return true;
+    return false;
+}
+
+/* A Create seeking its dock whose host loses the link is stopped by what
+ * the base sends on going offline: the mode first (it takes the robot back
+ * from its own driving), then the wheels. One that has docked is left in
+ * Passive, charging, through a lost link and the driver's close: the stop
+ * sent then is the wheels' alone. */
+static void test_seek_dock_link_lost(void **state)
+{
+    (void)state;
+    static bw_world_t w;
+    bw_world_default(&w);
+    bw_device_options_t o;
+    bw_device_options_init(&o);
+    o.world = &w;
+    o.has_start = true;
+    o.start = (bw_pose_t){ 3.0, 2.0, 0.5 };
+    o.has_battery = true;
+    o.battery = 0.5;
+    line_t l;
+    line_open_with(&l, "create", &o, NULL, NULL, NULL);
+    assert_int_equal(bw_base_seek_dock(l.b, l.now), 0);
+    assert_true(l.st->self_driving);
+    line_for(&l, 2.0);
+    assert_true(fabs(l.sim->body.cmd_left) + fabs(l.sim->body.cmd_right) > 0.05); /* on its own */
+    l.cut_down = true;
+    line_for(&l, 1.0);
+    assert_false(l.st->online);
+    assert_true(fabs(l.sim->body.cmd_left) < 1e-9 && fabs(l.sim->body.cmd_right) < 1e-9);
+    assert_true(fabs(l.sim->body.v) < 1e-6);
+    line_close(&l);
+
+    /* on its dock: the seeking over, the link lost and back, then closed;
+     * nothing the host sends meanwhile is Full or Safe */
+    o.start = bw_dock_robot_pose(&w.docks[0], 0.165 + 0.03);
+    sent_log_t g = { .n = 0 };
+    line_open_with(&l, "create", &o, log_up, NULL, &g);
+    assert_int_equal(bw_base_seek_dock(l.b, l.now), 0);
+    for (double until = l.now + 30; !(l.st->charge_sources & BW_SOURCE_DOCK) && l.now < until;)
+        line_step(&l);
+    assert_true(l.sim->body.docked);
+    line_for(&l, 0.5);
+    assert_false(l.st->self_driving);
+    l.cut_down = true;
+    line_for(&l, 1.0);
+    assert_false(l.st->online);
+    l.cut_down = false;
+    assert_true(sent_op(&g, BW_CREATE_OP_DRIVE_DIRECT)); /* the stop, on going offline */
+    assert_false(sent_op(&g, BW_CREATE_OP_FULL) || sent_op(&g, BW_CREATE_OP_SAFE));
+    line_for(&l, 1.0);
+    assert_true(l.st->online);
+    assert_string_equal(l.st->mode, "passive");
+    assert_int_equal(l.st->charging, BW_CHARGE_CHARGING);
+    assert_int_equal(bw_base_stop(l.b, l.now), 0);
+    line_for(&l, 0.5);
+    assert_string_equal(l.st->mode, "passive");
+    assert_int_equal(l.st->charging, BW_CHARGE_CHARGING);
+    line_close(&l);
+}
+
 /* The line damages commands too: the first Full (the OI stays Passive,
  * where it drives nothing), a Drive Direct's speed (the robot drives at
  * what it heard), and a Pause read out of a command's data (the stream
@@ -471,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_lost_frames_estimated),
         cmocka_unit_test(test_false_accepts_set_aside),
         cmocka_unit_test(test_stall),
+        cmocka_unit_test(test_seek_dock_link_lost),
         cmocka_unit_test(test_damaged_commands),
         cmocka_unit_test(test_create2_square),
         cmocka_unit_test(test_create2_encoder_counts),

@@ -171,12 +171,18 @@ static void send(bw_base_t *b, const uint8_t *bytes, size_t n, double now)
 
 static void send_twist(bw_base_t *b, double now);
 
-/* Start, the mode, and group 6 streamed. */
+/* Start, the mode, and group 6 streamed; after Seek Dock, Start and the
+ * stream alone (Passive: the mode would end the charging on the dock). */
 static void start(bw_base_t *b, double now)
 {
     uint8_t cmd[] = { BW_CREATE_OP_START, D(b)->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL,
                       BW_CREATE_OP_STREAM, 1, stream_group(D(b)) };
-    send(b, cmd, sizeof cmd, now);
+    if (D(b)->hands_off) {
+        cmd[1] = BW_CREATE_OP_STREAM;
+        cmd[2] = 1;
+        cmd[3] = stream_group(D(b));
+    }
+    send(b, cmd, D(b)->hands_off ? sizeof cmd - 1 : sizeof cmd, now);
     sent(D(b), 0, 0, now); /* Start: Passive mode, the wheels stopped */
     D(b)->last_ask = D(b)->last_mode = D(b)->last_stream = now;
     D(b)->mode_reached = false;
@@ -475,8 +481,10 @@ static void on_frame(bw_base_t *b, const bw_create_stream_frame_t *f, double now
     }
     bw_create_to_state(st, &s, 0);
     st->bump_switches = s.bumps_wheel_drops & (BW_CREATE_BUMP_RIGHT | BW_CREATE_BUMP_LEFT);
-    if (st->self_driving && (st->charge_sources & BW_SOURCE_DOCK))
+    if (st->self_driving && (st->charge_sources & BW_SOURCE_DOCK)) {
         st->self_driving = false; /* it has docked: its seeking is over */
+        bw_base_stop_bytes_changed(b);
+    }
     st->estimated = false;
     if (c->two) {
         /* The counts hold every frame's motion, those lost too. A frame
@@ -566,15 +574,16 @@ static double next_deadline(const bw_base_t *b)
     return t;
 }
 
-/* The mode, then the wheels stopped: a robot seeking its dock (Passive,
- * driving itself) is taken back by the mode; one in it already stays. */
+/* The wheels stopped; a robot seeking its dock (Passive, driving itself)
+ * is taken back by the mode first. One standing on its dock is left in
+ * Passive, charging (Full or Safe would end it). */
 static size_t stop_bytes(const bw_base_t *b, uint8_t *buf, size_t cap)
 {
-    if (cap < 1)
-        return 0;
-    buf[0] = D(b)->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL;
-    int n = bw_create_encode_drive_direct(buf + 1, cap - 1, 0, 0);
-    return n > 0 ? (size_t)n + 1 : 0;
+    size_t k = 0;
+    if (b->st.self_driving && cap > 0)
+        buf[k++] = D(b)->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL;
+    int n = bw_create_encode_drive_direct(buf + k, cap - k, 0, 0);
+    return n > 0 ? (size_t)n + k : 0;
 }
 
 /* The stream paused and the OI back in passive mode, as the robot is left
