@@ -14,8 +14,9 @@
  * to the dock's right, so the dock lies within half a turn clockwise of
  * its heading; towards red, within half a turn anticlockwise. Each crossing
  * halves what it knows (it drives at the middle of what is left), as a
- * bisection does, and it rides the overlap at that middle, leaning back
- * towards it from either side.
+ * bisection does: it rides the overlap at that middle, and from a buoy
+ * heard alone heads past the edge of what it knows on that buoy's side,
+ * which brings it back into the overlap.
  *
  * The figures (speeds, how far it backs off, how long it seeks) are this
  * program's: iRobot does not publish its docking behaviour.
@@ -192,7 +193,8 @@ void bw_create_seek_start(bw_create_robot_t *r, uint32_t now_ms)
 static void heard_change(bw_create_robot_t *r, int was, int now, int32_t h)
 {
     bw_create_seek_t *k = &r->seek;
-    k->mark_um = r->odo_travel2_um;
+    if (k->state == BW_CREATE_SEEK_DRIVE)
+        k->mark_um = r->odo_travel2_um; /* news: a new leg (backing keeps its own mark) */
     if (was != NOTHING && now != NOTHING) {
         k->crossings++;
         /* towards green: the dock within half a turn clockwise of h */
