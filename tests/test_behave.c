@@ -376,7 +376,10 @@ static void test_dock_from_behind(void **state)
  * built-in room's Home Base within 2 m and 60 degrees of its axis, facing
  * every way: each time the contacts' truth says it charges, the robot is
  * never driven by the host meanwhile, and it is left standing on the dock
- * in Passive, charging. */
+ * in Passive, charging. The Create under lobot's Command Module, whose
+ * program has no Seek Dock, docks the same way from the same poses: the
+ * same program runs in its driver, on what each SENSORS reports, through
+ * the module's commands and its own reflexes. */
 static void test_dock_create(void **state)
 {
     (void)state;
@@ -386,14 +389,14 @@ static void test_dock_create(void **state)
         { 2.0, 0, 0 },   { 1.5, 30, 90 },  { 2.0, 50, 180 }, { 1.0, -45, -90 }, { 0.8, -60, 45 },
         { 1.8, 45, 0 },  { 1.2, 15, 135 }, { 1.6, -25, 30 }, { 0.6, 50, -150 }, { 1.9, -20, 270 },
     };
-    for (int m = 0; m < 2; m++) {
+    static const char *const robot[] = { "create?", "create?model=create2&", "lobot?" };
+    for (int m = 0; m < 3; m++) {
         int docked_n = 0;
         for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
             double a = from[i].deg * BW_PI / 180;
             char url[160], why[96];
-            snprintf(url, sizeof url, "sim:create?%sbattery=0.5&start=%.3f,%.3f,%.1f",
-                     m ? "model=create2&" : "", 4.9 - from[i].r * cos(a), 3.0 - from[i].r * sin(a),
-                     from[i].heading);
+            snprintf(url, sizeof url, "sim:%sbattery=0.5&start=%.3f,%.3f,%.1f", robot[m],
+                     4.9 - from[i].r * cos(a), 3.0 - from[i].r * sin(a), from[i].heading);
             bool docked;
             double took;
             int rc = dock_run(url, 300, &docked, why, sizeof why, &took);
@@ -415,6 +418,9 @@ static void test_dock_create_unheard(void **state)
     (void)state;
     double took = cannot_see("size 6 5\nwall 2.5 0 2.5 5\ndock 3 2.5 0 create\n", "create",
                              "model=create2&start=1.5,2.5,0", 120);
+    assert_true(took >= BW_DOCKING_UNHEARD && took <= BW_DOCKING_UNHEARD + 1);
+    took = cannot_see("size 6 5\nwall 2.5 0 2.5 5\ndock 3 2.5 0 create\n", "lobot",
+                      "start=1.5,2.5,0", 120);
     assert_true(took >= BW_DOCKING_UNHEARD && took <= BW_DOCKING_UNHEARD + 1);
 }
 

@@ -22,8 +22,10 @@ static void usage(FILE *f)
             "Docks a base that can be docked, by what its protocol reports of its dock: a\n"
             "Kobuki by its three receivers' IR regions (search, face the dock, across to\n"
             "its axis, up it; docs/grl.md); a Create by its own Seek Dock (a Create 1's\n"
-            "Cover and Dock), watched: it fails when no buoy of a Home Base is heard in\n"
-            "60 s. Done when the charger says the dock. Prints a progress line a second,\n"
+            "Cover and Dock), watched, and lobot's Create by the same program run in its\n"
+            "driver: it fails when no buoy of a Home Base is heard in 60 s. Done when the\n"
+            "charger says the dock. The link down over 6 s fails it (a lobot's reflex is\n"
+            "silent up to 5 s). Prints a progress line a second,\n"
             "{\"t\":..,\"state\":..,\"dock_ir\":[right,central,left] (a Create:\n"
             "\"buoys\":[omni,left,right], bits red 1, green 2, force field 4),\n"
             "\"charging\":..}, then stops the robot (one on its dock stays there, charging)\n"
@@ -129,11 +131,6 @@ int cmd_dock(int argc, char **argv)
     char why[128] = "";
     {
         while (rc == 0 && !cli_interrupted) {
-            if (!st->online) {
-                snprintf(why, sizeof why, "the link was lost");
-                rc = -1;
-                break;
-            }
             if (clk.now >= next_tick - 1e-9) {
                 g.now = clk.now;
                 rc = bw_docking_tick(&d);

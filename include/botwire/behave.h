@@ -355,6 +355,11 @@ int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n);
  * then takes the robot back and stops it. It is never driven meanwhile.
  */
 #define BW_DOCKING_UNHEARD 60.0 /* s */
+/* s the link may be down before a docking fails for it: a lobot's low
+ * level is silent through its own reflexes, up to about 5 s (docs/lobot.md).
+ * Meanwhile nothing is driven (the base stopped the robot going offline);
+ * back online, a base that was seeking its dock is told to again. */
+#define BW_DOCKING_OFFLINE 6.0
 
 /*
  * Docks a base that hears its dock's regions (BW_CAP_DOCK_IR: a Kobuki's
@@ -392,6 +397,8 @@ typedef struct {
     unsigned bumps;
     bw_pose_t from;                     /* undocking: where it began (odometry) */
     bool asked;                         /* BW_DOCKING_SEEK: the base was told to */
+    double offline_since;               /* when the link went down (-inf: up) */
+    unsigned asks;                      /* BW_DOCKING_SEEK: times the base was told to */
     char why[96];                       /* how it ended */
 } bw_docking_t;
 

@@ -39,6 +39,7 @@ void bw_docking_init(bw_docking_t *d, bw_grl_t *g, double time_limit)
                    : BW_DOCKING_SEARCH;
     d->last_theta = g->st->pose.theta;
     d->heard_at = -INFINITY;
+    d->offline_since = -INFINITY;
 }
 
 void bw_docking_init_undock(bw_docking_t *d, bw_grl_t *g, double time_limit)
@@ -96,6 +97,7 @@ static int seek_tick(bw_docking_t *d)
             return bw_docking_tick(d);
         }
         d->asked = true;
+        d->asks++;
     }
     if (st->buoys[0] | st->buoys[1] | st->buoys[2])
         d->heard_at = now;
@@ -121,6 +123,20 @@ int bw_docking_tick(bw_docking_t *d)
     if (d->state == BW_DOCKING_DONE || d->state == BW_DOCKING_FAILED) {
         bw_drive_base_rt(g, bw_rt(0, 0));
         return d->state == BW_DOCKING_DONE ? 1 : -1;
+    }
+    if (!st->online) { /* nothing driven; a while, then failed */
+        if (d->offline_since == -INFINITY)
+            d->offline_since = now;
+        if (now - d->offline_since <= BW_DOCKING_OFFLINE)
+            return 0;
+        SAY(d, "the link was lost (nothing heard of the robot for %.0f s)", now - d->offline_since);
+        go(d, BW_DOCKING_FAILED);
+        return bw_docking_tick(d);
+    }
+    if (d->offline_since != -INFINITY) {
+        d->offline_since = -INFINITY;
+        if (d->state == BW_DOCKING_SEEK && !st->self_driving)
+            d->asked = false; /* its seeking ended with the link: again */
     }
     if (d->state == BW_DOCKING_SEEK)
         return seek_tick(d);

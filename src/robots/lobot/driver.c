@@ -113,6 +113,15 @@ typedef struct {
     bool held;
     bw_lobot_ack_t ack;
     bw_count_t ack_frames, ack_skipped; /* the parser's counts right after it */
+    /* Seeking the dock (bw_base_seek_dock): the Create's own Seek Dock
+     * program (create/seek.c), run here on what each SENSORS says, its
+     * wheels driven through the commands; `seek_pose` is the pose its
+     * odometry was last brought to. */
+    bool seeking;
+    int seek_reflex;      /* a reflex's ACK id since the program's last step (0 none) */
+    double seek_t0;
+    bw_pose_t seek_pose;
+    bw_create_robot_t prog;
 } lobot_drv_t;
 
 static lobot_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -149,6 +158,8 @@ static void on_open(bw_base_t *b, double now)
     l->unmeasured = l->turn_unmeasured = 0;
     l->nlog = 0;
     l->blocked = false;
+    l->seeking = false;
+    l->seek_reflex = 0;
     memset(&l->odo, 0, sizeof l->odo);
     (void)now;
 }
@@ -229,6 +240,12 @@ static void answer_ready(bw_base_t *b, double now)
     lobot_drv_t *l = D(b);
     b->st.commands_ignored = false;
     double v = b->cmd_v, w = b->cmd_w;
+    if (l->seeking && !b->st.self_driving)
+        l->seeking = false; /* the host took the robot back, or the link went */
+    if (l->seeking) { /* the program's wheels */
+        v = (l->prog.wheel[0] + l->prog.wheel[1]) / 2000.0;
+        w = (l->prog.wheel[1] - l->prog.wheel[0]) / 1000.0 / BW_CREATE_WHEELBASE_M;
+    }
     int16_t speed, radius = 0;
     bool pure = fabs(v) < IN_PLACE_BELOW && fabs(w) >= STRAIGHT_BELOW;
     if (pure && l->turn_spin) {
@@ -350,6 +367,8 @@ static void reflex(bw_base_t *b, const bw_lobot_ack_t *a, double now)
     lobot_drv_t *l = D(b);
     reflex_state(b, a, now);
     l->reflexed = true;
+    if (l->seeking || b->st.self_driving)
+        l->seek_reflex = a->id;
     switch (a->id) {
     case BW_LOBOT_ACK_BUMPS:
         bw_base_reflex(b, BW_REFLEX_BUMP, a->u.bumps.flags, a->u.bumps.distance / 1000.0,
@@ -577,6 +596,75 @@ static void restart_log(lobot_drv_t *l, const bw_create_sensors_t *oi)
     add_value(l->radii, &l->nradii, l->prog_radius);
 }
 
+/* ---- seeking the dock ---------------------------------------------------------------- */
+
+/* The program's clock and odometry from this side's: ms since the seeking
+ * began, the travel (um, both wheels summed, wrapping, as the program
+ * counts it) along the heading and the heading itself (urad). */
+static void seek_sense(lobot_drv_t *l, const bw_base_state_t *st, double now)
+{
+    double dx = st->pose.x - l->seek_pose.x, dy = st->pose.y - l->seek_pose.y;
+    double along = dx * cos(l->seek_pose.theta) + dy * sin(l->seek_pose.theta);
+    l->prog.odo_travel2_um += (uint32_t)(int32_t)lround(2e6 * along);
+    l->prog.heading_urad = (int32_t)lround(bw_angle_norm(st->pose.theta) * 1e6);
+    l->seek_pose = st->pose;
+    l->prog.s = l->last;
+    /* The low level's reflex moved the robot off what it met before the
+     * SENSORS: the program hears of it as the Create's own sensors would
+     * have told it, and reacts as it does (backs off, turns elsewhere). */
+    if (l->seek_reflex == BW_LOBOT_ACK_BUMPS)
+        l->prog.s.bumps_wheel_drops |= BW_CREATE_BUMP_LEFT | BW_CREATE_BUMP_RIGHT;
+    else if (l->seek_reflex == BW_LOBOT_ACK_CLIFFS)
+        l->prog.s.cliff_front_left = l->prog.s.cliff_front_right = true;
+    else if (l->seek_reflex == BW_LOBOT_ACK_WHEEL_DROPS)
+        l->prog.s.bumps_wheel_drops |= BW_CREATE_WHEEL_DROP_LEFT | BW_CREATE_WHEEL_DROP_RIGHT;
+    l->seek_reflex = 0;
+    (void)now;
+}
+
+static uint32_t seek_ms(const lobot_drv_t *l, double now)
+{
+    return (uint32_t)(int64_t)llround((now - l->seek_t0) * 1000);
+}
+
+/* A lobot does not seek its dock itself (its program has no Seek Dock), but
+ * the Create under it reports what a Create's own program goes by: the
+ * program runs here, its wheels sent as the twist of each command. */
+static int seek_dock(bw_base_t *b, double now)
+{
+    lobot_drv_t *l = D(b);
+    if (!l->have_sensors)
+        return BW_ESTATE; /* nothing heard of the robot yet */
+    bw_create_robot_init(&l->prog, BW_CREATE_MODEL_1, (uint16_t)lround(BW_CREATE_WHEELBASE_M * 1000));
+    l->seek_t0 = now;
+    l->seek_pose = b->st.pose;
+    l->prog.heading_urad = (int32_t)lround(bw_angle_norm(b->st.pose.theta) * 1e6);
+    l->prog.s = l->last;
+    bw_create_seek_start(&l->prog, 0);
+    l->seeking = true; /* a reflex that ended the last seeking (offline) is heard in its first step */
+    return 0;
+}
+
+/* Each SENSORS taken: the program's step, and its end (on the dock, lifted,
+ * given up) ends the base's self-driving. */
+static void seek_step(bw_base_t *b, double now)
+{
+    lobot_drv_t *l = D(b);
+    if (!l->seeking)
+        return;
+    if (!b->st.self_driving) {
+        l->seeking = false;
+        return;
+    }
+    seek_sense(l, &b->st, now);
+    (void)bw_create_seek_step(&l->prog, seek_ms(l, now));
+    if (l->prog.seek.state == BW_CREATE_SEEK_OFF) {
+        l->seeking = false;
+        b->st.self_driving = false;
+        b->cmd_v = b->cmd_w = 0; /* stopped where it ended */
+    }
+}
+
 static void on_sensors(bw_base_t *b, const bw_lobot_sensors_t *s, const uint8_t *data, double now)
 {
     lobot_drv_t *l = D(b);
@@ -654,6 +742,7 @@ static void on_sensors(bw_base_t *b, const bw_lobot_sensors_t *s, const uint8_t 
     l->reflexed = false;
     l->last = s->oi;
     l->have_sensors = true;
+    seek_step(b, now);
     bw_base_frame_ok(b, now);
 }
 
@@ -792,7 +881,7 @@ const bw_driver_ops_t bw_lobot_driver_ops = {
     .init = init,
     .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BUMPERS | BW_CAP_CLIFFS |
             BW_CAP_WHEEL_DROPS | BW_CAP_BUTTONS | BW_CAP_BATTERY | BW_CAP_CHARGING |
-            BW_CAP_REFLEXES | BW_CAP_BUMP_SWITCHES,
+            BW_CAP_REFLEXES | BW_CAP_BUMP_SWITCHES | BW_CAP_SEEK_DOCK,
     .max_v = 0.5,
     .max_w = 0.5 / (BW_CREATE_WHEELBASE_M / 2),
     /* The program is never silent that long but while it moves on its own:
@@ -807,4 +896,5 @@ const bw_driver_ops_t bw_lobot_driver_ops = {
     .on_drive = on_drive,
     .stop_bytes = stop_bytes,
     .next_deadline = next_deadline,
+    .seek_dock = seek_dock,
 };
