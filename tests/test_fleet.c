@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "botwire/botwire.h"
+#include "botwire/runner.h"
 
 static void assert_near(double got, double want, double tol)
 {
@@ -445,6 +446,82 @@ static void test_frozen_order(void **state)
     assert_true(touching >= N / 2); /* they met */
 }
 
+/* A fleet that docks (o.dock_below): 17 Kobukis near the mark, three docks
+ * along the walls of their room. Each attempt ends docked or with a
+ * reason, or is under way at the end; a docking the driver reports is
+ * the emulator's truth; robots charge and leave the dock to the next;
+ * none runs flat, none drives into another; and the docks are given out
+ * the same on one thread and on two (the same poses, bit for bit). */
+static void test_fleet_docks(void **state)
+{
+    (void)state;
+    bw_runner_result_t res[2];
+    for (int k = 0; k < 2; k++) {
+        /* 90-93 % of the pack (the driver says 89-92 %) and a mark of 95:
+         * every robot wants a dock at once, and a charge takes minutes */
+        bw_runner_opts_t o = { .family = "kobuki", .robots = 17, .seconds = 1200, .wander = true,
+                               .seed = 7, .threads = (unsigned)k + 1, .quiet = true,
+                               .dock_below = 95, .docks = 3, .battery_lo = 0.90,
+                               .battery_hi = 0.93 };
+        char err[256] = "";
+        if (bw_runner_run(&o, &res[k], err, sizeof err) != 0)
+            fail_msg("the fleet: %s", err);
+        bw_runner_result_t *r = &res[k];
+        printf("# %u thread(s): %llu attempts, %llu docked, %llu failed (%s), %llu charges, %zu "
+               "open, least charge %.3f, %llu contacts\n",
+               r->threads, (unsigned long long)r->dock_attempts, (unsigned long long)r->docked,
+               (unsigned long long)r->dock_failed, r->dock_reasons,
+               (unsigned long long)r->charges, r->attempts_open, r->least_charge,
+               (unsigned long long)r->contacts);
+        assert_int_equal(r->docks, 3);
+        assert_int_equal(r->dock_attempts, r->docked + r->dock_failed + r->attempts_open);
+        assert_int_equal(r->docked_untrue, 0);
+        /* three docks, ~8 min a charge from 89 % (docs/fleet.md) */
+        assert_true(r->docked >= 6);
+        assert_true(r->charges >= 3);
+        assert_int_equal(r->flat, 0);
+        assert_true(r->least_charge > 0.85 && r->least_charge < 0.95);
+        assert_true(r->min_gap > -0.01); /* no robot inside another */
+        assert_int_equal(r->contacts, 0); /* none drove into another */
+    }
+    assert_int_equal(res[0].poses_hash, res[1].poses_hash);
+    assert_int_equal(res[0].docked, res[1].docked);
+    assert_int_equal(res[0].charges, res[1].charges);
+}
+
+/* Docking is refused where it cannot be: a family without a dock in its
+ * protocol, standing robots, a mark out of range, a room without docks. */
+static void test_fleet_docks_refused(void **state)
+{
+    (void)state;
+    bw_runner_result_t r;
+    char err[256];
+    bw_runner_opts_t o = { .family = "p2os", .robots = 6, .seconds = 10, .wander = true,
+                           .seed = 1, .quiet = true, .dock_below = 20 };
+    assert_int_equal(bw_runner_run(&o, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot dock"));
+    o.family = "kobuki";
+    o.wander = false;
+    assert_int_equal(bw_runner_run(&o, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "wandering"));
+    o.wander = true;
+    o.dock_below = 120;
+    assert_int_equal(bw_runner_run(&o, &r, err, sizeof err), -1);
+    o.dock_below = 20;
+    o.docks = BW_WORLD_MAX_DOCKS + 1;
+    assert_int_equal(bw_runner_run(&o, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "do not fit"));
+    static bw_world_t bare; /* a room without a dock */
+    bw_world_init(&bare);
+    (void)bw_world_add_box(&bare, 0, 0, 6, 6);
+    bare.start = (bw_pose_t){ 1, 1, 0 };
+    o.docks = 0;
+    o.world = &bare;
+    o.robots = 2;
+    assert_int_equal(bw_runner_run(&o, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no dock"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -456,6 +533,8 @@ int main(void)
         cmocka_unit_test(test_beyond_4096),
         cmocka_unit_test(test_frozen_snapshot),
         cmocka_unit_test(test_frozen_order),
+        cmocka_unit_test(test_fleet_docks),
+        cmocka_unit_test(test_fleet_docks_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,8 @@ static void usage(FILE *f)
             "                  [--detach [--log FILE]] [--pidfile FILE] [--robots N] [--baud N]\n"
             "                  [--view [HOST:]PORT]\n"
             "       botwire sim FAMILY --robots N --fast --for S [--wander | --stack NAMES]\n"
-            "                  [--threads N] [--frame S]\n"
+            "                  [--threads N] [--frame S] [--dock-below P [--docks N]]\n"
+            "                  [--battery LO[-HI]]\n"
             "       botwire sim --world FILE [...]   (robots of the world file's robot lines)\n"
             "\n"
             "Runs the emulated robot of FAMILY (kobuki, p2os, lobot, create, rbsm, rflex) in\n"
@@ -112,6 +113,17 @@ static void usage(FILE *f)
             "                   seed gives the same run whatever N\n"
             "  --frame S        with --fast: robot time between the snapshots of where the\n"
             "                   robots are that each one sees (default 0.02)\n"
+            "  --dock-below P   with --wander: a robot whose battery falls below P percent\n"
+            "                   goes to a dock, one robot a dock (the others wait, standing,\n"
+            "                   in turn), docks by the dock's infrared, charges until its\n"
+            "                   charger says charged and wanders again (Kobuki, Create;\n"
+            "                   lobot's Create docks, but its Full mode does not charge);\n"
+            "                   adds docking figures to the JSON line and prints progress\n"
+            "                   each robot hour (docs/fleet.md)\n"
+            "  --docks N        with --dock-below in a made room: N docks along its walls\n"
+            "                   (default: one for every ten robots)\n"
+            "  --battery LO[-HI] with --fast: each robot's battery at the start, percent of\n"
+            "                   the emulated pack, drawn between LO and HI (default: full)\n"
             "  -h, --help       this help\n",
             P2OS_TCP_PORT, P2OS_TCP_PORT, BW_FLEET_MAX);
 }
@@ -425,10 +437,6 @@ static int sim_fast(const bw_runner_opts_t *o)
 {
     char err[512];
     bw_runner_result_t r;
-    if (!o->quiet)
-        fprintf(stderr, "botwire sim: %zu robots in one process, %g s of robot time, as fast as "
-                        "it goes ...\n",
-                o->world && o->world->nrobots ? o->world->nrobots : o->robots, o->seconds);
     if (bw_runner_run(o, &r, err, sizeof err) < 0) {
         cli_error("sim", "%s", err);
         return 1;
@@ -440,10 +448,20 @@ static int sim_fast(const bw_runner_opts_t *o)
     printf("{\"robots\":%zu,\"threads\":%u,\"online\":%zu,\"sim_s\":%.3f,\"wall_s\":%.3f,"
            "\"real_time_factor\":%.3f,\"cpu_s\":%.3f,\"cpu_ms_per_robot_s\":%.4f,"
            "\"mem_per_robot_kb\":%.1f,\"rss_per_robot_kb\":%.1f,\"mean_distance_m\":%.3f,\"min_gap_m\":%s,"
-           "\"sips\":%llu,\"setup_wall_s\":%.3f,\"settle_s\":%.2f,\"poses\":\"%016llx\"}\n",
+           "\"sips\":%llu,\"setup_wall_s\":%.3f,\"settle_s\":%.2f,\"poses\":\"%016llx\"",
            r.robots, r.threads, r.online, r.sim_s, r.wall_s, r.real_time_factor, r.cpu_s,
            r.cpu_ms_per_robot_s, r.mem_per_robot_kb, r.rss_per_robot_kb, r.mean_distance, gap,
            (unsigned long long)r.sips, r.setup_wall_s, r.settle_s, (unsigned long long)r.poses_hash);
+    if (o->dock_below > 0)
+        printf(",\"docks\":%zu,\"dock_attempts\":%llu,\"docked\":%llu,\"dock_failed\":%llu,"
+               "\"dock_failures\":\"%s\",\"charges\":%llu,\"under_way\":%zu,\"flat\":%zu,"
+               "\"least_charge\":%.3f,\"contacts\":%llu,\"attempts_open\":%zu,\"docked_untrue\":%llu,\"not_charging\":%llu",
+               r.docks, (unsigned long long)r.dock_attempts, (unsigned long long)r.docked,
+               (unsigned long long)r.dock_failed, r.dock_reasons, (unsigned long long)r.charges,
+               r.under_way, r.flat, r.least_charge, (unsigned long long)r.contacts,
+               r.attempts_open, (unsigned long long)r.docked_untrue,
+               (unsigned long long)r.not_charging);
+    printf("}\n");
     return cli_flush_out("sim");
 }
 
@@ -575,7 +593,9 @@ int cmd_sim(int argc, char **argv)
         { "fast", no_argument, NULL, 'x' },         { "wander", no_argument, NULL, 'X' },
         { "threads", required_argument, NULL, 'T' }, { "frame", required_argument, NULL, 'M' },
         { "stack", required_argument, NULL, 'k' },  { "log", required_argument, NULL, 'L' },
-        { "pidfile", required_argument, NULL, 'N' }, { NULL, 0, NULL, 0 },
+        { "pidfile", required_argument, NULL, 'N' }, { "dock-below", required_argument, NULL, 'U' },
+        { "docks", required_argument, NULL, 'Y' },  { "battery", required_argument, NULL, 'Z' },
+        { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
@@ -586,7 +606,7 @@ int cmd_sim(int argc, char **argv)
     bw_view_options_t vo = { .cmd = "sim" };
     bw_runner_opts_t fast = { 0 }; /* --fast: the fleet in virtual time (src/runner/) */
     bool in_virtual_time = false;
-    double threads = 0, frame = 0;
+    double threads = 0, frame = 0, dock_below = 0, docks = 0, battery[2] = { 0, 0 };
     int c;
     optind = 0;
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
@@ -673,6 +693,36 @@ int cmd_sim(int argc, char **argv)
             if (cli_number(sim_cmd, "--frame", optarg, 0.001, 1, &frame) < 0)
                 return 2;
             break;
+        case 'U':
+            if (cli_number(sim_cmd, "--dock-below", optarg, 1, 99, &dock_below) < 0)
+                return 2;
+            break;
+        case 'Y':
+            if (cli_number(sim_cmd, "--docks", optarg, 1, BW_WORLD_MAX_DOCKS, &docks) < 0)
+                return 2;
+            if (docks != floor(docks)) {
+                cli_error(sim_cmd, "--docks wants a whole number, not \"%s\"", optarg);
+                return 2;
+            }
+            break;
+        case 'Z': {
+            char lo[32], *dash = strchr(optarg, '-');
+            size_t len = dash ? (size_t)(dash - optarg) : strlen(optarg);
+            if (len >= sizeof lo) {
+                cli_error(sim_cmd, "--battery wants LO or LO-HI, percentages, not \"%s\"", optarg);
+                return 2;
+            }
+            memcpy(lo, optarg, len);
+            lo[len] = 0;
+            if (cli_number(sim_cmd, "--battery", lo, 1, 100, &battery[0]) < 0 ||
+                cli_number(sim_cmd, "--battery", dash ? dash + 1 : lo, 1, 100, &battery[1]) < 0)
+                return 2;
+            if (battery[1] < battery[0]) {
+                cli_error(sim_cmd, "--battery %s: LO above HI", optarg);
+                return 2;
+            }
+            break;
+        }
         case 'h': usage(stdout); return 0;
         default: return 2;
         }
@@ -705,17 +755,27 @@ int cmd_sim(int argc, char **argv)
     }
     const char *family = from_world ? world.robots[0].family : argv[optind];
     size_t n = from_world ? world.nrobots : robots > 0 ? (size_t)robots : 1;
-    if (in_virtual_time || fast.wander || threads > 0 || frame > 0) {
+    if (in_virtual_time || fast.wander || threads > 0 || frame > 0 || dock_below > 0 ||
+        docks > 0 || battery[0] > 0) {
         if (!in_virtual_time || !isfinite(duration) || link || tcp || detach) {
-            cli_error(sim_cmd, "--wander, --stack, --threads and --frame go with --fast, which "
-                               "wants --for S and no --pty, --tcp or --detach");
+            cli_error(sim_cmd, "--wander, --stack, --threads, --frame, --dock-below, --docks and "
+                               "--battery go with --fast, which wants --for S and no --pty, --tcp "
+                               "or --detach");
+            return 2;
+        }
+        if ((dock_below > 0 && !fast.wander) || (docks > 0 && dock_below == 0)) {
+            cli_error(sim_cmd, dock_below > 0 ? "--dock-below goes with --wander (or --stack): "
+                                                "standing robots never need a dock"
+                                              : "--docks goes with --dock-below P");
             return 2;
         }
         fast = (bw_runner_opts_t){ .family = family, .model = model, .robots = n,
                                    .world = world_path ? &world : NULL, .seconds = duration,
                                    .wander = fast.wander, .stack = fast.stack,
                                    .seed = (uint64_t)seed, .noise = noise,
-                                   .threads = (unsigned)threads, .frame = frame };
+                                   .threads = (unsigned)threads, .frame = frame,
+                                   .dock_below = dock_below, .docks = (unsigned)docks,
+                                   .battery_lo = battery[0] / 100, .battery_hi = battery[1] / 100 };
         return sim_fast(&fast);
     }
     bool fleet = n > 1 || robots > 0 || from_world;

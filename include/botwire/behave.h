@@ -279,6 +279,7 @@ const bw_ping_view_t *bw_grl_view(const bw_grl_t *g);
 #define BW_WANDER_MAX_KEEP 2048
 #define BW_WANDER_MAX_STACK 5
 #define BW_WANDER_MAX_SEEN 512
+#define BW_WANDER_MAX_OTHERS 4
 /* A remembered ping: where it was (odometry frame), and when. */
 typedef struct {
     bw_vec2_t at;
@@ -305,6 +306,14 @@ typedef struct {
     unsigned seen_head, nseen; /* remembered pings (seen, below) */
     bool in_tick, room_ok; /* the room around, computed once a tick */
     double room[4];
+    /* bw_wander_goal: the cruise heads for it (odometry frame), within tol */
+    bool has_goal;
+    bw_vec2_t goal;
+    double goal_tol;
+    double detour_until; /* going round something in the way until then */
+    /* bw_wander_others: the nearest points of other robots (odometry frame) */
+    unsigned nothers;
+    bw_vec2_t others[BW_WANDER_MAX_OTHERS];
     bool remembered_ok;    /* pings kept from the state as of this bw_base_changes */
     uint64_t remembered;
     bw_ping_view_t view;   /* g->view */
@@ -344,6 +353,19 @@ int bw_wander_set_stack(bw_wander_t *w, const char *names);
 /* A zone to keep out of: a polygon in the odometry frame. BW_EINVAL (fewer
  * than 3 vertices), BW_ENOSPC (its edges do not fit). */
 int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n);
+
+/* A place to go (odometry frame): the cruise turns toward it instead of
+ * drifting, slows as it nears, and stands once within tol metres (the
+ * reflex and avoid still come first); NULL wanders again. */
+void bw_wander_goal(bw_wander_t *w, const bw_vec2_t *goal, double tol);
+/* Whether the robot stands within its goal's tolerance (false: no goal). */
+bool bw_wander_arrived(const bw_wander_t *w);
+/* Where other robots are, as a fleet that knows its robots' poses tells
+ * each one (the nearest point of each one's outline, odometry frame, at
+ * most BW_WANDER_MAX_OTHERS): obstacles for avoid and the cruise, as
+ * pings are, until told again (n 0: none). For bases whose own sensors
+ * cannot see another robot before they touch it. */
+void bw_wander_others(bw_wander_t *w, const bw_vec2_t *at, unsigned n);
 
 /* ---- docking by the dock's infrared ------------------------------------------------- */
 

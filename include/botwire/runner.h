@@ -48,6 +48,16 @@ typedef struct {
      * in blocks this long, on one thread and on every thread in turn, to
      * measure what the threads gain on a machine whose speed drifts */
     double alternate;
+    /* Docking (with wander): > 0 sends a robot whose battery falls below
+     * this many percent to a dock of the world (a made room gets `docks`
+     * of them along its walls, 0: one for every ten robots), one robot a
+     * dock, the others waiting standing in the order they asked; charged,
+     * it backs off and wanders again. Families that can dock only. */
+    double dock_below;
+    unsigned docks;
+    /* Each robot's battery at the start, a fraction of the emulated pack
+     * drawn between these (seeded); both 0: full */
+    double battery_lo, battery_hi;
 } bw_runner_opts_t;
 
 typedef struct {
@@ -71,6 +81,20 @@ typedef struct {
      * thread [0] and on one [1], and the first over the second (0: not
      * measured) */
     double alt_rtf[2], alt_speedup;
+    /* With o->dock_below: */
+    size_t docks;           /* docks in the world that serve the fleet's family */
+    uint64_t dock_attempts; /* goings to a dock (each ends docked or failed, or is under way) */
+    uint64_t docked;        /* attempts that ended docked and charging */
+    uint64_t dock_failed;   /* attempts that ended with a reason (dock_reasons) */
+    uint64_t charges;       /* charges completed (charged, then off the dock) */
+    uint64_t contacts;      /* times a robot's bumper touched another robot */
+    size_t flat;            /* robots whose battery ran empty */
+    size_t under_way;       /* robots waiting for, going to, on or leaving a dock at the end */
+    size_t attempts_open;   /* attempts not ended at the end (going to or docking) */
+    uint64_t docked_untrue; /* times a robot's driver said docked and the emulator's truth not */
+    uint64_t not_charging;  /* dockings left after 60 s with the charger idle */
+    double least_charge;    /* the least any robot's battery fell to, a fraction (its driver's) */
+    char dock_reasons[512]; /* "reason: count; ..." of the failed attempts */
 } bw_runner_result_t;
 
 /* Runs the fleet; 0, or -1 with the reason in err. */

@@ -17,6 +17,8 @@
 #define KEEP_STOP 0.25  /* m short of a keep-out zone the cruise stops going on */
 #define MEMORY 8.0      /* s a ping is remembered */
 #define DRIFT_MAX 0.4   /* rad/s */
+#define DETOUR_TIME 1.5 /* s going round something in the way to a goal */
+#define OTHER_BERTH 0.1 /* m more room kept from another robot than from a wall */
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -38,6 +40,35 @@ static bw_beh_out_t go(const bw_grl_t *g, double v, double w)
     return bw_beh_rt(bw_rt(v, w));
 }
 
+/* The robot's radius: the farthest range sensor from its centre and a
+ * margin for the body around it, or 0.2 m on a base without them. */
+static double radius_of(const bw_base_state_t *st)
+{
+    double r = 0;
+    for (unsigned i = 0; i < st->nranges; i++)
+        r = fmax(r, hypot(st->ranges[i].mount.x, st->ranges[i].mount.y));
+    return r > 0 ? r + 0.05 : 0.2;
+}
+
+/* Another robot the fleet told of, in the way of backing (v < 0) or going
+ * on (v > 0): in the band the body sweeps that way, within the distance
+ * the reflex covers of its edge. */
+static bool other_that_way(const bw_wander_t *w, const bw_grl_t *g, double v)
+{
+    if (!w->nothers)
+        return false;
+    bw_pose_t p = g->st->pose;
+    double c = cos(p.theta), sn = sin(p.theta), reach = BACK_SPEED * BACK_TIME + 0.03;
+    double radius = radius_of(g->st);
+    for (unsigned i = 0; i < w->nothers; i++) {
+        double dx = w->others[i].x - p.x, dy = w->others[i].y - p.y;
+        double ex = c * dx + sn * dy, ey = -sn * dx + c * dy;
+        if (ex * v > 0 && fabs(ey) < radius && fabs(ex) < radius + reach)
+            return true; /* in the band the body sweeps, within reach */
+    }
+    return false;
+}
+
 static bw_beh_out_t reflex(const bw_behavior_t *self, const bw_grl_t *g)
 {
     bw_wander_t *w = self->ctx;
@@ -56,26 +87,21 @@ static bw_beh_out_t reflex(const bw_behavior_t *self, const bw_grl_t *g)
         w->reflexes++;
         since = 0;
     }
-    if (since < BACK_TIME)
-        return go(g, (st->bumpers & (BW_BUMP_REAR | BW_BUMP_REAR_LEFT | BW_BUMP_REAR_RIGHT)) &&
-                             !(st->bumpers & (BW_BUMP_FRONT | BW_BUMP_FRONT_LEFT | BW_BUMP_FRONT_RIGHT))
-                         ? BACK_SPEED
-                         : -BACK_SPEED,
-                  0);
+    if (since < BACK_TIME) {
+        double v = (st->bumpers & (BW_BUMP_REAR | BW_BUMP_REAR_LEFT | BW_BUMP_REAR_RIGHT)) &&
+                           !(st->bumpers & (BW_BUMP_FRONT | BW_BUMP_FRONT_LEFT | BW_BUMP_FRONT_RIGHT))
+                       ? BACK_SPEED
+                       : -BACK_SPEED;
+        if (!other_that_way(w, g, v))
+            return go(g, v, 0);
+        w->reflex_from = g->now - BACK_TIME; /* no room that way: only the turn */
+        since = BACK_TIME;
+    }
     if (since < BACK_TIME + TURN_TIME)
         return go(g, 0, w->reflex_turn);
     return bw_beh_inactive();
 }
 
-/* The robot's radius: the farthest range sensor from its centre and a
- * margin for the body around it, or 0.2 m on a base without them. */
-static double radius_of(const bw_base_state_t *st)
-{
-    double r = 0;
-    for (unsigned i = 0; i < st->nranges; i++)
-        r = fmax(r, hypot(st->ranges[i].mount.x, st->ranges[i].mount.y));
-    return r > 0 ? r + 0.05 : 0.2;
-}
 
 /* Room around the robot, from the sonar pings and the keep-out zones'
  * edges, in the robot's frame: ahead (within the sector), to the left and
@@ -187,6 +213,13 @@ static room_t room_around(bw_wander_t *w, const bw_grl_t *g)
         double dx = w->keep[i].x - pose.x, dy = w->keep[i].y - pose.y;
         consider(&r, (bw_vec2_t){ c * dx + sn * dy, -sn * dx + c * dy }, radius, false);
     }
+    /* Another robot moves too (and is told of a moment late): a wider
+     * berth than a wall's. */
+    for (unsigned i = 0; i < w->nothers; i++) {
+        double dx = w->others[i].x - pose.x, dy = w->others[i].y - pose.y;
+        consider(&r, (bw_vec2_t){ c * dx + sn * dy, -sn * dx + c * dy }, radius + OTHER_BERTH,
+                 false);
+    }
     /* What was seen a moment ago guards the path; the steering goes by
      * what the sonars see now. */
     double reach2 = memory_reach2(radius);
@@ -260,14 +293,50 @@ static bw_beh_out_t avoid(const bw_behavior_t *self, const bw_grl_t *g)
             w->escape = 0; /* free again */
         return bw_beh_inactive();
     }
-    /* Slower the nearer it is, turning out. */
-    double v = w->speed * fmax(0, fmin(1, (r.ahead - 0.15) / (AVOID_AT - 0.15)));
+    /* Going to a goal: once out of this, on the way it turned before
+     * turning to the goal again (else it turns back into the obstacle). */
+    if (w->has_goal)
+        w->detour_until = g->now + DETOUR_TIME;
+    /* Slower the nearer it is (ahead, or in the path: something touching
+     * the body's front corner is out of the sector but closes in as it
+     * goes on), turning out. */
+    double v = w->speed * fmax(0, fmin(1, (fmin(r.ahead, r.path) - 0.15) / (AVOID_AT - 0.15)));
     return go(g, v, escape(w, &r));
+}
+
+/* Toward the goal: turning to it, straight on once roughly facing it,
+ * slower in its last half metre; standing there. */
+static bw_beh_out_t to_goal(bw_wander_t *w, const bw_grl_t *g, const room_t *r)
+{
+    bw_pose_t pose = g->st->pose;
+    double dx = w->goal.x - pose.x, dy = w->goal.y - pose.y, dist = hypot(dx, dy);
+    if (dist <= w->goal_tol)
+        return go(g, 0, 0);
+    double e = bw_angle_diff(atan2(dy, dx), pose.theta);
+    double turn = fmax(-TURN_RATE, fmin(TURN_RATE, 2 * e));
+    double v = w->speed * fmax(0, cos(e)) * fmin(1, dist / 0.5 + 0.2);
+    if (fabs(e) > BW_PI / 4)
+        v = 0; /* round first */
+    /* Something in the way to it: turn out and go on that way a while
+     * before turning to the goal again (else it turns back into it). */
+    if (g->now < w->detour_until || (v > 0 && r->path < KEEP_STOP)) {
+        if (!(g->now < w->detour_until))
+            w->detour_until = g->now + DETOUR_TIME;
+        if (r->path < KEEP_STOP)
+            return go(g, 0, escape(w, r));
+        return go(g, w->speed * 0.7, 0);
+    }
+    w->escape = 0;
+    return go(g, v, turn);
 }
 
 static bw_beh_out_t cruise(const bw_behavior_t *self, const bw_grl_t *g)
 {
     bw_wander_t *w = self->ctx;
+    if (w->has_goal) {
+        room_t r = room_around(w, g);
+        return to_goal(w, g, &r);
+    }
     if (!(g->now < w->next_change)) {
         w->turn = (2 * uniform(&w->rng) - 1) * DRIFT_MAX;
         w->next_change = g->now + DRIFT_EVERY;
@@ -279,6 +348,31 @@ static bw_beh_out_t cruise(const bw_behavior_t *self, const bw_grl_t *g)
         return go(g, 0, escape(w, &r));
     w->escape = 0;
     return go(g, w->speed, w->turn);
+}
+
+void bw_wander_goal(bw_wander_t *w, const bw_vec2_t *goal, double tol)
+{
+    w->has_goal = goal != NULL;
+    w->detour_until = -INFINITY;
+    if (goal) {
+        w->goal = *goal;
+        w->goal_tol = tol;
+    }
+    w->escape = 0;
+}
+
+bool bw_wander_arrived(const bw_wander_t *w)
+{
+    const bw_pose_t *p = &w->g->st->pose;
+    return w->has_goal && hypot(w->goal.x - p->x, w->goal.y - p->y) <= w->goal_tol;
+}
+
+void bw_wander_others(bw_wander_t *w, const bw_vec2_t *at, unsigned n)
+{
+    w->nothers = n < BW_WANDER_MAX_OTHERS ? n : BW_WANDER_MAX_OTHERS;
+    if (w->nothers)
+        memcpy(w->others, at, w->nothers * sizeof *at);
+    w->room_ok = false;
 }
 
 int bw_wander_keep_out(bw_wander_t *w, const bw_vec2_t *poly, unsigned n)

@@ -199,6 +199,32 @@ expect_error "dock --for -3" 2 "--for must be a number" "$bw" dock sim:kobuki --
 expect_failure "undock off the dock" 1 "not done: not on a dock (its charger says it is not)" \
     "$bw" dock sim:kobuki --fast --undock
 
+# A fleet that docks below a mark, in virtual time: every robot starts
+# below it, so each goes to one of the two docks in turn; the line's
+# figures add up (attempts: docked, failed or under way), each docking the
+# driver reported was the emulator's truth, nobody ran flat.
+"$bw" sim kobuki --robots 6 --fast --for 900 --wander --dock-below 95 --docks 2 --battery 90-92 \
+    >"$tmp/fleet.out" 2>"$tmp/fleet.err"
+got=$?
+line=$(tail -n 1 "$tmp/fleet.out")
+att=$(field dock_attempts "$line") dk=$(field docked "$line") fl=$(field dock_failed "$line")
+open=$(field attempts_open "$line")
+if [ "$got" = 0 ] && [ "$(field docks "$line")" = 2 ] && [ "$dk" -ge 2 ] &&
+    [ "$att" = $((dk + fl + open)) ] && [ "$(field docked_untrue "$line")" = 0 ] &&
+    [ "$(field flat "$line")" = 0 ] && grep -q "^botwire sim: 0.[0-9] h: .* charging, .* docked" "$tmp/fleet.err"; then
+    pass "sim --dock-below: $att attempts, $dk docked, $fl failed, $open open"
+else
+    fail "sim --dock-below: exit $got, $line $(cat "$tmp/fleet.err")"
+fi
+expect_error "sim --dock-below a P2OS fleet" 1 "cannot dock: its protocol reports no dock" \
+    "$bw" sim p2os --robots 6 --fast --for 10 --wander --dock-below 20
+expect_error "sim --dock-below standing" 2 "goes with --wander" \
+    "$bw" sim kobuki --robots 6 --fast --for 10 --dock-below 20
+expect_error "sim --docks alone" 2 "--docks goes with --dock-below" \
+    "$bw" sim kobuki --robots 6 --fast --for 10 --wander --docks 2
+expect_error "sim --battery upside down" 2 "LO above HI" \
+    "$bw" sim kobuki --robots 6 --fast --for 10 --wander --battery 90-20
+
 # 8. Every command has --help.
 for c in decode encode bench demo dock; do
     "$bw" "$c" --help >"$tmp/help" 2>&1 && grep -q "usage: botwire $c" "$tmp/help" &&
