@@ -1,7 +1,8 @@
 #!/bin/sh
 # What a newcomer sees when something is wrong: the hint that fits each way
 # a device fails to open, names listed on a bad name, the demo's picture
-# (rendered to PNG and looked at for content) and its path checked first.
+# (rendered to PNG and looked at for content) and its path checked first;
+# and the names a newcomer reaches for first, taken (create2).
 # usage: cli_hints.sh BOTWIRE
 set -u
 bw=$1
@@ -148,5 +149,25 @@ drawn=$(wc -c <"$tmp/d.png")
 blank=$(wc -c <"$tmp/blank.png")
 [ "$drawn" -gt $((blank * 10)) ] && pass "demo picture renders: $drawn bytes of PNG (blank: $blank)" ||
     fail "demo picture looks blank: $drawn bytes of PNG (blank: $blank)"
+
+# The Create 2 by the name the README's table gives it: "create2" wherever a
+# family is named is the create family's model create2 (a Create 2 reports
+# its encoders: raw_x in the state line; a Create 1 does not).
+"$bw" drive sim:create2 --fast --for 0.2 >"$tmp/c2" 2>&1 && tail -n 1 "$tmp/c2" | grep -q '"raw_x"' &&
+    pass "drive sim:create2: a Create 2" || fail "drive sim:create2: $(tail -n 1 "$tmp/c2")"
+"$bw" drive "sim:create2?model=create2&seed=3" --fast --for 0.2 >"$tmp/c2" 2>&1 &&
+    pass "sim:create2?model=create2 agrees" || fail "sim:create2?model=create2: $(cat "$tmp/c2")"
+expect_error "sim:create2?model=create" 1 "create2 is the create family's model create2: model=create says otherwise" \
+    "$bw" drive "sim:create2?model=create" --fast --for 0.2
+printf 'size 4 3\nrobot create2 1 1 0\n' >"$tmp/c2.world"
+"$bw" sim --world "$tmp/c2.world" --fast --for 1 >"$tmp/c2" 2>&1 &&
+    grep -q '"online":1' "$tmp/c2" && pass "world file: robot create2" || fail "world file: robot create2: $(cat "$tmp/c2")"
+printf 'size 4 3\nrobot create2/create 1 1 0\n' >"$tmp/c2.world"
+expect_error "world file: robot create2/create" 1 "line 2: robot create2 is the create family's model create2: /create says otherwise" \
+    "$bw" sim --world "$tmp/c2.world" --fast --for 1
+"$bw" sim create2 --robots 2 --fast --for 1 >"$tmp/c2" 2>&1 && grep -q '"online":2' "$tmp/c2" &&
+    pass "sim create2 --robots 2" || fail "sim create2 --robots 2: $(cat "$tmp/c2")"
+expect_error "sim create2 --model create" 2 "create2 is the create family's model create2: --model create says otherwise" \
+    "$bw" sim create2 --model create --for 1
 
 finish hints

@@ -1075,6 +1075,31 @@ static void test_url_sim_and_query(void **state)
     assert_string_equal(u.family, "p2os");
     assert_int_equal(u.nparams, 0);
 
+    /* create2: the create family's model create2, on every kind of URL */
+    parse_ok("sim:create2?seed=2", &u);
+    assert_string_equal(u.family, "create");
+    assert_string_equal(bw_url_param(&u, "model"), "create2");
+    assert_string_equal(bw_url_param(&u, "seed"), "2");
+    parse_ok("create2:/dev/ttyUSB0?model=create2", &u);
+    assert_int_equal(u.kind, BW_URL_SERIAL);
+    assert_string_equal(u.family, "create");
+    assert_int_equal(u.nparams, 1);
+    parse_ok("create2:tcp://localhost:9000", &u);
+    assert_string_equal(u.family, "create");
+    assert_string_equal(bw_url_param(&u, "model"), "create2");
+    char err[160];
+    assert_int_equal(bw_url_parse("sim:create2?model=create", &u, err, sizeof err), BW_EINVAL);
+    assert_non_null(strstr(err, "create2 is the create family's model create2: model=create says otherwise"));
+    assert_int_equal(bw_url_parse("sim:create2?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8", &u, err, sizeof err),
+                     BW_EINVAL);
+    assert_non_null(strstr(err, "adds model=create2"));
+    const char *fam, *model;
+    assert_true(bw_family_alias("create2", &fam, &model));
+    assert_string_equal(fam, "create");
+    assert_string_equal(model, "create2");
+    assert_false(bw_family_alias("create", &fam, &model));
+    assert_false(bw_family_alias(NULL, &fam, &model));
+
     /* only the first '=' splits; '?' after the first belongs to the value */
     parse_ok("sim:kobuki?expr=a=b?c&flag", &u);
     assert_string_equal(bw_url_param(&u, "expr"), "a=b?c");

@@ -72,6 +72,8 @@ const char cli_url_help[] =
     "                             ?mode=safe drives in Safe mode (default Full);\n"
     "                             ?model=create2 a Create 2 / Roomba 600 (115200\n"
     "                             baud; odometry from its encoder counts)\n"
+    "  create2:/dev/ttyUSB0       the same as create:...?model=create2 (create2 names\n"
+    "                             the Create 2 wherever a family is named)\n"
     "  rbsm:/dev/ttyACM0          a CMU RoboBuggy's Mega (76800 baud); steered, not\n"
     "                             driven: --v 0 brakes; ?model=deployed for the\n"
     "                             deployed firmware's units and ids (57600 baud)\n"

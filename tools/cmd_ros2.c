@@ -399,6 +399,17 @@ int cmd_ros2(int argc, char **argv)
         char *model = strchr(fam, '/');
         if (model)
             *model++ = 0;
+        const char *alias_family, *alias_model;
+        if (bw_family_alias(fam, &alias_family, &alias_model)) { /* create2: create/create2 */
+            if (model && strcmp(model, alias_model) != 0) {
+                cli_error("ros2", "--family %s: %s is the %s family's model %s", family, fam,
+                          alias_family, alias_model);
+                return 2;
+            }
+            snprintf(fam, sizeof fam, "%s/%s", alias_family, alias_model);
+            model = strchr(fam, '/');
+            *model++ = 0;
+        }
         if (world_path) {
             if (bw_world_load(&world, world_path, err, sizeof err) < 0) {
                 cli_error("ros2", "%s", err);

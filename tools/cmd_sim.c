@@ -754,6 +754,16 @@ int cmd_sim(int argc, char **argv)
         return 2;
     }
     const char *family = from_world ? world.robots[0].family : argv[optind];
+    const char *alias_family, *alias_model;
+    if (!from_world && bw_family_alias(family, &alias_family, &alias_model)) {
+        if (model && strcmp(model, alias_model) != 0) {
+            cli_error(sim_cmd, "%s is the %s family's model %s: --model %s says otherwise", family,
+                      alias_family, alias_model, model);
+            return 2;
+        }
+        family = alias_family;
+        model = alias_model;
+    }
     size_t n = from_world ? world.nrobots : robots > 0 ? (size_t)robots : 1;
     if (in_virtual_time || fast.wander || threads > 0 || frame > 0 || dock_below > 0 ||
         docks > 0 || battery[0] > 0) {

@@ -172,6 +172,16 @@ typedef struct {
 int bw_url_parse(const char *text, bw_url_t *url, char *err, size_t errlen);
 /* Value of a query parameter, or NULL. */
 const char *bw_url_param(const bw_url_t *url, const char *key);
+/*
+ * A name for one model of a family, taken wherever a family is named (URLs,
+ * `botwire sim FAMILY`, `--family`, world files' robot lines): "create2" is
+ * the create family's model create2 (a Create 2 or Roomba 600, as the
+ * README's table gives it its own row). For an alias: true, *family and
+ * *model its family and model; for any other name: false. A URL parsed
+ * with one has the family and a model=MODEL parameter (a model= given that
+ * says otherwise is refused).
+ */
+bool bw_family_alias(const char *name, const char **family, const char **model);
 
 #ifdef __cplusplus
 }

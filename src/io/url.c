@@ -273,6 +273,45 @@ static int parse_url(const char *text, bw_url_t *url, char *err, size_t errlen)
     return 0;
 }
 
+static const struct {
+    const char *name, *family, *model;
+} aliases[] = {
+    { "create2", "create", "create2" },
+};
+
+bool bw_family_alias(const char *name, const char **family, const char **model)
+{
+    for (size_t i = 0; name && i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcmp(name, aliases[i].name) == 0) {
+            *family = aliases[i].family;
+            *model = aliases[i].model;
+            return true;
+        }
+    return false;
+}
+
+/* A family alias in the URL: its family, and its model as a parameter. */
+static int resolve_alias(bw_url_t *url, const char *text, char *err, size_t errlen)
+{
+    const char *family, *model;
+    if (!bw_family_alias(url->family, &family, &model))
+        return 0;
+    const char *given = bw_url_param(url, "model");
+    if (given && strcmp(given, model) != 0)
+        return url_err(err, errlen, text, "%s is the %s family's model %s: model=%s says otherwise",
+                       url->family, family, model, given);
+    if (!given) {
+        if (url->nparams == BW_URL_MAX_PARAMS)
+            return url_err(err, errlen, text, "more than %d query parameters (%s adds model=%s)",
+                           BW_URL_MAX_PARAMS - 1, url->family, model);
+        snprintf(url->params[url->nparams].key, sizeof url->params[0].key, "model");
+        snprintf(url->params[url->nparams].value, sizeof url->params[0].value, "%s", model);
+        url->nparams++;
+    }
+    snprintf(url->family, sizeof url->family, "%s", family);
+    return 0;
+}
+
 int bw_url_parse(const char *text, bw_url_t *url, char *err, size_t errlen)
 {
     if (url)
@@ -283,6 +322,8 @@ int bw_url_parse(const char *text, bw_url_t *url, char *err, size_t errlen)
         return BW_EINVAL;
     }
     int rc = parse_url(text, url, err, errlen);
+    if (rc == 0)
+        rc = resolve_alias(url, text, err, errlen);
     if (rc != 0)
         memset(url, 0, sizeof *url); /* no half-parsed URL for a caller that ignores rc */
     return rc;

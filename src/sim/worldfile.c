@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "botwire/port.h"
 #include "botwire/sim.h"
 #include "botwire/wire.h"
 
@@ -223,11 +224,23 @@ static int parse_robot(bw_world_t *w, const char *p, size_t n, char *msg, size_t
         errf(msg, msglen, "too many robots (at most %d)", BW_WORLD_MAX_ROBOTS);
         return BW_EINVAL;
     }
-    bw_world_robot_t *r = &w->robots[w->nrobots++];
-    memset(r, 0, sizeof *r);
-    memcpy(r->family, name, nf);
+    bw_world_robot_t r0;
+    memset(&r0, 0, sizeof r0);
+    memcpy(r0.family, name, nf);
     if (slash)
-        memcpy(r->model, slash + 1, nm);
+        memcpy(r0.model, slash + 1, nm);
+    const char *family, *model;
+    if (bw_family_alias(r0.family, &family, &model)) { /* create2: the create family's model */
+        if (slash && strcmp(r0.model, model) != 0) {
+            errf(msg, msglen, "robot %s is the %s family's model %s: /%s says otherwise", r0.family,
+                 family, model, r0.model);
+            return BW_EINVAL;
+        }
+        snprintf(r0.family, sizeof r0.family, "%s", family);
+        snprintf(r0.model, sizeof r0.model, "%s", model);
+    }
+    bw_world_robot_t *r = &w->robots[w->nrobots++];
+    *r = r0;
     r->pose = (bw_pose_t){ num[0], num[1], heading(num[2]) };
     return 0;
 }

@@ -22,6 +22,19 @@ OPTIONAL = {"mode", "brake", "faults", "raw_x", "raw_y", "bump_switches", "dock_
 LINK = {"frames", "rejected", "skipped_bytes", "implausible"}
 
 
+def test_create2_by_its_name():
+    """"create2" is the create family's model create2 (a Create 2 reports
+    its encoders: raw_x; a Create 1 does not)."""
+    with botwire.Base("sim:create2", clock="virtual") as b:
+        b.step(0.3)
+        assert b.family == "create" and b.state.raw_x is not None
+    with botwire.Base("sim:create", clock="virtual") as b:
+        b.step(0.3)
+        assert b.state.raw_x is None
+    with pytest.raises(botwire.BotwireError, match="model=create says otherwise"):
+        botwire.Base("sim:create2?model=create", clock="virtual")
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_state_has_the_drive_lines_names(family):
     r = cli("drive", f"sim:{family}", "--fast", "--for", "0.3")
