@@ -665,16 +665,17 @@ int cmd_ros2(int argc, char **argv)
     if (status == 0 && from) { /* the emulators' truth: who moved, and where to */
         size_t moved = 0;
         for (size_t i = 0; i < n; i++) {
-            bw_pose_t p = bw_device_sim(bw_base_device(bases[i]))->body.pose;
+            const bw_body_t *body = &bw_device_sim(bw_base_device(bases[i]))->body;
+            bw_pose_t p = body->pose;
             if (hypot(p.x - from[i].x, p.y - from[i].y) < 0.005 &&
                 fabs(remainder(p.theta - from[i].theta, 2 * BW_PI)) < 0.01)
                 continue;
             moved++;
             fprintf(stderr,
                     "botwire ros2: /%s%zu: robot at (%.3f, %.3f, %.1f deg), from (%.3f, %.3f, "
-                    "%.1f deg)\n",
+                    "%.1f deg)%s\n",
                     prefix, first + i, p.x, p.y, p.theta * 180 / BW_PI, from[i].x, from[i].y,
-                    from[i].theta * 180 / BW_PI);
+                    from[i].theta * 180 / BW_PI, body->docked ? ", on a dock" : "");
         }
         fprintf(stderr, "botwire ros2: %zu of %zu robots moved (the emulators' truth)\n", moved, n);
     }
