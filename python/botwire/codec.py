@@ -162,7 +162,11 @@ def decode_columns(proto: str, data: Union[Data, str, "os.PathLike[str]"],
         cols = botwire.decode_columns("kobuki", open("kobuki.bin", "rb").read())
         cols["basic_sensor_data"]["left_encoder"]    # int64 array, ticks
     """
-    import numpy as np
+    try:
+        import numpy as np
+    except ImportError as e:  # as `botwire columns` says it
+        raise ModuleNotFoundError("botwire.decode_columns needs NumPy (Debian's python3-numpy, "
+                                  "or pip install numpy)", name="numpy") from e
     d = Decoder(proto, side, model=model, _columns=True)
     for piece in _raw_pieces(data):
         d._check(jlib.bw_json_decoder_push(d._d, ffi.from_buffer(piece), len(piece)))

@@ -6,6 +6,7 @@ messages inside another's array as rows of their own type carrying the
 holder's "t" and "from"."""
 
 import os
+import sys
 from collections import defaultdict
 
 import numpy as np
@@ -156,3 +157,11 @@ def test_columns_need_no_compiled_module(monkeypatch, records):
     for kind in want:
         for k in want[kind]:
             assert np.array_equal(np.ma.getdata(got[kind][k]), np.ma.getdata(want[kind][k])), k
+
+
+def test_columns_without_numpy_say_what_to_install(monkeypatch):
+    """Without NumPy the error names it and where it comes from, as
+    `botwire columns` does, not a bare ModuleNotFoundError."""
+    monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy then fails
+    with pytest.raises(ModuleNotFoundError, match=r"needs NumPy \(Debian's python3-numpy"):
+        botwire.decode_columns("kobuki", b"")
