@@ -10,7 +10,7 @@
 # "after make install", and a block that names a file of build/ this build
 # does not have (a part left out). A ```c block after a line naming `examples/X.c` is
 # that file, as it is. With --links, every relative link of every page
-# resolves instead.
+# resolves instead, and no page speaks of the project's seeds or issues.
 # usage: docs.sh PAGE SOURCE_DIR BUILD_DIR | docs.sh --links SOURCE_DIR
 set -u
 . "$(dirname "$0")/testlib.sh"
@@ -37,6 +37,13 @@ if [ "$1" = --links ]; then
         done
     done
     [ "$failures" = 0 ] && pass "$n relative links in README.md and docs/*.md resolve"
+    # Words from inside the project a reader cannot look up: the seeds the
+    # spec came as, the issues work came as.
+    if grep -n -i -E "seed 00[0-9]|the issue('s)? |issue #?[0-9]+ " "$src/README.md" "$src"/docs/*.md >"$tmp/words"; then
+        fail "the project's own words in user pages: $(sed "s|$src/||" "$tmp/words" | tr '\n' ';')"
+    else
+        pass "no seed numbers or issues named in README.md and docs/*.md"
+    fi
     finish "links"
     exit 0
 fi
