@@ -17,6 +17,7 @@ deps:
 	@SKIP="$(SKIP)" sh scripts/deps.sh
 
 build: deps
+	@sh scripts/own-build.sh $(BUILD)
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=$(BW_CC) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 

@@ -158,6 +158,7 @@ build() {
     dir=$1
     shift
     set -- -DBW_PYTHON="$(on python)" "$@"
+    sh scripts/own-build.sh "$dir"
     cmake -S . -B "$dir" --no-warn-unused-cli -DBW_FIRMWARE="$(on firmware)" -DBW_ROS="$(on ros)" -DBW_ROS2="$(on ros2)" \
         -DBW_VIEW="$(on view)" "$@" \
         >/dev/null
