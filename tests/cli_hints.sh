@@ -170,4 +170,8 @@ expect_error "world file: robot create2/create" 1 "line 2: robot create2 is the 
 expect_error "sim create2 --model create" 2 "create2 is the create family's model create2: --model create says otherwise" \
     "$bw" sim create2 --model create --for 1
 
+# --view with --fast served nothing and exited 0: it is refused, saying why.
+expect_error "sim --fast --view" 2 "--view does not go with --fast" \
+    "$bw" sim p2os --robots 5 --fast --for 1 --wander --view 8766
+
 finish hints

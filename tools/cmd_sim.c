@@ -773,6 +773,13 @@ int cmd_sim(int argc, char **argv)
                                "or --detach");
             return 2;
         }
+        if (vo.listen) { /* it would serve nothing: the fleet's frames are not the view's */
+            cli_error(sim_cmd, "--view does not go with --fast (the robots run as fast as the "
+                               "machine goes, in this process, with no view of them); to watch "
+                               "robots, serve them in real time: botwire sim %s --robots N --view %s",
+                      family, vo.listen);
+            return 2;
+        }
         if ((dock_below > 0 && !fast.wander) || (docks > 0 && dock_below == 0)) {
             cli_error(sim_cmd, dock_below > 0 ? "--dock-below goes with --wander (or --stack): "
                                                 "standing robots never need a dock"
