@@ -12,10 +12,11 @@
  * go straight from the struct into the columns by a plan made once per
  * table and type.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jw.h"
+#include "columns.h"
 
 #define DEPTH 16
 #define CHILDREN 4096

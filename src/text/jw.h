@@ -24,6 +24,7 @@
 
 #include "botwire/botwire.h"
 #include "botwire/json.h"
+#include "columns.h"
 
 /* A writer: output buffered in memory, written to f by jw_flush. */
 typedef struct {
@@ -50,26 +51,7 @@ typedef struct {
     struct jc *cols;
 } jw_t;
 
-/* ---- columns (columns.c): what jw_* write, into columns ------------------- */
-typedef struct jc jc_t;
-jc_t *jc_new(void);
-void jc_free(jc_t *j);
-/* Whether a message came that the columns cannot hold (*why: the reason). */
-bool jc_failed(const jc_t *j, const char **why);
-void jc_msg_begin(jc_t *j, const char *type);
-void jc_key(jc_t *j, const char *key);
-void jc_int(jc_t *j, int64_t v);
-void jc_real(jc_t *j, double v);
-void jc_bool(jc_t *j, bool v);
-/* tag 's' a string, 'h' bytes shown as hex */
-void jc_text(jc_t *j, char tag, const void *s, size_t n);
-void jc_open(jc_t *j, char c);
-void jc_close(jc_t *j, char c);
-void jc_fields(jc_t *j, const bw_field_t *fields, size_t n, const void *base);
-size_t jc_count(const jc_t *j);
-size_t jc_types(const jc_t *j);
-const char *jc_type(const jc_t *j, size_t i, size_t *rows);
-int jc_column(jc_t *j, size_t i, bw_json_column_t *out);
+/* The columns (BW_JSON_COLUMNS): columns.h. */
 
 void jw_init(jw_t *w, FILE *f);
 void jw_free(jw_t *w);
@@ -213,19 +195,6 @@ static inline void jw_key_int(jw_t *w, const char *key, int64_t v)
 void jw_key_str(jw_t *w, const char *key, const char *s);
 void jw_key_hex(jw_t *w, const char *key, const uint8_t *p, size_t n);
 
-/* A field's value at p, of type (bw_ftype_t), as an integer. */
-static inline int64_t jw_field_value(const uint8_t *p, uint8_t type)
-{
-    switch (type) {
-    case BW_FT_U8: return *p;
-    case BW_FT_I8: return (int8_t)*p;
-    case BW_FT_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case BW_FT_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case BW_FT_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case BW_FT_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    default: return 0;
-    }
-}
 
 /* Every named field of the first n of a table from the struct at base
  * (arrays as arrays), as jm_put_fields. */
