@@ -59,7 +59,7 @@ typedef struct {
      * it asks of the fleet between frames, and its counts */
     int job;
     int dock;
-    bool wants, give_back, failed, touching, flat;
+    bool wants, give_back, failed, touching, flat, idle_charger;
     int tries;
     double job_since, asked_at;
     bw_pose_t start; /* where it started: its odometry's origin */
@@ -520,8 +520,7 @@ static void dock_tick(const run_t *run, robot_t *r, double t)
             /* on the dock, its charger idle (a Create kept in Full mode, as
              * lobot's program keeps it, does not charge): the dock to the next */
             r->not_charging++;
-            r->give_back = r->wants = true;
-            r->asked_at = t;
+            r->idle_charger = true;
             bw_docking_init_undock(&r->dk, &r->g, UNDOCK_LIMIT);
             set_job(r, JOB_UNDOCK, t);
         } else if (!bw_docking_charging(st)) { /* pushed off: docks again */
@@ -537,9 +536,14 @@ static void dock_tick(const run_t *run, robot_t *r, double t)
     case JOB_UNDOCK: {
         int rc = bw_docking_tick(&r->dk);
         if (rc != 0) {
-            /* off the dock: to work, or (its charger idle) to wait for another */
-            if (!r->wants)
-                r->give_back = true;
+            /* off the dock, given back: to work, or (its charger idle) to
+             * wait for a dock again */
+            r->give_back = true;
+            if (r->idle_charger) {
+                r->idle_charger = false;
+                r->wants = true;
+                r->asked_at = t;
+            }
             set_job(r, r->wants ? JOB_WAIT : JOB_WORK, t);
         }
         break;
