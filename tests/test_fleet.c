@@ -76,6 +76,50 @@ static void test_bodies(void **state)
     assert_int_equal(f.n, 1);
 }
 
+/* bw_fleet_near: the nearest others within the horizon, nearest first, at
+ * most cap, each with its gap and the nearest point of its outline; never
+ * the member asking. */
+static void test_near(void **state)
+{
+    (void)state;
+    static bw_world_t w;
+    bw_world_init(&w);
+    (void)bw_world_add_box(&w, -10, -10, 10, 10);
+    static bw_fleet_t f;
+    bw_fleet_init(&f, &w);
+    bw_body_params_t prm;
+    bw_body_params_default(&prm); /* radius 0.177 */
+    static bw_sim_t s[5];
+    const double x[5] = { 0, 1.2, -0.6, 0.5, 3 }, y[5] = { 0, 0, 0, 0.8, 0 };
+    for (int i = 0; i < 5; i++) {
+        bw_sim_init(&s[i], &w, &prm, (bw_pose_t){ x[i], y[i], 0 }, 0);
+        assert_int_equal(bw_fleet_join(&f, &s[i]), 0);
+    }
+    double gap[4];
+    bw_vec2_t at[4];
+    /* from s[0]: s[2] (0.6), s[3] (0.943), s[1] (1.2) within 1.1 m of its
+     * centre; s[4] (3 m) beyond */
+    size_t n = bw_fleet_near(&f, &s[0], (bw_vec2_t){ 0, 0 }, 1.1, gap, at, 4);
+    assert_int_equal(n, 3);
+    assert_near(gap[0], 0.6 - 0.177, 1e-9);
+    assert_near(at[0].x, -0.6 + 0.177, 1e-9);
+    assert_near(gap[1], hypot(0.5, 0.8) - 0.177, 1e-9);
+    assert_near(gap[2], 1.2 - 0.177, 1e-9);
+    assert_near(at[2].x, 1.2 - 0.177, 1e-9);
+    assert_near(at[2].y, 0, 1e-9);
+    /* at most two: the two nearest, in order */
+    n = bw_fleet_near(&f, &s[0], (bw_vec2_t){ 0, 0 }, 1.1, gap, at, 2);
+    assert_int_equal(n, 2);
+    assert_near(gap[0], 0.6 - 0.177, 1e-9);
+    assert_near(gap[1], hypot(0.5, 0.8) - 0.177, 1e-9);
+    /* the nearest agrees with bw_fleet_clearance */
+    bw_vec2_t c;
+    assert_near(bw_fleet_clearance(&f, &s[0], (bw_vec2_t){ 0, 0 }, 1.1, &c), gap[0], 1e-12);
+    assert_int_equal(bw_fleet_near(&f, &s[4], (bw_vec2_t){ 3, 0 }, 0.5, gap, at, 4), 0);
+    for (int i = 0; i < 5; i++)
+        bw_fleet_leave(&f, &s[i]);
+}
+
 /* Many members in one cell and across cells: the grid gives what a plain
  * scan of every member gives. */
 static void test_grid_matches_scan(void **state)
@@ -450,7 +494,7 @@ static void test_frozen_order(void **state)
  * along the walls of their room. Each attempt ends docked or with a
  * reason, or is under way at the end; a docking the driver reports is
  * the emulator's truth; robots charge and leave the dock to the next;
- * none runs flat, none drives into another; and the docks are given out
+ * none runs flat, none touches another; and the docks are given out
  * the same on one thread and on two (the same poses, bit for bit). */
 static void test_fleet_docks(void **state)
 {
@@ -483,6 +527,7 @@ static void test_fleet_docks(void **state)
         assert_true(r->least_charge > 0.85 && r->least_charge < 0.95);
         assert_true(r->min_gap > -0.01); /* no robot inside another */
         assert_int_equal(r->contacts, 0); /* none drove into another */
+        assert_int_equal(r->touches, 0);  /* none touched another */
     }
     assert_int_equal(res[0].poses_hash, res[1].poses_hash);
     assert_int_equal(res[0].docked, res[1].docked);
@@ -526,6 +571,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bodies),
+        cmocka_unit_test(test_near),
         cmocka_unit_test(test_grid_matches_scan),
         cmocka_unit_test(test_two_robots_one_world),
         cmocka_unit_test(test_fleet_urls),

@@ -455,10 +455,11 @@ static int sim_fast(const bw_runner_opts_t *o)
     if (o->dock_below > 0)
         printf(",\"docks\":%zu,\"dock_attempts\":%llu,\"docked\":%llu,\"dock_failed\":%llu,"
                "\"dock_failures\":\"%s\",\"charges\":%llu,\"under_way\":%zu,\"flat\":%zu,"
-               "\"least_charge\":%.3f,\"contacts\":%llu,\"attempts_open\":%zu,\"docked_untrue\":%llu,\"not_charging\":%llu",
+               "\"least_charge\":%.3f,\"contacts\":%llu,\"touches\":%llu,\"attempts_open\":%zu,\"docked_untrue\":%llu,\"not_charging\":%llu",
                r.docks, (unsigned long long)r.dock_attempts, (unsigned long long)r.docked,
                (unsigned long long)r.dock_failed, r.dock_reasons, (unsigned long long)r.charges,
                r.under_way, r.flat, r.least_charge, (unsigned long long)r.contacts,
+               (unsigned long long)r.touches,
                r.attempts_open, (unsigned long long)r.docked_untrue,
                (unsigned long long)r.not_charging);
     printf("}\n");

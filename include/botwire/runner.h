@@ -87,7 +87,8 @@ typedef struct {
     uint64_t docked;        /* attempts that ended docked and charging */
     uint64_t dock_failed;   /* attempts that ended with a reason (dock_reasons) */
     uint64_t charges;       /* charges completed (charged, then off the dock) */
-    uint64_t contacts;      /* times a robot's bumper touched another robot */
+    uint64_t contacts;      /* times a robot drove into another (its motion refused by it) */
+    uint64_t touches;       /* times a robot's outline came to touch another's (each counts) */
     size_t flat;            /* robots whose battery ran empty */
     size_t under_way;       /* robots waiting for, going to, on or leaving a dock at the end */
     size_t attempts_open;   /* attempts not ended at the end (going to or docking) */

@@ -366,6 +366,11 @@ void bw_fleet_free(bw_fleet_t *f);
  * point of its outline. */
 double bw_fleet_clearance(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t p, double horizon,
                           bw_vec2_t *closest);
+/* The nearest other members whose edge is within `horizon` of p, at most
+ * cap, nearest first: each one's gap (the distance from p to its edge) and
+ * the nearest point of its outline. Returns how many. */
+size_t bw_fleet_near(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t p, double horizon,
+                     double *gap, bw_vec2_t *closest, size_t cap);
 /* Distance along the ray to the first other member it hits, or max_range. */
 double bw_fleet_raycast(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t origin, double angle,
                         double max_range);

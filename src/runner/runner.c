@@ -38,9 +38,10 @@
 #define LANE_LONG 2.5      /* m in front of a dock where no robot stands waiting, */
 #define LANE_WIDE 1.0      /* m either side of its axis: where robots dock by its infrared */
 #define LANE_LEAVE 60.0    /* s a robot waiting wanders to leave a lane, then stands */
+#define TOUCH 0.0005       /* m between two outlines that touch */
 #define TOLD_MOVING 0.01   /* m/s: wheels told to go on or back, not only to turn */
 #define HOLD_GAP 0.1       /* m: docking holds while another robot stands this near ahead */
-#define SEE_OTHERS 1.0     /* m: the nearest robot within this is told to each one */
+#define SEE_OTHERS 1.0     /* m: the nearest robots within this are told to each one */
 #define HOUR 3600.0
 
 typedef struct {
@@ -59,11 +60,11 @@ typedef struct {
      * it asks of the fleet between frames, and its counts */
     int job;
     int dock;
-    bool wants, give_back, failed, touching, flat, idle_charger;
+    bool wants, give_back, failed, touching, touch, flat, idle_charger;
     int tries;
     double job_since, asked_at;
     bw_pose_t start; /* where it started: its odometry's origin */
-    uint64_t attempts, docked, charges, contacts, untrue, not_charging;
+    uint64_t attempts, docked, charges, contacts, touches, untrue, not_charging;
     double least;
     bw_docking_t dk;
     bw_wander_t w; /* last: large, and mostly untouched */
@@ -371,7 +372,7 @@ static double least_gap(robot_t **r, size_t n, const bw_fleet_t *f)
  * to it, so a run is the same on any number of threads.
  *
  * What the robots know of the world is what a fleet manager would tell
- * them: where the docks are, and where the nearest other robot is (a
+ * them: where the docks are, and where the nearest other robots are (a
  * Kobuki's bumpers feel another robot only by touching it). A robot's
  * pose is its own odometry; the docks' places are given in its frame
  * (its start is the frame's origin, as the keep-out zones are). */
@@ -430,10 +431,13 @@ static void dock_tick(const run_t *run, robot_t *r, double t)
 {
     const bw_base_state_t *st = bw_base_state(r->base);
     const bw_sim_t *s = r->sim;
-    /* The nearest other robot, told in the robot's own frame. */
-    bw_vec2_t near;
-    double c = bw_fleet_clearance(run->fleet, s, (bw_vec2_t){ s->body.pose.x, s->body.pose.y },
-                                  SEE_OTHERS, &near);
+    /* The nearest other robots, told in the robot's own frame. */
+    bw_vec2_t nearest[BW_WANDER_MAX_OTHERS], told_at[BW_WANDER_MAX_OTHERS];
+    double gaps[BW_WANDER_MAX_OTHERS];
+    size_t nn = bw_fleet_near(run->fleet, s, (bw_vec2_t){ s->body.pose.x, s->body.pose.y },
+                              SEE_OTHERS, gaps, nearest, BW_WANDER_MAX_OTHERS);
+    double c = nn ? gaps[0] : INFINITY;
+    bw_vec2_t near = nn ? nearest[0] : (bw_vec2_t){ 0, 0 };
     /* Driven into another robot: its own motion refused, another at its
      * edge on the side its wheels were told to go (the truth; one that is
      * driven into, or only turns, is not counted). */
@@ -443,12 +447,16 @@ static void dock_tick(const run_t *run, robot_t *r, double t)
                     ((told > TOLD_MOVING && rel.x > 0) || (told < -TOLD_MOVING && rel.x < 0));
     r->contacts += touching && !r->touching;
     r->touching = touching;
-    if (isfinite(c)) {
-        bw_vec2_t p = bw_pose_to_global(st->pose, bw_pose_to_local(s->body.pose, near));
-        bw_wander_others(&r->w, &p, 1);
-    } else {
-        bw_wander_others(&r->w, NULL, 0);
-    }
+    /* Touching another, whoever moved (outlines within half a millimetre). */
+    bool touch = c < s->body.prm.radius + TOUCH;
+    r->touches += touch && !r->touch;
+    r->touch = touch;
+    for (size_t k = 0; k < nn; k++)
+        told_at[k] = bw_pose_to_global(st->pose, bw_pose_to_local(s->body.pose, nearest[k]));
+    /* Wandering, all of them (backing off a bump, the one behind may not be
+     * the nearest); going to a dock through robots standing in wait, the
+     * nearest alone, or it finds no way through their berths. */
+    bw_wander_others(&r->w, told_at, r->job == JOB_GO && nn > 1 ? 1u : (unsigned)nn);
     if (st->battery_fraction > 0)
         r->least = fmin(r->least, st->battery_fraction);
     switch (r->job) {
@@ -992,6 +1000,7 @@ int bw_runner_run(const bw_runner_opts_t *o, bw_runner_result_t *res, char *err,
             res->docked += r->docked;
             res->charges += r->charges;
             res->contacts += r->contacts;
+            res->touches += r->touches;
             res->flat += r->flat;
             res->under_way += r->job != JOB_WORK;
             res->attempts_open += r->job == JOB_GO || r->job == JOB_DOCK;

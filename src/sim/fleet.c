@@ -376,6 +376,34 @@ double bw_fleet_clearance(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t p, d
     return best;
 }
 
+size_t bw_fleet_near(const bw_fleet_t *f, const bw_sim_t *s, bw_vec2_t p, double horizon,
+                     double *gap, bw_vec2_t *closest, size_t cap)
+{
+    size_t n = 0;
+    double reach = horizon + f->max_radius;
+    near_t it;
+    near_begin(&it, f, s, p.x - reach, p.y - reach, p.x + reach, p.y + reach);
+    for (const bw_fleet_body_t *other; cap > 0 && (other = near_next(&it)) != NULL;) {
+        double dx = p.x - other->x, dy = p.y - other->y;
+        double far = horizon + other->radius;
+        if (dx * dx + dy * dy > far * far)
+            continue;
+        double d = sqrt(dx * dx + dy * dy), g = d - other->radius;
+        if (g > horizon || (n == cap && !(g < gap[n - 1])))
+            continue;
+        size_t k = n < cap ? n++ : n - 1; /* in its place among the nearest (insertion) */
+        while (k > 0 && g < gap[k - 1]) {
+            gap[k] = gap[k - 1];
+            closest[k] = closest[k - 1];
+            k--;
+        }
+        double ux = d > 0 ? dx / d : 1, uy = d > 0 ? dy / d : 0;
+        gap[k] = g;
+        closest[k] = (bw_vec2_t){ other->x + ux * other->radius, other->y + uy * other->radius };
+    }
+    return n;
+}
+
 /* The segments a ray is searched in: the cells of a long ray's bounding
  * box are mostly far from it, and a hit in the first segments ends it. */
 #define RAY_SEGMENT 2.5 /* m: a 5 m sonar ray in two boxes */
