@@ -102,7 +102,6 @@ static bw_beh_out_t reflex(const bw_behavior_t *self, const bw_grl_t *g)
     return bw_beh_inactive();
 }
 
-
 /* Room around the robot, from the sonar pings and the keep-out zones'
  * edges, in the robot's frame: ahead (within the sector), to the left and
  * right (m from the footprint), and in the path straight ahead. */
