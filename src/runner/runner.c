@@ -637,6 +637,35 @@ static void give_out_docks(run_t *run)
 }
 
 /* Now and then, a line on how the fleet's docking goes; and who ran flat. */
+/* The fleet's docking figures so far, into r's docking fields. */
+static void tally(const run_t *run, bw_runner_result_t *res)
+{
+    memset(&res->dock_attempts, 0, sizeof *res - offsetof(bw_runner_result_t, dock_attempts));
+    res->least_charge = 1;
+    for (size_t i = 0; i < run->n; i++) {
+        const robot_t *r = run->r[i];
+        res->dock_attempts += r->attempts;
+        res->docked += r->docked;
+        res->charges += r->charges;
+        res->contacts += r->contacts;
+        res->touches += r->touches;
+        res->flat += r->flat;
+        res->under_way += r->job != JOB_WORK;
+        res->attempts_open += r->job == JOB_GO || r->job == JOB_DOCK;
+        res->docked_untrue += r->untrue;
+        res->not_charging += r->not_charging;
+        res->least_charge = fmin(res->least_charge, r->least);
+    }
+    size_t len = 0;
+    for (unsigned k = 0; k < run->nreasons; k++) {
+        res->dock_failed += run->reason_count[k];
+        int m = snprintf(res->dock_reasons + len, sizeof res->dock_reasons - len, "%s%s: %llu",
+                         k ? "; " : "", run->reason[k], (unsigned long long)run->reason_count[k]);
+        if (m > 0 && (size_t)m < sizeof res->dock_reasons - len)
+            len += (size_t)m;
+    }
+}
+
 static void dock_progress(run_t *run, bool force)
 {
     for (size_t i = 0; i < run->n; i++) {
@@ -648,24 +677,16 @@ static void dock_progress(run_t *run, bool force)
         return;
     run->next_hour += HOUR;
     size_t jobs[JOBS] = { 0 };
-    uint64_t docked = 0, attempts = 0;
-    double least = 1;
-    for (size_t i = 0; i < run->n; i++) {
-        const robot_t *r = run->r[i];
-        jobs[r->job]++;
-        docked += r->docked;
-        attempts += r->attempts;
-        least = fmin(least, r->least);
-    }
-    uint64_t failed = 0;
-    for (unsigned k = 0; k < run->nreasons; k++)
-        failed += run->reason_count[k];
+    for (size_t i = 0; i < run->n; i++)
+        jobs[run->r[i]->job]++;
+    bw_runner_result_t t;
+    tally(run, &t);
     fprintf(stderr, "botwire sim: %.1f h:", run->t / HOUR);
     for (int j = 0; j < JOBS; j++)
         fprintf(stderr, "%s %zu %s", j ? "," : "", jobs[j], job_name[j]);
     fprintf(stderr, "; %llu attempts: %llu docked, %llu failed; least charge %.0f %%\n",
-            (unsigned long long)attempts, (unsigned long long)docked,
-            (unsigned long long)failed, least * 100);
+            (unsigned long long)t.dock_attempts, (unsigned long long)t.docked,
+            (unsigned long long)t.dock_failed, t.least_charge * 100);
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -993,30 +1014,7 @@ int bw_runner_run(const bw_runner_opts_t *o, bw_runner_result_t *res, char *err,
     res->poses_hash = h;
     if (o->dock_below > 0) {
         dock_progress(&run, true);
-        res->least_charge = 1;
-        for (size_t i = 0; i < n; i++) {
-            const robot_t *r = run.r[i];
-            res->dock_attempts += r->attempts;
-            res->docked += r->docked;
-            res->charges += r->charges;
-            res->contacts += r->contacts;
-            res->touches += r->touches;
-            res->flat += r->flat;
-            res->under_way += r->job != JOB_WORK;
-            res->attempts_open += r->job == JOB_GO || r->job == JOB_DOCK;
-            res->docked_untrue += r->untrue;
-            res->not_charging += r->not_charging;
-            res->least_charge = fmin(res->least_charge, r->least);
-        }
-        size_t len = 0;
-        for (unsigned k = 0; k < run.nreasons; k++) {
-            res->dock_failed += run.reason_count[k];
-            int m = snprintf(res->dock_reasons + len, sizeof res->dock_reasons - len, "%s%s: %llu",
-                             k ? "; " : "", run.reason[k], (unsigned long long)run.reason_count[k]);
-            if (m < 0 || (size_t)m >= sizeof res->dock_reasons - len)
-                break;
-            len += (size_t)m;
-        }
+        tally(&run, res);
     }
     rc = 0;
 stop:

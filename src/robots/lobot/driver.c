@@ -598,10 +598,9 @@ static void restart_log(lobot_drv_t *l, const bw_create_sensors_t *oi)
 
 /* ---- seeking the dock ---------------------------------------------------------------- */
 
-/* The program's clock and odometry from this side's: ms since the seeking
- * began, the travel (um, both wheels summed, wrapping, as the program
+/* The program's odometry from this side's: the travel (um, both wheels summed, wrapping, as the program
  * counts it) along the heading and the heading itself (urad). */
-static void seek_sense(lobot_drv_t *l, const bw_base_state_t *st, double now)
+static void seek_sense(lobot_drv_t *l, const bw_base_state_t *st)
 {
     double dx = st->pose.x - l->seek_pose.x, dy = st->pose.y - l->seek_pose.y;
     double along = dx * cos(l->seek_pose.theta) + dy * sin(l->seek_pose.theta);
@@ -619,7 +618,6 @@ static void seek_sense(lobot_drv_t *l, const bw_base_state_t *st, double now)
     else if (l->seek_reflex == BW_LOBOT_ACK_WHEEL_DROPS)
         l->prog.s.bumps_wheel_drops |= BW_CREATE_WHEEL_DROP_LEFT | BW_CREATE_WHEEL_DROP_RIGHT;
     l->seek_reflex = 0;
-    (void)now;
 }
 
 static uint32_t seek_ms(const lobot_drv_t *l, double now)
@@ -656,7 +654,7 @@ static void seek_step(bw_base_t *b, double now)
         l->seeking = false;
         return;
     }
-    seek_sense(l, &b->st, now);
+    seek_sense(l, &b->st);
     (void)bw_create_seek_step(&l->prog, seek_ms(l, now));
     if (l->prog.seek.state == BW_CREATE_SEEK_OFF) {
         l->seeking = false;
