@@ -10,6 +10,11 @@
 #    gone when it ends.
 # 4. The unit, botwire@.service, as installed: systemd-analyze verify
 #    accepts it (where systemd-analyze is; the caller says if not).
+# 5. Every long-running command (replay, view, ros2 when built, as sim
+#    above) takes the same service options: --detach returns with its
+#    first line and the serving process's pid, --pidfile holds that pid
+#    until it ends, --log gets its later lines, named with the pid; --log
+#    without --detach is refused.
 # usage: service.sh BOTWIRE UNIT [ROS2_BUILT]
 set -u
 bw=$1 unit=$2 ros2=${3:-0}
@@ -128,16 +133,19 @@ pid=$(cat "$tmp/d.pid" 2>/dev/null)
     pass "--pidfile: $pid, the detached emulator's, there when its caller returned" ||
     fail "--pidfile: '$pid', $out"
 kill "$pid" 2>/dev/null
-# Its end, as an event, not looked for after a sleep: its pidfd (Linux
-# 5.3) becomes readable when it has gone (it removes the file before).
-# 30 s are for a broken build only.
-/usr/bin/python3 -c '
+# gone PID: returns once the process has ended, as an event, not looked
+# for after a sleep: its pidfd (Linux 5.3) becomes readable when it has
+# gone (it removes its pid file before). 30 s are for a broken build only.
+gone() {
+    /usr/bin/python3 -c '
 import os, select, sys
 try:
     fd = os.pidfd_open(int(sys.argv[1]))
 except ProcessLookupError:
     sys.exit(0)
-select.select([fd], [], [], 30)' "$pid"
+select.select([fd], [], [], 30)' "$1"
+}
+gone "$pid"
 [ ! -e "$tmp/d.pid" ] && pass "... removed when it ended" || fail "the pid file outlived the emulator"
 expect_error "--pidfile in a missing folder" 1 "cannot write $tmp/no/such.pid" \
     "$bw" sim kobuki --pty "$tmp/e" --pidfile "$tmp/no/such.pid" --for 1
@@ -154,5 +162,34 @@ if [ "$unit" != - ]; then
         pass "the unit: Type=notify, Restart=on-failure, its command line from /etc/botwire/%i.conf" ||
         fail "the unit: $(cat "$unit")"
 fi
+
+# 5. The same options on every long-running command. Each serves until
+# it is stopped here (--for 60 is for a broken build only).
+env -u NOTIFY_SOCKET "$bw" record sim:kobuki -o "$tmp/r.jsonl" --for 0.3 2>/dev/null
+detached() { # NAME COMMAND...: run detached, check, stop, check
+    name=$1
+    shift
+    rm -f "$tmp/$name.pid" "$tmp/$name.log"
+    out=$(env -u NOTIFY_SOCKET "$@" --detach --pidfile "$tmp/$name.pid" --log "$tmp/$name.log" 2>&1)
+    status=$?
+    pid=$(cat "$tmp/$name.pid" 2>/dev/null)
+    if [ "$status" = 0 ] && [ -n "$pid" ] && echo "$out" | tail -n 1 | grep -q "^botwire $name: .* (pid $pid)\$" &&
+        kill -0 "$pid" 2>/dev/null; then
+        pass "$name --detach: returned with its first line and pid $pid, serving"
+    else
+        fail "$name --detach: exit $status, pid file '$pid', said: $out"
+        [ -n "$pid" ] && kill "$pid" 2>/dev/null
+        return
+    fi
+    kill "$pid"
+    gone "$pid"
+    [ ! -e "$tmp/$name.pid" ] && grep -q "^botwire $name \[.*, pid $pid\]: " "$tmp/$name.log" &&
+        pass "... stopped: its pid file gone, its lines in --log named with its pid" ||
+        fail "$name stopped: pid file $(ls "$tmp/$name.pid" 2>&1), log: $(cat "$tmp/$name.log")"
+    expect_error "$name --log without --detach" 2 "--log goes with --detach" "$@" --log "$tmp/x.log"
+}
+detached replay "$bw" replay "$tmp/r.jsonl" --tcp 0
+detached view "$bw" view sim:kobuki --listen 0 --for 60
+[ "$ros2" = 1 ] && detached ros2 "$bw" ros2 sim:kobuki --for 60 --domain 57
 
 finish "service"

@@ -132,6 +132,48 @@ void cli_service_notify(const char *text);
 void cli_service_ready(const char *status);
 double cli_service_watchdog(double now);
 
+/* The options every long-running command (sim, ros2, ros-launch, replay,
+ * view) takes to run as a service, in one place: --detach, --log FILE,
+ * --pidfile FILE, with their help lines and getopt
+ * entries (CLI_SERVICE_OPTIONS, codes CLI_OPT_*, beyond any letter). */
+enum { CLI_OPT_DETACH = 0x1000, CLI_OPT_LOG, CLI_OPT_PIDFILE };
+#define CLI_SERVICE_OPTIONS                                                                 \
+    { "detach", no_argument, NULL, CLI_OPT_DETACH },                                        \
+    { "log", required_argument, NULL, CLI_OPT_LOG },                                        \
+    { "pidfile", required_argument, NULL, CLI_OPT_PIDFILE }
+/* Their help lines, the descriptions from column `col` (the command's). */
+const char *cli_service_help(int col);
+
+typedef struct {
+    bool detach;
+    const char *log_path, *pid_path;
+    int log_fd, pid_fd; /* -1: none */
+    int announce_fd;    /* detached: the pipe to the caller until the first lines are out */
+    /* Who speaks on stderr: the command ("sim"), and once detached
+     * "sim [kobuki, pid N]": its lines come into a terminal or a log
+     * later, among others, and must say whose they are. */
+    char who[96];
+} cli_service_t;
+
+void cli_service_init(cli_service_t *sv, const char *cmd);
+/* One of the options above: true if c was one (taken). */
+bool cli_service_option(cli_service_t *sv, int c, const char *arg);
+/* Before the command opens anything it serves (ports, ptys, DDS: what
+ * must belong to the process that serves): the options checked, the log
+ * and pid file opened, and with --detach the serving process forked off.
+ * The caller's process waits there for the first lines, prints them with
+ * the serving process's pid and exits (0; or the serving process's own
+ * status when it ended before serving, its errors on the caller's
+ * stderr). 0 in the serving process, or an exit status after saying why. */
+int cli_service_begin(cli_service_t *sv);
+/* Serving: the pid file written, the first lines (text, without a final
+ * newline) on standard output; detached, they reach the caller, and from
+ * here the process's output goes nowhere and its stderr to --log, its lines
+ * named "CMD [what, pid N]". */
+void cli_service_announce(cli_service_t *sv, const char *text, const char *what);
+/* The end: the pid file removed, the log closed. */
+void cli_service_end(cli_service_t *sv);
+
 /* Hexadecimal text to bytes, fed in pieces: whitespace or commas between
  * bytes are optional, '#' starts a comment to the end of the line. */
 typedef struct {

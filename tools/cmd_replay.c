@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire replay FILE (--pty PATH | --tcp [HOST:]PORT) [--speed X]\n"
-            "                      [--model M]\n"
+            "                      [--model M] [--detach [--log FILE]] [--pidfile FILE]\n"
             "\n"
             "Plays the robot's side of a record (made by `botwire record`: JSON Lines or\n"
             "MCAP) back to a program that connects to it as to the robot: on a new\n"
@@ -35,7 +35,8 @@ static void usage(FILE *f)
             "is said (the first 10, with their times). It ends when the record is played\n"
             "out (0.5 s after its last bytes), when the program leaves, or on Ctrl-C; the\n"
             "exit status is 1 when the program sent a message the record's host never\n"
-            "did, 0 when every one was in the record.\n"
+            "did, 0 when every one was in the record (with --detach, its last line in\n"
+            "--log says so).\n"
             "\n"
             "  --pty PATH         serve on a new pty, PATH a symlink to it\n"
             "  --tcp [HOST:]PORT  serve on TCP (HOST 127.0.0.1 unless given; PORT 0: a\n"
@@ -43,11 +44,16 @@ static void usage(FILE *f)
             "  --speed X          play X times as fast (0.01 to 100; default 1)\n"
             "  --model M          the robot model the host's messages are decoded for\n"
             "                     (default: the record URL's model=, else the family's)\n"
-            "  -h, --help         this help\n");
+            "%s"
+            "  -h, --help         this help\n",
+            cli_service_help(21));
 }
 
 #define TAIL 0.5       /* s after the last bytes before the replay ends */
 #define SAY_AT_MOST 10 /* differing messages said one by one */
+
+/* --detach, --log, --pidfile (cli.h); its `who` names the lines on stderr. */
+static cli_service_t svc;
 
 typedef struct {
     double t;
@@ -214,10 +220,10 @@ static int check_line(void *ctx, const char *line, size_t n)
         c->as_recorded++;
     } else {
         if (c->differing++ < SAY_AT_MOST)
-            fprintf(stderr, "botwire replay: %.3f s: the host sent %s, which the record's host "
-                    "never did\n", h->t, text);
+            fprintf(stderr, "botwire %s: %.3f s: the host sent %s, which the record's host "
+                    "never did\n", svc.who, h->t, text);
         if (c->differing == SAY_AT_MOST + 1)
-            fprintf(stderr, "botwire replay: (more such messages are counted, not said)\n");
+            fprintf(stderr, "botwire %s: (more such messages are counted, not said)\n", svc.who);
     }
     free(text);
     return 0;
@@ -284,14 +290,18 @@ int cmd_replay(int argc, char **argv)
     static const struct option opts[] = {
         { "pty", required_argument, NULL, 'p' },   { "tcp", required_argument, NULL, 't' },
         { "speed", required_argument, NULL, 's' }, { "model", required_argument, NULL, 'm' },
-        { "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' },        CLI_SERVICE_OPTIONS,
+        { NULL, 0, NULL, 0 },
     };
     const char *pty = NULL, *tcp = NULL;
     double speed = 1;
     record_t r = { 0 };
     int c;
     optind = 0;
+    cli_service_init(&svc, "replay");
     while ((c = cli_getopt("replay", argc, argv, "h", opts)) != -1) {
+        if (cli_service_option(&svc, c, optarg))
+            continue;
         switch (c) {
         case 'p': pty = optarg; break;
         case 't': tcp = optarg; break;
@@ -338,6 +348,8 @@ int cmd_replay(int argc, char **argv)
         status = 1;
         goto done;
     }
+    if ((status = cli_service_begin(&svc)) != 0) /* detached: from here in the serving process */
+        goto done;
     bw_json_decoder_t *live = NULL;
     if (bw_json_decoder_new(&live, r.family, *r.model ? r.model : NULL, "host", false, err,
                             sizeof err) < 0 ||
@@ -355,13 +367,17 @@ int cmd_replay(int argc, char **argv)
         goto done;
     }
     double span = r.npieces ? r.pieces[r.npieces - 1].t : 0;
+    char line[1024];
     if (pty)
-        printf("botwire replay: %s (%s, %zu bytes from the robot over %.1f s) on %s (link %s)\n",
-               r.path, r.family, r.nrobot, span, l.slave, pty);
+        snprintf(line, sizeof line,
+                 "botwire replay: %s (%s, %zu bytes from the robot over %.1f s) on %s (link %s)",
+                 r.path, r.family, r.nrobot, span, l.slave, pty);
     else
-        printf("botwire replay: %s (%s, %zu bytes from the robot over %.1f s) on tcp://%s:%d\n",
-               r.path, r.family, r.nrobot, span, host, bw_listener_port(l.listener));
-    fflush(stdout);
+        snprintf(line, sizeof line,
+                 "botwire replay: %s (%s, %zu bytes from the robot over %.1f s) on tcp://%s:%d",
+                 r.path, r.family, r.nrobot, span, host, bw_listener_port(l.listener));
+    cli_service_announce(&svc, line, r.family);
+    cli_service_ready(line);
     cli_catch_signals();
 
     /* t0: when the record's t = 0 is, on this clock; set when the program
@@ -412,7 +428,7 @@ int cmd_replay(int argc, char **argv)
             until = fmin(until, t0 + r.pieces[next].t / speed);
         else if (!isnan(t0))
             until = fmin(until, fmax(isnan(last_out) ? now : last_out, t0 + span / speed) + TAIL);
-        wait_for(&l, until);
+        wait_for(&l, fmin(until, cli_service_watchdog(now)));
     }
     bw_json_decoder_finish(live);
     size_t len;
@@ -421,9 +437,9 @@ int cmd_replay(int argc, char **argv)
     each_line(text, len, check_line, &h);
     bw_json_decoder_free(live);
     fprintf(stderr,
-            "botwire replay: %zu of %zu chunks of the robot's played (%llu bytes)%s; the host "
+            "botwire %s: %zu of %zu chunks of the robot's played (%llu bytes)%s; the host "
             "sent %llu messages: %llu as the record's host did, %llu it never did\n",
-            next, r.npieces, sent_bytes,
+            svc.who, next, r.npieces, sent_bytes,
             cli_interrupted ? ", interrupted" : left ? ", the program left" : "", cmp.sent,
             cmp.as_recorded, cmp.differing);
     status = cmp.differing ? 1 : cli_interrupted ? 128 + cli_interrupted : 0;
@@ -440,5 +456,6 @@ done:
     bw_json_decoder_free(r.host);
     free(r.pieces);
     free(r.robot);
+    cli_service_end(&svc);
     return status;
 }

@@ -81,6 +81,7 @@ static void usage(FILE *f)
             "                       base_footprint (Nav2's multi-robot bringup)\n"
             "  --no-tf              leave odom -> base_footprint off tf\n"
             "  --for S              end after S seconds (default: until interrupted)\n"
+            "%s"
             "  -h, --help           this help\n"
             "\n"
             "Cyclone's configuration is its own (CYCLONEDDS_URI); ROS_DOMAIN_ID,\n"
@@ -89,14 +90,18 @@ static void usage(FILE *f)
             "\n"
             "  botwire ros2 sim:kobuki --ns robot1\n"
             "  botwire ros2 --robots 100 --wander\n"
-            "  botwire sim --world fleet.world --detach && botwire ros2 --world fleet.world\n");
+            "  botwire sim --world fleet.world --detach && botwire ros2 --world fleet.world\n",
+            cli_service_help(23));
 }
+
+/* --detach, --log, --pidfile (cli.h); its `who` names the lines on stderr. */
+static cli_service_t svc;
 
 /* The node's own lines, on stderr as they come. */
 static void say_line(void *ctx, const char *line)
 {
     (void)ctx;
-    fprintf(stderr, "botwire ros2: %s\n", line);
+    fprintf(stderr, "botwire %s: %s\n", svc.who, line);
 }
 
 /* --distro NAME for cmd: 0, or -1 after saying what it takes. */
@@ -276,6 +281,7 @@ int cmd_ros2(int argc, char **argv)
         { "wander", no_argument, NULL, 'w' },
         { "for", required_argument, NULL, 'f' },
         { "help", no_argument, NULL, 'h' },
+        CLI_SERVICE_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
     bw_ros2_options_t ro = { .domain = -1, .distro = BW_ROS2_LYRICAL, .log = say_line };
@@ -285,7 +291,10 @@ int cmd_ros2(int argc, char **argv)
     const char *ns = NULL, *prefix = "robot", *world_path = NULL, *tcp = NULL, *link = NULL;
     int c;
     optind = 0;
+    cli_service_init(&svc, "ros2");
     while ((c = cli_getopt("ros2", argc, argv, "h", opts)) != -1) {
+        if (cli_service_option(&svc, c, optarg))
+            continue;
         switch (c) {
         case 'n': ns = optarg; break;
         case 'N': prefix = optarg; break;
@@ -515,9 +524,19 @@ int cmd_ros2(int argc, char **argv)
         return 1;
     }
 
+    /* Detached, the serving process owns the DDS participant: forked
+     * before it is made (its threads would not follow a fork). */
+    int begun = cli_service_begin(&svc);
+    if (begun) {
+        for (size_t i = 0; i < n; i++)
+            free(urls[i]);
+        free(urls);
+        return begun;
+    }
     bw_ros2_t *node;
     if (bw_ros2_open(&node, &ro, err, sizeof err) < 0) {
         cli_error("ros2", "%s", err);
+        cli_service_end(&svc);
         return 1;
     }
     /* exit() stops every robot; a signal ends the loop, which stops them
@@ -560,12 +579,16 @@ int cmd_ros2(int argc, char **argv)
         status = 1;
     }
     if (status == 0) {
-        printf("botwire ros2: %zu node%s on DDS domain %d, ROS 2 %s layout, cmd_vel %s\n", n,
-               n == 1 ? "" : "s", bw_ros2_domain(node), bw_ros2_distro_name(ro.distro),
-               bw_ros2_cmd_vel_of(&ro) == BW_ROS2_CMD_VEL_STAMPED ? "geometry_msgs/msg/TwistStamped"
-                                                                  : "geometry_msgs/msg/Twist");
-        if (cli_flush_out("ros2") != 0)
+        char line[256], what[64];
+        snprintf(line, sizeof line, "botwire ros2: %zu node%s on DDS domain %d, ROS 2 %s layout, "
+                 "cmd_vel %s", n, n == 1 ? "" : "s", bw_ros2_domain(node),
+                 bw_ros2_distro_name(ro.distro),
+                 bw_ros2_cmd_vel_of(&ro) == BW_ROS2_CMD_VEL_STAMPED ? "geometry_msgs/msg/TwistStamped"
+                                                                    : "geometry_msgs/msg/Twist");
+        if (cli_flush_out("ros2") != 0) /* the robots' lines */
             status = 1;
+        snprintf(what, sizeof what, "%zu node%s", n, n == 1 ? "" : "s");
+        cli_service_announce(&svc, line, what);
     }
     /* Emulated here: where each one started (the truth said at the end),
      * and with --wander its behaviour stack. */
@@ -654,11 +677,11 @@ int cmd_ros2(int argc, char **argv)
         bw_ros2_stats(node, &st);
         double ran = now - started;
         fprintf(stderr,
-                "botwire ros2: %llu messages published in %.1f s (%.0f/s), %llu not sent (no "
+                "botwire %s: %llu messages published in %.1f s (%.0f/s), %llu not sent (no "
                 "reader); %llu cmd_vel taken, "
                 "%llu not finite and ignored, %llu stamped too long ago and refused; %llu "
                 "cmd_vel writers of the other type\n",
-                st.published, ran, ran > 0 ? (double)st.published / ran : 0.0, st.unread, st.cmd_vel,
+                svc.who, st.published, ran, ran > 0 ? (double)st.published / ran : 0.0, st.unread, st.cmd_vel,
                 st.cmd_vel_ignored, st.cmd_vel_stale, st.cmd_vel_other_type);
     }
     bw_ros2_close(node, now); /* stops every robot */
@@ -672,12 +695,13 @@ int cmd_ros2(int argc, char **argv)
                 continue;
             moved++;
             fprintf(stderr,
-                    "botwire ros2: /%s%zu: robot at (%.3f, %.3f, %.1f deg), from (%.3f, %.3f, "
+                    "botwire %s: /%s%zu: robot at (%.3f, %.3f, %.1f deg), from (%.3f, %.3f, "
                     "%.1f deg)%s\n",
-                    prefix, first + i, p.x, p.y, p.theta * 180 / BW_PI, from[i].x, from[i].y,
+                    svc.who, prefix, first + i, p.x, p.y, p.theta * 180 / BW_PI, from[i].x, from[i].y,
                     from[i].theta * 180 / BW_PI, body->docked ? ", on a dock" : "");
         }
-        fprintf(stderr, "botwire ros2: %zu of %zu robots moved (the emulators' truth)\n", moved, n);
+        fprintf(stderr, "botwire %s: %zu of %zu robots moved (the emulators' truth)\n", svc.who,
+                moved, n);
     }
     free(from);
     free(wd);
@@ -689,6 +713,7 @@ int cmd_ros2(int argc, char **argv)
     free(urls);
     free(bases);
     free(fds);
+    cli_service_end(&svc);
     if (status == 0 && cli_interrupted)
         return 128 + cli_interrupted; /* the robots stopped all the same */
     return status;

@@ -78,13 +78,7 @@ static void usage(FILE *f)
             "  --idle S         close a TCP client that has no session (P2OS: no OPEN) for\n"
             "                   S seconds, so one that says nothing cannot hold the only\n"
             "                   place (default 10)\n"
-            "  --detach         once serving, go on in the background and return (the first\n"
-            "                   line then ends with its pid, to stop it: kill PID); it lets\n"
-            "                   go of the terminal and of the caller's output and pipes\n"
-            "  --log FILE       with --detach: where its later lines go (appended; default:\n"
-            "                   nowhere)\n"
-            "  --pidfile FILE   the serving process's pid, written before the first line\n"
-            "                   (with --detach: the background one's), removed when it ends\n"
+            "%s"
             "  --robots N       N robots of FAMILY in one world, as MobileSim serves them:\n"
             "                   each on its own TCP port counting up from the first (8101,\n"
             "                   or --tcp's), or with --pty on its own pty (LINK1, LINK2,\n"
@@ -125,7 +119,7 @@ static void usage(FILE *f)
             "  --battery LO[-HI] with --fast: each robot's battery at the start, percent of\n"
             "                   the emulated pack, drawn between LO and HI (default: full)\n"
             "  -h, --help       this help\n",
-            P2OS_TCP_PORT, P2OS_TCP_PORT, BW_FLEET_MAX);
+            P2OS_TCP_PORT, P2OS_TCP_PORT, cli_service_help(19), BW_FLEET_MAX);
 }
 
 typedef struct {
@@ -145,90 +139,18 @@ typedef struct {
 } server_t;
 
 /* Says something of a robot on stderr, named when there are several. */
-/* Who speaks on stderr: "sim", and once --detach has sent the emulator to
- * the background, "sim [FAMILY, pid N]": its lines come into a terminal
- * later, among others, and must say whose they are. */
-static char sim_cmd[96] = "sim";
+/* --detach, --log, --pidfile (cli.h); its `who` names the lines on stderr. */
+static cli_service_t svc;
 
 static void say(const server_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(const server_t *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "botwire %s: %s%s", sim_cmd, s->name, *s->name ? ": " : "");
+    fprintf(stderr, "botwire %s: %s%s", svc.who, s->name, *s->name ? ": " : "");
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-}
-
-/* --pidfile: its descriptor, written once the serving process is known. */
-static int pid_fd = -1;
-
-static void write_pid(long pid)
-{
-    if (pid_fd < 0)
-        return;
-    char text[32];
-    int k = snprintf(text, sizeof text, "%ld\n", pid);
-    if (write(pid_fd, text, (size_t)k) != k)
-        cli_error(sim_cmd, "cannot write the pid file: %s", strerror(errno));
-    close(pid_fd);
-    pid_fd = -1;
-}
-
-/* The serving process ends (or never served): its pid file goes. */
-static void pid_done(const char *path)
-{
-    if (pid_fd >= 0)
-        close(pid_fd);
-    pid_fd = -1;
-    if (path)
-        unlink(path);
-}
-
-/* The first lines: where each robot serves. With --detach the serving goes
- * on in a child, and this process returns once those lines are out (the
- * last one ends with the child's pid). */
-static bool announce(const char *lines, bool detach, int log_fd, const char *family, size_t n)
-{
-    fflush(NULL);
-    if (detach) {
-        pid_t pid = fork();
-        if (pid > 0) {
-            write_pid((long)pid); /* there before the caller goes on */
-            printf("%s (pid %ld)\n", lines, (long)pid);
-            fflush(stdout);
-            _exit(0); /* the child owns the pty links and the ports now */
-        }
-        if (pid == 0) {
-            setsid();
-            if (n > 1)
-                snprintf(sim_cmd, sizeof sim_cmd, "sim [%zu robots, pid %ld]", n, (long)getpid());
-            else
-                snprintf(sim_cmd, sizeof sim_cmd, "sim [%s, pid %ld]", family, (long)getpid());
-            /* A daemon lets go of its caller's terminal and pipes: a
-             * script that captures or pipes sim's output is not held until
-             * the emulator ends. Its later lines go to --log, or nowhere. */
-            int null = open("/dev/null", O_RDWR);
-            if (null >= 0) {
-                dup2(null, STDIN_FILENO);
-                dup2(null, STDOUT_FILENO);
-                dup2(log_fd >= 0 ? log_fd : null, STDERR_FILENO);
-                close(null);
-            }
-            if (log_fd >= 0)
-                close(log_fd);
-        } else {
-            cli_error(sim_cmd, "cannot go to the background: %s; serving here", strerror(errno));
-            write_pid((long)getpid());
-            printf("%s\n", lines);
-        }
-    } else {
-        write_pid((long)getpid());
-        printf("%s\n", lines);
-    }
-    fflush(stdout);
-    return true;
 }
 
 /* Host bytes to the robot, through the line's noise when it has some. */
@@ -296,7 +218,7 @@ static int open_pty(server_t *s, const char *what, const char *link, char *line,
 {
     char err[512];
     if (bw_pty_open(&s->pty, s->slave, sizeof s->slave, link, err, sizeof err) < 0) {
-        cli_error(sim_cmd, "%s", err);
+        cli_error(svc.who, "%s", err);
         return -1;
     }
     snprintf(line, cap, "botwire sim: %s%s%s on %s%s%s%s", s->name, *s->name ? ": " : "", what,
@@ -312,7 +234,7 @@ static int open_tcp(server_t *s, const char *what, const char *host, int port, c
 {
     char err[512];
     if (bw_listener_open(&s->listener, host, port, err, sizeof err) < 0) {
-        cli_error(sim_cmd, "%s%s", err,
+        cli_error(svc.who, "%s%s", err,
                   strstr(err, "in use") ? " (another emulator there? --tcp PORT picks another)" : "");
         return -1;
     }
@@ -381,7 +303,7 @@ static int pty_turn(server_t *s, double now)
     }
     int rc = pump(s, s->pty, s->clients != 0, now);
     if (rc < 0)
-        cli_error(sim_cmd, "pty failed: %s", bw_strerror(rc));
+        cli_error(svc.who, "pty failed: %s", bw_strerror(rc));
     return rc;
 }
 
@@ -476,7 +398,7 @@ static int serve(server_t *s, size_t n, double end)
     size_t cap = 2 * n + 1;
     struct pollfd *p = calloc(cap, sizeof *p);
     if (!p) {
-        cli_error(sim_cmd, "out of memory");
+        cli_error(svc.who, "out of memory");
         return 1;
     }
     int status = 0;
@@ -584,7 +506,7 @@ int cmd_sim(int argc, char **argv)
         { "tcp", required_argument, NULL, 't' },   { "model", required_argument, NULL, 'm' },
         { "noise", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
         { "for", required_argument, NULL, 'f' },   { "help", no_argument, NULL, 'h' },
-        { "detach", no_argument, NULL, 'D' },      { "idle", required_argument, NULL, 'i' },
+        CLI_SERVICE_OPTIONS,                        { "idle", required_argument, NULL, 'i' },
         { "ber", required_argument, NULL, 'b' },   { "drop", required_argument, NULL, 'd' },
         { "insert", required_argument, NULL, 'I' }, { "window", required_argument, NULL, 'w' },
         { "push", required_argument, NULL, 'P' },   { "slope", required_argument, NULL, 'S' },
@@ -593,24 +515,24 @@ int cmd_sim(int argc, char **argv)
         { "view-readonly", no_argument, NULL, 'Q' },
         { "fast", no_argument, NULL, 'x' },         { "wander", no_argument, NULL, 'X' },
         { "threads", required_argument, NULL, 'T' }, { "frame", required_argument, NULL, 'M' },
-        { "stack", required_argument, NULL, 'k' },  { "log", required_argument, NULL, 'L' },
-        { "pidfile", required_argument, NULL, 'N' }, { "dock-below", required_argument, NULL, 'U' },
+        { "stack", required_argument, NULL, 'k' },  { "dock-below", required_argument, NULL, 'U' },
         { "docks", required_argument, NULL, 'Y' },  { "battery", required_argument, NULL, 'Z' },
         { NULL, 0, NULL, 0 },
     };
     const char *world_path = NULL, *link = NULL, *tcp = NULL, *model = NULL;
     double noise = 0, seed = 1, duration = INFINITY;
-    bool detach = false;
-    const char *log_path = NULL, *pid_path = NULL;
     double idle = 10, ber = 0, drop = 0, insert = 0, window = 0, push = 0, slope = 0;
     double robots = 0, baud = 0;
-    bw_view_options_t vo = { .cmd = "sim" };
+    bw_view_options_t vo = { .cmd = svc.who }; /* its lines named as the command's */
     bw_runner_opts_t fast = { 0 }; /* --fast: the fleet in virtual time (src/runner/) */
     bool in_virtual_time = false;
     double threads = 0, frame = 0, dock_below = 0, docks = 0, battery[2] = { 0, 0 };
     int c;
     optind = 0;
+    cli_service_init(&svc, "sim");
     while ((c = cli_getopt("sim", argc, argv, "h", opts)) != -1) {
+        if (cli_service_option(&svc, c, optarg))
+            continue;
         switch (c) {
         case 'W': world_path = optarg; break;
         case 'p': link = optarg; break;
@@ -628,9 +550,6 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--for", optarg, 0, 1e9, &duration) < 0)
                 return 2;
             break;
-        case 'D': detach = true; break;
-        case 'L': log_path = optarg; break;
-        case 'N': pid_path = optarg; break;
         case 'b':
             if (cli_number("sim", "--ber", optarg, 0, 0.1, &ber) < 0)
                 return 2;
@@ -663,7 +582,7 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--robots", optarg, 1, BW_FLEET_MAX, &robots) < 0)
                 return 2;
             if (robots != floor(robots)) {
-                cli_error(sim_cmd, "--robots wants a whole number, not \"%s\"", optarg);
+                cli_error(svc.who, "--robots wants a whole number, not \"%s\"", optarg);
                 return 2;
             }
             break;
@@ -671,7 +590,7 @@ int cmd_sim(int argc, char **argv)
             if (cli_number("sim", "--baud", optarg, 50, 4000000, &baud) < 0)
                 return 2;
             if (baud != floor(baud)) {
-                cli_error(sim_cmd, "--baud wants a whole number, not \"%s\"", optarg);
+                cli_error(svc.who, "--baud wants a whole number, not \"%s\"", optarg);
                 return 2;
             }
             break;
@@ -681,28 +600,28 @@ int cmd_sim(int argc, char **argv)
         case 'x': in_virtual_time = true; break;
         case 'X': fast.wander = true; break;
         case 'k':
-            if (cli_stack(sim_cmd, optarg) < 0)
+            if (cli_stack(svc.who, optarg) < 0)
                 return 2;
             fast.stack = optarg;
             fast.wander = true;
             break;
         case 'T':
-            if (cli_number(sim_cmd, "--threads", optarg, 0, 256, &threads) < 0)
+            if (cli_number(svc.who, "--threads", optarg, 0, 256, &threads) < 0)
                 return 2;
             break;
         case 'M':
-            if (cli_number(sim_cmd, "--frame", optarg, 0.001, 1, &frame) < 0)
+            if (cli_number(svc.who, "--frame", optarg, 0.001, 1, &frame) < 0)
                 return 2;
             break;
         case 'U':
-            if (cli_number(sim_cmd, "--dock-below", optarg, 1, 99, &dock_below) < 0)
+            if (cli_number(svc.who, "--dock-below", optarg, 1, 99, &dock_below) < 0)
                 return 2;
             break;
         case 'Y':
-            if (cli_number(sim_cmd, "--docks", optarg, 1, BW_WORLD_MAX_DOCKS, &docks) < 0)
+            if (cli_number(svc.who, "--docks", optarg, 1, BW_WORLD_MAX_DOCKS, &docks) < 0)
                 return 2;
             if (docks != floor(docks)) {
-                cli_error(sim_cmd, "--docks wants a whole number, not \"%s\"", optarg);
+                cli_error(svc.who, "--docks wants a whole number, not \"%s\"", optarg);
                 return 2;
             }
             break;
@@ -710,16 +629,16 @@ int cmd_sim(int argc, char **argv)
             char lo[32], *dash = strchr(optarg, '-');
             size_t len = dash ? (size_t)(dash - optarg) : strlen(optarg);
             if (len >= sizeof lo) {
-                cli_error(sim_cmd, "--battery wants LO or LO-HI, percentages, not \"%s\"", optarg);
+                cli_error(svc.who, "--battery wants LO or LO-HI, percentages, not \"%s\"", optarg);
                 return 2;
             }
             memcpy(lo, optarg, len);
             lo[len] = 0;
-            if (cli_number(sim_cmd, "--battery", lo, 1, 100, &battery[0]) < 0 ||
-                cli_number(sim_cmd, "--battery", dash ? dash + 1 : lo, 1, 100, &battery[1]) < 0)
+            if (cli_number(svc.who, "--battery", lo, 1, 100, &battery[0]) < 0 ||
+                cli_number(svc.who, "--battery", dash ? dash + 1 : lo, 1, 100, &battery[1]) < 0)
                 return 2;
             if (battery[1] < battery[0]) {
-                cli_error(sim_cmd, "--battery %s: LO above HI", optarg);
+                cli_error(svc.who, "--battery %s: LO above HI", optarg);
                 return 2;
             }
             break;
@@ -729,36 +648,36 @@ int cmd_sim(int argc, char **argv)
         }
     }
     if ((vo.token || vo.readonly) && !vo.listen) {
-        cli_error(sim_cmd, "--view-token and --view-readonly go with --view [HOST:]PORT");
+        cli_error(svc.who, "--view-token and --view-readonly go with --view [HOST:]PORT");
         return 2;
     }
     char err[512];
     static bw_world_t world;
     if (world_path && bw_world_load(&world, world_path, err, sizeof err) < 0) {
-        cli_error(sim_cmd, "%s", err);
+        cli_error(svc.who, "%s", err);
         return 1;
     }
     bool from_world = world_path && world.nrobots > 0;
     if (from_world && (optind < argc || robots > 0)) {
-        cli_error(sim_cmd, "%s places its robots (robot lines): no FAMILY or --robots with it",
+        cli_error(svc.who, "%s places its robots (robot lines): no FAMILY or --robots with it",
                   world_path);
         return 2;
     }
     if (!from_world && optind != argc - 1) {
-        cli_error(sim_cmd, optind == argc ? "which robot? (botwire sim FAMILY: kobuki, p2os, lobot, "
+        cli_error(svc.who, optind == argc ? "which robot? (botwire sim FAMILY: kobuki, p2os, lobot, "
                                           "create, rbsm, rflex; or --world FILE with robot lines)"
                                         : "one family at a time (--robots N for several robots)");
         return 2;
     }
     if (link && tcp) {
-        cli_error(sim_cmd, "--pty and --tcp: one or the other");
+        cli_error(svc.who, "--pty and --tcp: one or the other");
         return 2;
     }
     const char *family = from_world ? world.robots[0].family : argv[optind];
     const char *alias_family, *alias_model;
     if (!from_world && bw_family_alias(family, &alias_family, &alias_model)) {
         if (model && strcmp(model, alias_model) != 0) {
-            cli_error(sim_cmd, "%s is the %s family's model %s: --model %s says otherwise", family,
+            cli_error(svc.who, "%s is the %s family's model %s: --model %s says otherwise", family,
                       alias_family, alias_model, model);
             return 2;
         }
@@ -768,21 +687,22 @@ int cmd_sim(int argc, char **argv)
     size_t n = from_world ? world.nrobots : robots > 0 ? (size_t)robots : 1;
     if (in_virtual_time || fast.wander || threads > 0 || frame > 0 || dock_below > 0 ||
         docks > 0 || battery[0] > 0) {
-        if (!in_virtual_time || !isfinite(duration) || link || tcp || detach) {
-            cli_error(sim_cmd, "--wander, --stack, --threads, --frame, --dock-below, --docks and "
-                               "--battery go with --fast, which wants --for S and no --pty, --tcp "
-                               "or --detach");
+        if (!in_virtual_time || !isfinite(duration) || link || tcp || svc.detach || svc.log_path ||
+            svc.pid_path) {
+            cli_error(svc.who, "--wander, --stack, --threads, --frame, --dock-below, --docks and "
+                               "--battery go with --fast, which wants --for S and no --pty, --tcp, "
+                               "--detach, --log or --pidfile");
             return 2;
         }
         if (vo.listen) { /* it would serve nothing: the fleet's frames are not the view's */
-            cli_error(sim_cmd, "--view does not go with --fast (the robots run as fast as the "
+            cli_error(svc.who, "--view does not go with --fast (the robots run as fast as the "
                                "machine goes, in this process, with no view of them); to watch "
                                "robots, serve them in real time: botwire sim %s --robots N --view %s",
                       family, vo.listen);
             return 2;
         }
         if ((dock_below > 0 && !fast.wander) || (docks > 0 && dock_below == 0)) {
-            cli_error(sim_cmd, dock_below > 0 ? "--dock-below goes with --wander (or --stack): "
+            cli_error(svc.who, dock_below > 0 ? "--dock-below goes with --wander (or --stack): "
                                                 "standing robots never need a dock"
                                               : "--docks goes with --dock-below P");
             return 2;
@@ -800,21 +720,12 @@ int cmd_sim(int argc, char **argv)
     char host[128] = "127.0.0.1";
     int tcp_port = P2OS_TCP_PORT;
     if (tcp && parse_hostport(tcp, host, sizeof host, &tcp_port) < 0) {
-        cli_error(sim_cmd, "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
+        cli_error(svc.who, "--tcp wants [HOST:]PORT, not \"%s\"", tcp);
         return 2;
     }
     if (fleet && tcp_port + (int)n - 1 > 65535) {
-        cli_error(sim_cmd, "%zu robots from port %d go beyond port 65535", n, tcp_port);
+        cli_error(svc.who, "%zu robots from port %d go beyond port 65535", n, tcp_port);
         return 2;
-    }
-    if (log_path && !detach) {
-        cli_error(sim_cmd, "--log goes with --detach (without it the lines are on stderr)");
-        return 2;
-    }
-    int log_fd = -1;
-    if (log_path && (log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0) {
-        cli_error(sim_cmd, "cannot write %s: %s", log_path, strerror(errno));
-        return 1;
     }
     /* A fleet serves on TCP unless --pty; a lone robot on a pty, but p2os. */
     bool use_tcp = tcp || (!link && (fleet || strcasecmp(family, "p2os") == 0));
@@ -834,11 +745,11 @@ int cmd_sim(int argc, char **argv)
     if (any_lobot)
         o.command_timeout = window / 1000; /* the window after READY */
     else if (window > 0) {
-        cli_error(sim_cmd, "--window is lobot's (the Command Module's window after READY)");
+        cli_error(svc.who, "--window is lobot's (the Command Module's window after READY)");
         return 2;
     }
     if ((push > 0 || slope != 0) && !any_rbsm) {
-        cli_error(sim_cmd, "--push and --slope are rbsm's (the buggy's course)");
+        cli_error(svc.who, "--push and --slope are rbsm's (the buggy's course)");
         return 2;
     }
     o.push = push;
@@ -858,7 +769,7 @@ int cmd_sim(int argc, char **argv)
             } else if (bw_device_default_world(family, &world) < 0) {
                 bw_device_t *none;
                 (void)bw_device_create(&none, family, NULL, 0, err, sizeof err);
-                cli_error(sim_cmd, "%s", err);
+                cli_error(svc.who, "%s", err);
                 return 2;
             }
             o.world = &world;
@@ -867,22 +778,17 @@ int cmd_sim(int argc, char **argv)
         o.fleet = &shared;
     }
 
-    if (pid_path && (pid_fd = open(pid_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-        cli_error(sim_cmd, "cannot write %s: %s", pid_path, strerror(errno));
-        if (log_fd >= 0)
-            close(log_fd);
-        return 1;
-    }
+    int begun = cli_service_begin(&svc); /* detached: from here in the serving process */
+    if (begun)
+        return begun;
     double t = cli_now();
     server_t *s = calloc(n, sizeof *s);
     char *lines = calloc(n + 1, 768); /* and the view's line */
     if (!s || !lines) {
         free(s);
         free(lines);
-        cli_error(sim_cmd, "out of memory");
-        if (log_fd >= 0)
-            close(log_fd);
-        pid_done(pid_path);
+        cli_error(svc.who, "out of memory");
+        cli_service_end(&svc);
         return 1;
     }
     int status = 0;
@@ -922,7 +828,7 @@ int cmd_sim(int argc, char **argv)
         if (fleet)
             snprintf(r->name, sizeof r->name, "robot %zu", made + 1);
         if (bw_device_create(&r->dev, f, &ro, t, err, sizeof err) < 0) {
-            cli_error(sim_cmd, "%s%s%s", r->name, *r->name ? ": " : "", err);
+            cli_error(svc.who, "%s%s%s", r->name, *r->name ? ": " : "", err);
             status = 2;
             break;
         }
@@ -954,7 +860,7 @@ int cmd_sim(int argc, char **argv)
         }
         if (vo.listen) {
             if (bw_view_open(&sim_view, &vo, err, sizeof err) < 0) {
-                cli_error(sim_cmd, "%s", err);
+                cli_error(svc.who, "%s", err);
                 status = 1;
                 goto out;
             }
@@ -972,7 +878,12 @@ int cmd_sim(int argc, char **argv)
             while (bw_device_next_notice(s[i].dev, note, sizeof note))
                 say(&s[i], "%s", note);
         }
-        announce(lines, detach, log_fd, family, n);
+        char what[64];
+        if (n > 1)
+            snprintf(what, sizeof what, "%zu robots", n);
+        else
+            snprintf(what, sizeof what, "%s", family);
+        cli_service_announce(&svc, lines, what);
         cli_service_ready(lines); /* serving: what a client needs is there */
         served = n;
         cli_catch_signals();
@@ -986,7 +897,7 @@ int cmd_sim(int argc, char **argv)
         fprintf(stderr,
                 "botwire %s: %s%sstopped; %llu command frames (%llu rejected), %llu output bytes "
                 "unread, robot at (%.3f, %.3f, %.1f deg), its wheels turned %.4f m and %.4f m",
-                sim_cmd, r->name, *r->name ? ": " : "", (unsigned long long)st->frames,
+                svc.who, r->name, *r->name ? ": " : "", (unsigned long long)st->frames,
                 (unsigned long long)(st->checksum_errors + st->length_errors),
                 (unsigned long long)(r->dropped + bw_device_dropped(r->dev)), sim->body.pose.x,
                 sim->body.pose.y, sim->body.pose.theta * 180 / BW_PI, sim->body.odo_left,
@@ -1027,8 +938,6 @@ out:
     }
     free(lines);
     free(s);
-    if (log_fd >= 0)
-        close(log_fd);
-    pid_done(pid_path);
+    cli_service_end(&svc);
     return status;
 }

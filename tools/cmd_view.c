@@ -15,11 +15,14 @@
 #define ONLINE_WAIT 3.0 /* s to wait for each robot to answer */
 #define MAX_URLS 64
 
+/* --detach, --log, --pidfile (cli.h); its `who` names the lines on stderr. */
+static cli_service_t svc;
+
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: botwire view URL... [--listen [HOST:]PORT] [--view-token T] [--view-readonly]\n"
-            "                   [--for SECONDS]\n"
+            "                   [--for SECONDS] [--detach [--log FILE]] [--pidfile FILE]\n"
             "\n"
             "Opens each robot as botwire drive does and serves them live: the Foxglove\n"
             "WebSocket protocol (Foxglove Studio connects to ws://HOST:PORT) and, at\n"
@@ -41,8 +44,9 @@ static void usage(FILE *f)
             "                   beyond 127.0.0.1, else one is generated and printed\n"
             "  --view-readonly  serve without the command channel\n"
             "  --for SECONDS    stop after this long (default: until Ctrl-C)\n"
+            "%s"
             "  -h, --help       this help\n",
-            cli_url_help);
+            cli_url_help, cli_service_help(19));
 }
 
 int cmd_view(int argc, char **argv)
@@ -50,13 +54,17 @@ int cmd_view(int argc, char **argv)
     static const struct option opts[] = {
         { "listen", required_argument, NULL, 'l' },   { "view-token", required_argument, NULL, 't' },
         { "view-readonly", no_argument, NULL, 'r' }, { "for", required_argument, NULL, 'f' },
-        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' },          CLI_SERVICE_OPTIONS,
+        { NULL, 0, NULL, 0 },
     };
-    bw_view_options_t vo = { .cmd = "view" };
+    bw_view_options_t vo = { .cmd = svc.who }; /* its lines named as the command's */
     double duration = INFINITY;
     int c;
     optind = 0;
+    cli_service_init(&svc, "view");
     while ((c = cli_getopt("view", argc, argv, "h", opts)) != -1) {
+        if (cli_service_option(&svc, c, optarg))
+            continue;
         switch (c) {
         case 'l': vo.listen = optarg; break;
         case 't': vo.token = optarg; break;
@@ -77,8 +85,12 @@ int cmd_view(int argc, char **argv)
     }
     char err[512];
     bw_view_t *view;
+    int begun = cli_service_begin(&svc); /* detached: from here in the serving process */
+    if (begun)
+        return begun;
     if (bw_view_open(&view, &vo, err, sizeof err) < 0) {
         cli_error("view", "%s", err);
+        cli_service_end(&svc);
         return strstr(err, "wants") ? 2 : 1;
     }
     bw_base_t **b = calloc((size_t)n, sizeof *b);
@@ -88,6 +100,7 @@ int cmd_view(int argc, char **argv)
         bw_view_close(view);
         free(b);
         free(sent);
+        cli_service_end(&svc);
         return 1;
     }
     cli_catch_signals();
@@ -124,6 +137,7 @@ int cmd_view(int argc, char **argv)
         bw_view_close(view);
         free(b);
         free(sent);
+        cli_service_end(&svc);
         return status;
     }
     for (int i = 0; i < n; i++) {
@@ -133,16 +147,21 @@ int cmd_view(int argc, char **argv)
         bw_view_add_base(view, b[i], argv[optind + i], true, now);
     }
     bw_view_start(view);
-    printf("botwire view: serving %s (", bw_view_url(view));
-    for (int i = 0; i < n; i++)
-        printf("%srobot%d %s", i ? ", " : "", i + 1, argv[optind + i]);
-    printf(")\n");
-    fflush(stdout);
+    char line[2048], what[32];
+    size_t len = (size_t)snprintf(line, sizeof line, "botwire view: serving %s (", bw_view_url(view));
+    for (int i = 0; i < n && len < sizeof line; i++)
+        len += (size_t)snprintf(line + len, sizeof line - len, "%srobot%d %s", i ? ", " : "", i + 1,
+                                argv[optind + i]);
+    if (len < sizeof line)
+        snprintf(line + len, sizeof line - len, ")");
+    snprintf(what, sizeof what, "%d robot%s", n, n == 1 ? "" : "s");
+    cli_service_announce(&svc, line, what);
+    cli_service_ready(line);
 
     struct pollfd *p = calloc((size_t)n + 1, sizeof *p);
     double end = now + duration;
     while (p && !cli_interrupted && now < end) {
-        double until = fmin(end, bw_view_next_deadline(view));
+        double until = fmin(fmin(end, bw_view_next_deadline(view)), cli_service_watchdog(now));
         nfds_t k = 0;
         for (int i = 0; i < n; i++) {
             until = fmin(until, bw_base_next_deadline(b[i]));
@@ -191,7 +210,7 @@ int cmd_view(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         const bw_base_state_t *s = bw_base_state(b[i]);
         bw_device_t *dev = bw_base_device(b[i]);
-        fprintf(stderr, "botwire view: robot%d: stopped; odometry (%.3f, %.3f, %.1f deg)", i + 1,
+        fprintf(stderr, "botwire %s: robot%d: stopped; odometry (%.3f, %.3f, %.1f deg)", svc.who, i + 1,
                 s->pose.x, s->pose.y, s->pose.theta * 180 / BW_PI);
         if (dev) {
             const bw_pose_t t = bw_device_sim(dev)->body.pose;
@@ -203,5 +222,6 @@ int cmd_view(int argc, char **argv)
     bw_view_close(view);
     free(b);
     free(sent);
+    cli_service_end(&svc);
     return signalled ? 128 + signalled : 0;
 }
