@@ -7,7 +7,9 @@ drives in one world:
   true pose, at the page's speed by its driver's measure, and only that
   robot; released, the page's zero reaches the view and the robot stops;
 - closing the page while the key is held stops the robot (the server's stop
-  when the client that drove goes, not the page's own).
+  when the client that drove goes, not the page's own);
+- the chosen robot has a blue ring outside its outline (not the orange of
+  a cliff); the map says why it is empty once the view has gone.
 usage: page_check.py BOTWIRE [SCREENSHOT]   (prints ok:/FAIL: lines)
 Waits are for a condition, polled, with a deadline only as a guard against
 a hang (GUARD s: no working build on a loaded machine comes near it).
@@ -160,6 +162,17 @@ def main():
             fail(f"no wall at ({wx}, {wy}): pixel {wall}")
         if seen == 3:
             ok(f"the screenshot ({w}x{h}) shows the 3 robots in the room")
+        # The chosen robot (the first): its ring, 5 px outside its outline,
+        # in the selection's blue on the screenshot, to its right.
+        sel = js("""const r = botwire.robots[botwire.selected], p = r.state.truth;
+                    const rad = Math.max(r.state.radius * view.s, 4);
+                    return {name: r.name, x: X(p.x) + rad + 5, y: Y(p.y), waiting: botwire.waiting};""")
+        rx, ry = int(round(sel["x"])), int(round(sel["y"]))
+        ring = [px[ry][x] for x in range(rx - 1, rx + 2)]
+        if any(near(c, (0x15, 0x65, 0xc0)) for c in ring) and sel["waiting"] == "":
+            ok(f"{sel['name']}, the chosen one, has its blue ring (pixels {ring} at x {rx - 1}..{rx + 1})")
+        else:
+            fail(f"{sel['name']}'s ring: pixels {ring} at ({rx}, {ry}), the map says {sel['waiting']!r}")
         # Every dock of the world drawn where it stands, in its green.
         docks = js("return botwire.world.docks.map(d => [X(d.x), Y(d.y)])")
         for dx, dy in docks:
@@ -298,6 +311,19 @@ def main():
                f"{run_on:.3f} m after the view's stop")
         else:
             fail(f"page closed with the key held: robot2 went on {run_on:.3f} m after the view's stop")
+
+        # The view ends: the page says so on its map, in red, not a map
+        # that looks as if the robots stood still.
+        view.send_signal(2)
+        view.wait(timeout=GUARD)
+        said = guard.until(lambda d: js("return botwire.waiting.startsWith('connection lost') && "
+                                        "botwire.waiting"))
+        w, h, px = png_pixels(driver.get_screenshot_as_png())
+        red = sum(1 for y in range(h // 2 - 8, h // 2 + 8) for c in px[y] if near(c, (0xbb, 0, 0), 60))
+        if red > 20:
+            ok(f"the view gone, the map says {said!r} ({red} red pixels across its middle)")
+        else:
+            fail(f"the view gone, the map says {said!r} but shows {red} red pixels across its middle")
     except Exception as e:  # a guard that ran out, a page that broke
         fail(f"{type(e).__name__}: {e}")
     finally:
