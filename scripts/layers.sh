@@ -61,7 +61,7 @@ layer_of_header() {
     kobuki.h | p2os.h | lobot.h | create.h | rbsm.h | rflex.h) echo codec ;;
     port.h) echo io ;;
     sim.h | device.h) echo sim ;;
-    base.h | sniff.h) echo base ;;
+    base.h | sniff.h | create_base.h) echo base ;;
     behave.h | botwire.h) echo behave ;;
     record.h | mcap.h) echo record ;;
     json.h) echo text ;;

@@ -468,6 +468,19 @@ static void print_counts(const bw_device_t *dev, const char *what, const uint32_
  * the host set and played on a robot that has LEDs and sounds (a Kobuki). */
 static void print_extras(const bw_device_t *dev)
 {
+    const bw_create_robot_t *cr = bw_create_device_robot(dev);
+    if (cr) { /* a Create's: what it played and shows */
+        fprintf(stderr, "; songs played %lu, LEDs 0x%02x, power LED %u/%u",
+                (unsigned long)cr->songs_played, cr->leds[0], cr->leds[1], cr->leds[2]);
+        if (cr->model == BW_CREATE_MODEL_2) {
+            char shown[5];
+            for (int i = 0; i < 4; i++)
+                shown[i] = cr->digits[i] >= 32 && cr->digits[i] < 127 ? (char)cr->digits[i] : ' ';
+            shown[4] = 0;
+            fprintf(stderr, ", display \"%s\"", shown);
+        }
+        return;
+    }
     const bw_kobuki_device_io_t *k = bw_kobuki_device_io(dev);
     if (!k)
         return;

@@ -17,6 +17,7 @@
 #include "botwire/port.h"
 #include "botwire/device.h"
 #include "botwire/base.h"
+#include "botwire/create_base.h"
 #include "botwire/behave.h"
 
 #endif

@@ -924,6 +924,10 @@ struct bw_device;
  * id (256 counts; such a request is not answered); NULL for a device that
  * is no Create (a lobot's: its Create's). */
 const uint32_t *bw_create_device_unknown_packets(const struct bw_device *dev);
+/* The robot's program as it stands (its mode, wheels, songs, LEDs,
+ * display, what its sensors say): the emulated robot's truth; NULL for a
+ * device that is no Create. */
+const bw_create_robot_t *bw_create_device_robot(const struct bw_device *dev);
 /* "create" (a Create 1) or "create2", NULL for a device that is no Create. */
 const char *bw_create_device_model(const struct bw_device *dev);
 

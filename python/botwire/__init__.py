@@ -20,7 +20,7 @@ wire's JSON); docs/python.md tells the rest.
 """
 
 from ._ffi import LIBRARY, JSON_LIBRARY
-from .base import Base, Truth
+from .base import Base, CreateCommands, Truth
 from .codec import (Chunk, Decoder, Record, decode, decode_columns, encode, protocols,
                     read_record)
 from .sim import Sim, load_world
@@ -34,7 +34,7 @@ from .types import (BUMP_FRONT, BUMP_FRONT_LEFT, BUMP_FRONT_RIGHT, BUMP_REAR, BU
 __version__ = "0.1.0"
 
 __all__ = [
-    "Axis", "Base", "BotwireError", "Cap", "Chunk", "Decoder", "Event", "EventType", "Gains",
+    "Axis", "Base", "BotwireError", "Cap", "Chunk", "CreateCommands", "Decoder", "Event", "EventType", "Gains",
     "Joystick", "Link", "Pose", "Power", "Range", "Record", "Sim", "State", "Truth",
     "decode", "decode_columns", "encode", "load_world", "protocols", "read_record", "angle_diff",
     "LIBRARY", "JSON_LIBRARY",

@@ -241,6 +241,15 @@ int bw_base_sound(bw_base_t *base, unsigned sequence, double now);
 int bw_base_tone(bw_base_t *base, double hz, double seconds, double now);
 int bw_base_outputs(bw_base_t *base, uint32_t mask, double now);
 int bw_base_seek_dock(bw_base_t *base, double now);
+int bw_create_base_drive_direct(bw_base_t *base, double left, double right, double now);
+int bw_create_base_mode(bw_base_t *base, const char *mode, double now);
+int bw_create_base_song(bw_base_t *base, unsigned number, const uint8_t *notes,
+                        const double *seconds, size_t n, double now);
+int bw_create_base_play(bw_base_t *base, unsigned number, double now);
+int bw_create_base_leds(bw_base_t *base, unsigned bits, unsigned colour, unsigned intensity,
+                        double now);
+int bw_create_base_digits(bw_base_t *base, const char *text, double now);
+int bw_create_base_value(const bw_base_t *base, const char *name, double *value);
 typedef struct bw_docking_run bw_docking_run_t;
 bw_docking_run_t *bw_docking_run_new(bw_base_t *base, double time_limit, bool undock, double now);
 int bw_docking_run_tick(bw_docking_run_t *r, double now);

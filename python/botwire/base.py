@@ -119,7 +119,10 @@ class Base:
         self.url = url
         self._virtual = clock == "virtual"
         self._t = 0.0 if self._virtual else time.monotonic()
-        self._cmd: Optional[Tuple[float, float]] = None
+        # The drive in force, sent again at each poll: the library's call
+        # and its two values (bw_base_drive's twist, or a Create's wheels),
+        # so the base sees the very same command and only keeps it alive.
+        self._cmd: Optional[Tuple[Any, float, float]] = None
         opt = ffi.new("bw_base_options_t *")
         if command_timeout is not None:
             opt.command_timeout = command_timeout
@@ -173,7 +176,7 @@ class Base:
                 else:
                     time.sleep(left + 1e-4)
         if self._cmd is not None:
-            lib.bw_base_drive(b, self._cmd[0], self._cmd[1], self.now)
+            self._cmd[0](b, self._cmd[1], self._cmd[2], self.now)
         lib.bw_base_poll(b, self.now)
 
     def poll(self, timeout: float = 0.0) -> None:
@@ -191,13 +194,13 @@ class Base:
             b = self._live()
             t = self._t
             end = t + seconds
-            deadline, drive, poll = lib.bw_base_next_deadline, lib.bw_base_drive, lib.bw_base_poll
+            deadline, poll = lib.bw_base_next_deadline, lib.bw_base_poll
             while t < end:
                 t = max(t, min(deadline(b), end))
                 self._t = t
                 cmd = self._cmd
                 if cmd is not None:
-                    drive(b, cmd[0], cmd[1], t)
+                    cmd[0](b, cmd[1], cmd[2], t)
                 poll(b, t)
             return
         end = self.now + seconds
@@ -259,7 +262,7 @@ class Base:
         if not (math.isfinite(v) and math.isfinite(w)):
             raise ValueError("v and w must be finite numbers")
         check(lib.bw_base_drive(self._live(), v, w, self.now), "drive")
-        self._cmd = (v, w)
+        self._cmd = (lib.bw_base_drive, v, w)
 
     def stop(self) -> None:
         """Stops the robot (and ends the drive in force)."""
@@ -281,6 +284,17 @@ class Base:
     def outputs(self, mask: int) -> None:
         """Sets the digital outputs, bit i output i (Cap.OUTPUTS)."""
         check(lib.bw_base_outputs(self._live(), mask, self.now), "outputs")
+
+    @property
+    def create(self) -> "CreateCommands":
+        """The Create's own commands and packets (a create: base, Create 1
+        or 2): per-wheel drive, the OI mode, songs, LEDs, the display, the
+        light bumper, IR characters, motor currents. BotwireError on a
+        base of another family."""
+        if self.family != "create":
+            raise BotwireError(f"{self.url}: a {self.family} base has no Create commands "
+                               "(Base.create is a create: base's)", -11)  # BW_ENOTSUP
+        return CreateCommands(self)
 
     def dock(self, timeout: float = 300.0, *, undock: bool = False) -> str:
         """Docks the base by what its protocol reports of its dock, as
@@ -402,3 +416,121 @@ class Base:
 
     def __repr__(self) -> str:
         return f"<botwire.Base {self.url!r}{' closed' if self._b is None else ''}>"
+
+
+class CreateCommands:
+    """A Create's Open Interface beyond the base API (botwire/create_base.h),
+    as ``Base.create``: what a pycreate2 program asks of the robot. Speeds
+    in m/s; the rest in the OI's own units (packet names and values as the
+    OI documents them)."""
+
+    MODES = ("passive", "safe", "full")
+
+    def __init__(self, base: Base) -> None:
+        self._base = base
+
+    def drive_direct(self, left: float, right: float) -> None:
+        """Each wheel at its own speed, m/s (-0.5..0.5), kept in force by
+        ``poll`` and ``step`` as ``drive`` is (it is that drive: the twist
+        whose wheel speeds these are)."""
+        b = self._base
+        if not (math.isfinite(left) and math.isfinite(right)):
+            raise ValueError("left and right must be finite numbers")
+        check(lib.bw_create_base_drive_direct(b._live(), left, right, b.now), "drive_direct")
+        b._cmd = (lib.bw_create_base_drive_direct, left, right)
+
+    @property
+    def mode(self) -> Optional[str]:
+        """The OI mode the robot's last frame said ("passive", "safe",
+        "full"); set it to change the mode while running: "passive" stands
+        the robot, deaf to drives, until "safe" or "full" again."""
+        return self._base.state.mode
+
+    @mode.setter
+    def mode(self, mode: str) -> None:
+        if mode not in self.MODES:
+            raise ValueError(f"mode must be one of {', '.join(self.MODES)}, not {mode!r}")
+        b = self._base
+        check(lib.bw_create_base_mode(b._live(), mode.encode(), b.now), "mode")
+        if mode == "passive":
+            b._cmd = None  # nothing it would obey
+
+    def song(self, number: int, notes: "list[tuple[int, float]]") -> None:
+        """Stores song ``number`` (0..15): up to 16 (MIDI note 31..127,
+        seconds up to 3.98) pairs."""
+        b = self._base
+        n = len(notes)
+        keys = [int(k) for k, _ in notes]
+        if any(not 0 <= k <= 255 for k in keys):
+            raise ValueError("notes must be MIDI note numbers (0..255; 31..127 sound)")
+        secs = ffi.new("double[]", [float(t) for _, t in notes] or [0.0])
+        keys_c = ffi.new("uint8_t[]", keys or [0])
+        check(lib.bw_create_base_song(b._live(), number, keys_c, secs, n, b.now), "song")
+
+    def play(self, number: int) -> None:
+        """Plays song ``number`` (0..15)."""
+        b = self._base
+        check(lib.bw_create_base_play(b._live(), number, b.now), "play")
+
+    def leds(self, bits: int = 0, colour: int = 0, intensity: int = 0) -> None:
+        """The LEDs (opcode 139): their bits (a Create 1's Play 2, Advance 8;
+        a Create 2's Debris 1, Spot 2, Dock 4, Check Robot 8), the power
+        LED's colour (0 green .. 255 red) and intensity (0 .. 255)."""
+        b = self._base
+        check(lib.bw_create_base_leds(b._live(), bits, colour, intensity, b.now), "leds")
+
+    def digits(self, text: str) -> None:
+        """A Create 2's four-digit display: up to 4 printable ASCII
+        characters."""
+        b = self._base
+        check(lib.bw_create_base_digits(b._live(), text.encode("ascii", "replace"), b.now),
+              "digits")
+
+    def value(self, name: str) -> float:
+        """A sensor packet's value in the robot's last frame, by its OI name
+        ("wall_signal", "dirt_detect", "song_playing", ...)."""
+        out = ffi.new("double *")
+        check(lib.bw_create_base_value(self._base._live(), name.encode(), out), name)
+        return float(out[0])
+
+    @property
+    def light_bumper(self) -> int:
+        """A Create 2's light bumper, bits 0..5 left to right (packet 45)."""
+        return int(self.value("light_bumper"))
+
+    @property
+    def light_bump_signals(self) -> "tuple[int, ...]":
+        """A Create 2's six light bump signals, left to right (0..4095)."""
+        return tuple(int(self.value(f"light_bump_{s}_signal")) for s in
+                     ("left", "front_left", "center_left", "center_right", "front_right", "right"))
+
+    @property
+    def ir(self) -> "dict[str, int]":
+        """The IR characters heard (0: none): omni (packet 17), and a
+        Create 2's left and right (52, 53)."""
+        out = {"omni": int(self.value("infrared_byte"))}
+        if self._has("infrared_left"):
+            out["left"] = int(self.value("infrared_left"))
+            out["right"] = int(self.value("infrared_right"))
+        return out
+
+    @property
+    def currents(self) -> "dict[str, int]":
+        """Motor currents, mA: a Create 2's wheels and brushes (packets
+        54..57); the battery's (23) on either."""
+        out = {"battery": int(self.value("current"))}
+        if self._has("left_motor_current"):
+            for k in ("left", "right", "main_brush", "side_brush"):
+                out[k] = int(self.value(f"{k}_motor_current"))
+        return out
+
+    @property
+    def buttons(self) -> int:
+        """The buttons' bits as the OI numbers them (packet 18)."""
+        return int(self.value("buttons"))
+
+    def _has(self, name: str) -> bool:
+        out = ffi.new("double *")
+        rc = int(lib.bw_create_base_value(self._base._live(), name.encode(), out))
+        return rc != -6  # BW_EUNKNOWN: a packet the model does not stream
+

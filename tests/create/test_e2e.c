@@ -549,6 +549,91 @@ static void test_bump_switches(void **state)
     }
 }
 
+/* The Create's own commands from a base (botwire/create_base.h), each
+ * judged by the emulated robot's program (its truth): per-wheel drive, the
+ * mode while running (Passive stands deaf to drives, Full drives again),
+ * a song stored and played, the LEDs, a Create 2's display, and the
+ * packets no other base has, as the robot reported them. */
+static void test_create_own(void **state)
+{
+    (void)state;
+    run_t r;
+    run_open(&r, "sim:create?model=create2");
+    const bw_create_robot_t *robot = bw_create_device_robot(bw_base_device(r.b));
+    assert_non_null(robot);
+    /* each wheel its own speed, as the robot was asked */
+    for (double end = r.now + 1; r.now < end;) {
+        assert_int_equal(bw_create_base_drive_direct(r.b, 0.1, 0.3, r.now), 0);
+        run_step(&r);
+    }
+    assert_int_equal(robot->wheel[0], 100);
+    assert_int_equal(robot->wheel[1], 300);
+    assert_true(fabs(r.sim->body.left - 0.1) < 0.005 && fabs(r.sim->body.right - 0.3) < 0.005);
+    /* the motor currents, the same the robot's frame said */
+    double current;
+    assert_int_equal(bw_create_base_value(r.b, "right_motor_current", &current), 0);
+    assert_true(current > 0);
+    assert_int_equal(current, robot->s.right_motor_current);
+    double bumper = -1;
+    assert_int_equal(bw_create_base_value(r.b, "light_bumper", &bumper), 0);
+    assert_true(bumper == 0);
+    assert_int_equal(bw_create_base_value(r.b, "no_such_packet", &bumper), BW_EUNKNOWN);
+    assert_int_equal(bw_create_base_drive_direct(r.b, 0.6, 0, r.now), BW_EINVAL);
+
+    /* Passive: the robot stops and stands, whatever is asked of it */
+    assert_int_equal(bw_create_base_mode(r.b, "passive", r.now), 0);
+    run_for(&r, 0.3);
+    assert_int_equal(robot->s.oi_mode, BW_CREATE_MODE_PASSIVE);
+    assert_string_equal(r.st->mode, "passive");
+    bw_pose_t at = r.sim->body.pose;
+    for (double end = r.now + 1; r.now < end;) {
+        bw_create_base_drive_direct(r.b, 0.2, 0.2, r.now);
+        run_step(&r);
+    }
+    assert_true(hypot(r.sim->body.pose.x - at.x, r.sim->body.pose.y - at.y) < 1e-3);
+    assert_int_equal(robot->s.oi_mode, BW_CREATE_MODE_PASSIVE);
+    /* Full again: the drive in force is obeyed */
+    assert_int_equal(bw_create_base_mode(r.b, "full", r.now), 0);
+    for (double end = r.now + 1; r.now < end;) {
+        bw_create_base_drive_direct(r.b, 0.2, 0.2, r.now);
+        run_step(&r);
+    }
+    assert_int_equal(robot->s.oi_mode, BW_CREATE_MODE_FULL);
+    assert_true(hypot(r.sim->body.pose.x - at.x, r.sim->body.pose.y - at.y) > 0.1);
+    assert_int_equal(bw_create_base_mode(r.b, "sleep", r.now), BW_EINVAL);
+    bw_base_stop(r.b, r.now);
+
+    /* a song, stored and played; the LEDs; the display */
+    const uint8_t notes[] = { 72, 76, 79 };
+    const double seconds[] = { 0.25, 0.25, 0.5 };
+    uint32_t played = robot->songs_played;
+    assert_int_equal(bw_create_base_song(r.b, 3, notes, seconds, 3, r.now), 0);
+    assert_int_equal(bw_create_base_play(r.b, 3, r.now), 0);
+    assert_int_equal(bw_create_base_leds(r.b, 8, 128, 255, r.now), 0);
+    assert_int_equal(bw_create_base_digits(r.b, "bw 1", r.now), 0);
+    run_for(&r, 0.2);
+    assert_int_equal(robot->song_len[3], 3);
+    assert_int_equal(robot->songs[3][2].note, 79);
+    assert_int_equal(robot->songs[3][2].duration, 32);
+    assert_int_equal(robot->songs_played, played + 1);
+    assert_memory_equal(robot->leds, ((uint8_t[]){ 8, 128, 255 }), 3);
+    assert_memory_equal(robot->digits, "bw 1", 4);
+    assert_int_equal(bw_create_base_song(r.b, 16, notes, seconds, 3, r.now), BW_EINVAL);
+    assert_int_equal(bw_create_base_digits(r.b, "12345", r.now), BW_EINVAL);
+    bw_base_close(r.b, r.now);
+
+    /* a Create 1 has no display and no light bumper; a Kobuki none of it */
+    run_open(&r, "sim:create");
+    assert_int_equal(bw_create_base_digits(r.b, "1", r.now), BW_ENOTSUP);
+    assert_int_equal(bw_create_base_value(r.b, "light_bumper", &bumper), BW_EUNKNOWN);
+    assert_int_equal(bw_create_base_value(r.b, "infrared_byte", &bumper), 0);
+    bw_base_close(r.b, r.now);
+    run_open(&r, "sim:kobuki");
+    assert_int_equal(bw_create_base_drive_direct(r.b, 0.1, 0.1, r.now), BW_ENOTSUP);
+    assert_int_equal(bw_create_base_mode(r.b, "full", r.now), BW_ENOTSUP);
+    bw_base_close(r.b, r.now);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -565,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_bump_switches),
         cmocka_unit_test(test_create2_slow_turn),
         cmocka_unit_test(test_create2_noisy),
+        cmocka_unit_test(test_create_own),
     };
     return cmocka_run_group_tests_name("create driver and emulated robot", tests, NULL, NULL);
 }

@@ -35,6 +35,40 @@ def test_create2_by_its_name():
         botwire.Base("sim:create2?model=create", clock="virtual")
 
 
+def test_create_commands_against_the_truth():
+    """Base.create: each wheel its own speed (the emulated robot's true
+    wheels, kept in force by step), Passive while running (the robot
+    stands though driven), Full again (it drives), and the Create 2's own
+    packets; a Kobuki has none of it."""
+    with botwire.Base("sim:create2", clock="virtual") as b:
+        b.create.drive_direct(0.1, 0.3)
+        b.step(1.0)  # longer than the command timeout: kept in force
+        t = b.truth
+        assert abs(t.v - 0.2) < 0.005 and abs(t.w - 0.2 / 0.235) < 0.02, t
+        assert b.create.currents["right"] > b.create.currents["left"] > 0
+        assert b.create.light_bumper == 0 and b.create.ir == {"omni": 0, "left": 0, "right": 0}
+        b.create.mode = "passive"
+        b.step(0.3)
+        assert b.create.mode == "passive"
+        x = b.truth.x
+        b.create.drive_direct(0.2, 0.2)
+        b.step(0.5)
+        assert abs(b.truth.x - x) < 1e-3 and b.truth.v == 0
+        b.create.mode = "full"
+        b.create.drive_direct(0.2, 0.2)
+        b.step(0.5)
+        assert b.create.mode == "full" and b.truth.v > 0.15
+        with pytest.raises(ValueError):
+            b.create.mode = "sleep"
+        with pytest.raises(botwire.BotwireError, match="drive_direct: invalid argument"):
+            b.create.drive_direct(0.7, 0)
+        with pytest.raises(botwire.BotwireError, match="no_such: unknown"):
+            b.create.value("no_such")
+    with botwire.Base("sim:kobuki", clock="virtual") as b:
+        with pytest.raises(botwire.BotwireError, match="has no Create commands"):
+            b.create.drive_direct(0.1, 0.1)
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_state_has_the_drive_lines_names(family):
     r = cli("drive", f"sim:{family}", "--fast", "--for", "0.3")

@@ -4,8 +4,10 @@ botwire, run as a separate python3 against a real `botwire sim create
 drive ahead until the bumper, back off, turn 90 degrees left. It is judged
 by the emulator's own word: its closing line's true pose (where only three
 real bumps and three left turns can have put the robot), the commands it
-took (none ignored or unknown) and the client it saw leave; and the
-program's output must say it saw each bump where the room's walls are.
+took (none ignored or unknown), the song it played, its LEDs and display
+as the program last set them (Base.create), and the client it saw leave;
+and the program's output must say it saw each bump where the room's walls
+are, and the Create 2's own packets (light bumper, IR, motor currents).
 Real time: the deadlines are generous and nothing is judged by the clock.
 The program stops by its encoders (10 cm back, 90 degrees round), on its
 own poll: a machine that holds it back makes it go further, never less,
@@ -93,6 +95,11 @@ def test_bump_and_turn_against_the_emulator(tmp):
     # What the program says: Safe mode, as pycreate2's safe() asks, read
     # back from the robot's own OI mode packet.
     assert re.match(r"start: mode safe, battery 1\d\.\d V", out), out
+    # The Create 2's own packets, standing (no light bump in the open, no
+    # dock to hear, the wheels still): as the robot streamed them.
+    assert re.search(r"^sensors: light bumper 0x00, IR \{'omni': 0, 'left': 0, 'right': 0\}, "
+                     r"currents \{'battery': -\d+, 'left': 0, 'right': 0, 'main_brush': 0, "
+                     r"'side_brush': 0\} mA$", out, re.M), out
     bumps = re.findall(rf"^leg (\d): bump \(right (\w+), left (\w+), cliff 0x0\) after {NUM} m",
                        out, re.M)
     assert [b[0] for b in bumps] == ["1", "2", "3"], out
@@ -123,6 +130,10 @@ def test_bump_and_turn_against_the_emulator(tmp):
     assert m, closing
     x, y, deg = map(float, m.groups())
     assert "ignored" not in closing and "unknown" not in closing, closing
+    # What the program played and showed, by the robot's own account: one
+    # song, the power LED green at full intensity, "done" on the display.
+    assert re.search(r'; songs played 1, LEDs 0x00, power LED 0/255, display "done"', closing), \
+        closing
     # Three legs, each ended by a wall and a left turn: east to the east
     # wall, north to the north wall, west to the west wall, each backed off
     # (10 cm or more, along the heading it had), then facing south: in the

@@ -501,6 +501,11 @@ const uint32_t *bw_create_device_unknown_packets(const struct bw_device *d)
     return C(d)->unknown_packets;
 }
 
+const bw_create_robot_t *bw_create_device_robot(const struct bw_device *d)
+{
+    return d && is_create(d) ? &C(d)->robot : NULL;
+}
+
 const char *bw_create_device_model(const struct bw_device *d)
 {
     if (!is_create(d))

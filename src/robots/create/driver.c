@@ -34,6 +34,7 @@
 
 #include "../../base/base_internal.h"
 #include "botwire/create.h"
+#include "botwire/create_base.h"
 #include "host.h"
 
 #define STREAM_PERIOD 0.015 /* s: the Create's stream, the time of one frame */
@@ -88,6 +89,9 @@ typedef struct {
     /* Seek Dock sent: the robot is left in Passive (driving itself, then
      * charging on its dock) until the host drives it or stops it seeking. */
     bool hands_off;
+    /* Passive asked by the host (bw_create_base_mode): the robot stands,
+     * and drives are not sent (it would not obey them) until Safe or Full. */
+    bool passive;
 } create_drv_t;
 
 static create_drv_t *D(const bw_base_t *b) { return b->drv; }
@@ -177,12 +181,12 @@ static void start(bw_base_t *b, double now)
 {
     uint8_t cmd[] = { BW_CREATE_OP_START, D(b)->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL,
                       BW_CREATE_OP_STREAM, 1, stream_group(D(b)) };
-    if (D(b)->hands_off) {
+    if (D(b)->hands_off || D(b)->passive) {
         cmd[1] = BW_CREATE_OP_STREAM;
         cmd[2] = 1;
         cmd[3] = stream_group(D(b));
     }
-    send(b, cmd, D(b)->hands_off ? sizeof cmd - 1 : sizeof cmd, now);
+    send(b, cmd, D(b)->hands_off || D(b)->passive ? sizeof cmd - 1 : sizeof cmd, now);
     sent(D(b), 0, 0, now); /* Start: Passive mode, the wheels stopped */
     D(b)->last_ask = D(b)->last_mode = D(b)->last_stream = now;
     D(b)->mode_reached = false;
@@ -206,7 +210,7 @@ static void ask_stream(bw_base_t *b, double now)
 static void check_mode(bw_base_t *b, const bw_create_sensors_t *s, double now)
 {
     create_drv_t *c = D(b);
-    if (c->hands_off)
+    if (c->hands_off || c->passive)
         return; /* Passive on purpose: Full or Safe would end the seeking, or the charging */
     uint8_t want = c->safe ? BW_CREATE_MODE_SAFE : BW_CREATE_MODE_FULL;
     if (s->oi_mode == want) {
@@ -265,6 +269,8 @@ static void send_twist(bw_base_t *b, double now)
 static void on_drive(bw_base_t *b, double now)
 {
     create_drv_t *c = D(b);
+    if (c->passive)
+        return; /* the host's Passive: nothing it would obey */
     if (c->hands_off) {
         /* Standing on its dock (it docked; nothing to stop): left charging
          * in Passive. Else the robot is taken back: the mode first (it
@@ -288,6 +294,7 @@ static int seek_dock(bw_base_t *b, double now)
     send(b, &op, 1, now);
     sent(D(b), 0, 0, now);
     D(b)->hands_off = true;
+    D(b)->passive = false;
     return 0;
 }
 
@@ -557,7 +564,8 @@ static void on_tick(bw_base_t *b, double now)
      * robot that cannot be seen is not driven meanwhile. */
     if (!online && now >= c->last_ask + STARTUP)
         start(b, now);
-    else if (online && (b->cmd_v != 0 || b->cmd_w != 0) && now >= c->last_send + RESEND)
+    else if (online && !c->passive && (b->cmd_v != 0 || b->cmd_w != 0) &&
+             now >= c->last_send + RESEND)
         send_twist(b, now);
     if (online && now - c->arrived >= STREAM_QUIET && now - c->last_stream >= STREAM_QUIET)
         ask_stream(b, now);
@@ -567,7 +575,7 @@ static double next_deadline(const bw_base_t *b)
 {
     const create_drv_t *c = D(b);
     double t = b->st.online ? INFINITY : c->last_ask + STARTUP;
-    if (b->st.online && (b->cmd_v != 0 || b->cmd_w != 0))
+    if (b->st.online && !c->passive && (b->cmd_v != 0 || b->cmd_w != 0))
         t = fmin(t, c->last_send + RESEND);
     if (b->st.online)
         t = fmin(t, fmax(c->arrived, c->last_stream) + STREAM_QUIET + 1e-6);
@@ -618,3 +626,154 @@ const bw_driver_ops_t bw_create_driver_ops = {
     .next_deadline = next_deadline,
     .seek_dock = seek_dock,
 };
+
+/* ---- the Create's own, from a base (botwire/create_base.h) ---------------- */
+
+/* The base's Create driver, or NULL for a base of another family. */
+static create_drv_t *own(const bw_base_t *b)
+{
+    return b && b->ops == &bw_create_driver_ops ? D(b) : NULL;
+}
+
+/* A command of the Create's own may go: 0, BW_ENOTSUP, BW_ECLOSED. */
+static int own_ready(bw_base_t *b)
+{
+    if (!own(b))
+        return BW_ENOTSUP;
+    if (!b->port)
+        return BW_ECLOSED;
+    b->changes++;
+    return 0;
+}
+
+int bw_create_base_drive_direct(bw_base_t *b, double left, double right, double now)
+{
+    if (!own(b))
+        return BW_ENOTSUP;
+    const double top = BW_CREATE_MAX_SPEED / 1000.0;
+    if (!(fabs(left) <= top && fabs(right) <= top))
+        return BW_EINVAL;
+    /* the twist whose wheel speeds these are (twist_wheels' inverse) */
+    return bw_base_drive(b, (left + right) / 2, (right - left) / wheelbase(D(b)), now);
+}
+
+int bw_create_base_mode(bw_base_t *b, const char *mode, double now)
+{
+    int rc = own_ready(b);
+    if (rc)
+        return rc;
+    create_drv_t *c = D(b);
+    if (!mode || (strcmp(mode, "passive") && strcmp(mode, "safe") && strcmp(mode, "full")))
+        return BW_EINVAL;
+    c->hands_off = false;
+    if (strcmp(mode, "passive") == 0) {
+        static const uint8_t op = BW_CREATE_OP_START; /* Start: Passive from any mode */
+        send(b, &op, 1, now);
+        sent(c, 0, 0, now);
+        c->passive = true;
+        return 0;
+    }
+    c->passive = false;
+    c->safe = strcmp(mode, "safe") == 0;
+    uint8_t op = c->safe ? BW_CREATE_OP_SAFE : BW_CREATE_OP_FULL;
+    send(b, &op, 1, now);
+    c->last_mode = now;
+    c->mode_reached = false;
+    if (b->cmd_v != 0 || b->cmd_w != 0)
+        send_twist(b, now); /* the drive in force, now obeyed */
+    return 0;
+}
+
+int bw_create_base_song(bw_base_t *b, unsigned number, const uint8_t *notes,
+                        const double *seconds, size_t n, double now)
+{
+    if (!own(b))
+        return BW_ENOTSUP;
+    if (number > 15 || n < 1 || n > BW_CREATE_MAX_SONG || !notes || !seconds)
+        return BW_EINVAL;
+    uint8_t cmd[3 + 2 * BW_CREATE_MAX_SONG] = { BW_CREATE_OP_SONG, (uint8_t)number, (uint8_t)n };
+    for (size_t i = 0; i < n; i++) {
+        double t = seconds[i] * 64; /* in 1/64 s */
+        if (!(t >= 0 && t <= 255.5))
+            return BW_EINVAL;
+        cmd[3 + 2 * i] = notes[i];
+        cmd[4 + 2 * i] = (uint8_t)lround(t);
+    }
+    int rc = own_ready(b);
+    if (rc == 0)
+        send(b, cmd, 3 + 2 * n, now);
+    return rc;
+}
+
+int bw_create_base_play(bw_base_t *b, unsigned number, double now)
+{
+    if (own(b) && number > 15)
+        return BW_EINVAL;
+    int rc = own_ready(b);
+    if (rc == 0)
+        send(b, (const uint8_t[]){ BW_CREATE_OP_PLAY, (uint8_t)number }, 2, now);
+    return rc;
+}
+
+int bw_create_base_leds(bw_base_t *b, unsigned bits, unsigned colour, unsigned intensity,
+                        double now)
+{
+    if (own(b) && (bits > 255 || colour > 255 || intensity > 255))
+        return BW_EINVAL;
+    int rc = own_ready(b);
+    if (rc == 0)
+        send(b, (const uint8_t[]){ BW_CREATE_OP_LEDS, (uint8_t)bits, (uint8_t)colour,
+                                   (uint8_t)intensity }, 4, now);
+    return rc;
+}
+
+int bw_create_base_digits(bw_base_t *b, const char *text, double now)
+{
+    if (!own(b) || !D(b)->two)
+        return BW_ENOTSUP; /* a Create 1 has no display */
+    uint8_t cmd[5] = { BW_CREATE2_OP_DIGIT_LEDS_ASCII, ' ', ' ', ' ', ' ' };
+    size_t n = text ? strlen(text) : 0;
+    if (!text || n > 4)
+        return BW_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] < 32 || text[i] > 126)
+            return BW_EINVAL;
+        cmd[1 + i] = (uint8_t)text[i];
+    }
+    int rc = own_ready(b);
+    if (rc == 0)
+        send(b, cmd, sizeof cmd, now);
+    return rc;
+}
+
+int bw_create_base_value(const bw_base_t *b, const char *name, double *value)
+{
+    const create_drv_t *c = own(b);
+    if (!c)
+        return BW_ENOTSUP;
+    if (!name || !value)
+        return BW_EINVAL;
+    const bw_create_sensors_t *s = &c->last;
+    bool known = false;
+    double v = 0;
+#define BW_VALUE(id, member, type)                                                           \
+    else if (strcmp(name, #member) == 0) { known = true; v = s->member; }
+#define BW_UNUSED(id)
+#define BW_VALUE2(id, member, type)                                                          \
+    else if (c->two && strcmp(name, #member) == 0) { known = true; v = s->member; }
+    if (c->two && strcmp(name, "dirt_detect") == 0) {
+        known = true;
+        v = s->dirt_detect;
+    }
+    BW_CREATE_SENSOR_LIST(BW_VALUE, BW_UNUSED)
+    BW_CREATE2_SENSOR_LIST(BW_VALUE2)
+#undef BW_VALUE
+#undef BW_UNUSED
+#undef BW_VALUE2
+    if (!known)
+        return BW_EUNKNOWN;
+    if (!c->have_last)
+        return BW_ECLOSED; /* no frame yet */
+    *value = v;
+    return 0;
+}
