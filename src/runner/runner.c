@@ -41,6 +41,7 @@
 #define TOUCH 0.0005       /* m between two outlines that touch */
 #define TOLD_MOVING 0.01   /* m/s: wheels told to go on or back, not only to turn */
 #define HOLD_GAP 0.1       /* m: docking holds while another robot stands this near ahead */
+#define SQUEEZE 0.05       /* m: a robot going to a dock is told of every other this near */
 #define SEE_OTHERS 1.0     /* m: the nearest robots within this are told to each one */
 #define HOUR 3600.0
 
@@ -455,8 +456,16 @@ static void dock_tick(const run_t *run, robot_t *r, double t)
         told_at[k] = bw_pose_to_global(st->pose, bw_pose_to_local(s->body.pose, nearest[k]));
     /* Wandering, all of them (backing off a bump, the one behind may not be
      * the nearest); going to a dock through robots standing in wait, the
-     * nearest alone, or it finds no way through their berths. */
-    bw_wander_others(&r->w, told_at, r->job == JOB_GO && nn > 1 ? 1u : (unsigned)nn);
+     * nearest, or it finds no way through their berths, and any other it
+     * is about to touch: squeezed between two, told of one alone, it
+     * turned from one into the other. */
+    unsigned ntold = (unsigned)nn;
+    if (r->job == JOB_GO) {
+        ntold = nn > 0;
+        while (ntold < nn && gaps[ntold] - s->body.prm.radius < SQUEEZE)
+            ntold++;
+    }
+    bw_wander_others(&r->w, told_at, ntold);
     if (st->battery_fraction > 0)
         r->least = fmin(r->least, st->battery_fraction);
     switch (r->job) {
