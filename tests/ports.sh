@@ -1,8 +1,9 @@
 #!/bin/sh
 # botwire ports --probe: emulators of three families on ptys (kobuki, p2os,
-# a Create 2), a pty nothing answers on, and one a driver holds. Each
-# emulator's family, rate and URL found; the silent one unknown within the
-# stated bound; the held one named with its holder and left alone.
+# a Create 1 and a Create 2), a pty nothing answers on, and one a driver
+# holds. Each emulator's family, rate and URL found (a Create 2's with its
+# model and its own 115200); the silent one unknown within the stated
+# bound; the held one named with its holder and left alone.
 # usage: ports.sh BOTWIRE
 set -u
 bw=$1
@@ -14,9 +15,9 @@ cleanup() {
 
 # Every wait below is for a broken build only: --for 120, the holds of 120 s
 # and the waits' 30 s are far beyond what a loaded machine takes.
-for f in kobuki p2os create held; do
+for f in kobuki p2os create create2 held; do
     fam=$f opts=
-    [ "$f" = create ] && opts="--model create2"
+    [ "$f" = create2 ] && fam=create opts="--model create2"
     [ "$f" = held ] && fam=kobuki opts="--log $tmp/held.log" # who opens its pty
     # shellcheck disable=SC2086
     out=$("$bw" sim "$fam" $opts --pty "$tmp/$f" --detach --for 120 2>/dev/null)
@@ -38,18 +39,21 @@ wait_line "$tmp/silent.out" ready 30 || fail "no silent pty"
 holder=$!
 wait_line "$tmp/drive.out" '"online":true' 30 || fail "the driver never came online: $(tail -n 2 "$tmp/drive.out")"
 
-"$bw" ports --probe --json "$tmp/kobuki" "$tmp/p2os" "$tmp/create" "$tmp/silent" "$tmp/held" \
-    >"$tmp/ports.json" 2>"$tmp/ports.err"
+"$bw" ports --probe --json "$tmp/kobuki" "$tmp/p2os" "$tmp/create" "$tmp/create2" "$tmp/silent" \
+    "$tmp/held" >"$tmp/ports.json" 2>"$tmp/ports.err"
 status=$?
-[ "$status" = 0 ] && [ "$(wc -l <"$tmp/ports.json")" = 5 ] && pass "ports --probe --json: 5 ports, a line each" ||
+[ "$status" = 0 ] && [ "$(wc -l <"$tmp/ports.json")" = 6 ] && pass "ports --probe --json: 6 ports, a line each" ||
     fail "ports: exit $status, $(cat "$tmp/ports.err") $(cat "$tmp/ports.json")"
 line() { grep "\"path\":\"$tmp/$1\"" "$tmp/ports.json"; }
-for f in kobuki:115200 p2os:9600 create:57600; do
-    fam=${f%%:*} baud=${f#*:}
-    l=$(line "$fam")
-    echo "$l" | grep -q "\"driver\":\"pty\",.*\"held_by\":null,\"family\":\"$fam\",\"baud\":$baud,\"url\":\"$fam:$tmp/$fam\"" &&
-        pass "$fam found: $(echo "$l" | sed 's/.*"family"/"family"/')" ||
-        fail "$fam: $l"
+for f in kobuki:kobuki:115200 p2os:p2os:9600 create:create:57600 create2:create:115200; do
+    name=${f%%:*} fam=${f#*:} baud=${fam#*:} fam=${fam%%:*}
+    url="$fam:$tmp/$name"
+    [ "$name" = create2 ] && url="$url?model=create2"
+    l=$(line "$name")
+    echo "$l" | grep -qF "\"driver\":\"pty\"" &&
+        echo "$l" | grep -qF "\"held_by\":null,\"family\":\"$fam\",\"baud\":$baud,\"url\":\"$url\"" &&
+        pass "$name found: $(echo "$l" | sed 's/.*"family"/"family"/')" ||
+        fail "$name: $l"
 done
 l=$(line silent)
 took=$(echo "$l" | sed -n 's/.*"probe_s":\([0-9.]*\).*/\1/p')

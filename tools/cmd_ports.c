@@ -98,6 +98,31 @@ static const char *try_one(const char *path, const attempt_t *a, int *baud)
     return family;
 }
 
+/* A Create that answered as a Create 1 (group 6), asked as a Create 2
+ * (group 100, which a Create 1 does not have): online, it is one. baud 0:
+ * the Create 2's own. */
+static bool is_create2(const char *path, int baud)
+{
+    char url[400], err[256];
+    snprintf(url, sizeof url, "create:%.255s?model=create2", path);
+    if (baud)
+        snprintf(url + strlen(url), sizeof url - strlen(url), "&baud=%d", baud);
+    double now = cli_now(), end = now + PROBE_SECONDS;
+    bw_base_t *b;
+    if (bw_base_open(&b, url, NULL, now, err, sizeof err) < 0)
+        return false;
+    bw_base_drive(b, 0, 0, now);
+    bool online = false;
+    while (!online && !cli_interrupted && (now = cli_now()) < end) {
+        bw_base_poll(b, now);
+        online = bw_base_state(b)->online;
+        if (!online)
+            cli_wait(bw_base_fd(b), fmin(end, bw_base_next_deadline(b)));
+    }
+    bw_base_close(b, cli_now());
+    return online;
+}
+
 /* pty: a pseudo-terminal takes any rate, and the family's own is said */
 static void probe(const char *path, bool pty, found_t *f)
 {
@@ -116,7 +141,15 @@ static void probe(const char *path, bool pty, found_t *f)
             f->baud = baud;
             /* a baud rate other than the family's own is in the URL */
             int own = bw_base_family_baud(family);
-            if (own && own != baud)
+            if (strcmp(family, "create") == 0 && is_create2(path, pty ? 0 : baud)) {
+                /* its model in the URL, and its own rate (115200) */
+                if (pty)
+                    f->baud = baud = (int)BW_CREATE2_BAUD;
+                snprintf(f->url, sizeof f->url, "create:%.255s?model=create2", path);
+                if (baud != (int)BW_CREATE2_BAUD)
+                    snprintf(f->url + strlen(f->url), sizeof f->url - strlen(f->url), "&baud=%d",
+                             baud);
+            } else if (own && own != baud)
                 snprintf(f->url, sizeof f->url, "%s:%.255s?baud=%d", family, path, baud);
             else
                 snprintf(f->url, sizeof f->url, "%s:%.255s", family, path);
