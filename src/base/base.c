@@ -1,8 +1,9 @@
-/* The unified robot API: URL dispatch, link supervision, events, stop on
- * close and on exit. The protocols live in robots/<X>/driver.c. */
+/* The unified robot API: URL dispatch, link supervision, events, driving,
+ * the stop on close. Beside it: heard.c (which robot is there), on_exit.c
+ * (the stop on exit), sim_url.c (sim: URLs' robots in this process). The
+ * protocols live in robots/<X>/driver.c. */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,92 +28,6 @@ static const bw_driver_ops_t *const drivers[] = {
     &bw_rbsm_driver_ops,
     &bw_rflex_driver_ops,
 };
-
-/* ---- stop on exit ------------------------------------------------------------ */
-
-/* Open bases, reachable from a signal handler: only plain data, written
- * before `used` is set. */
-#define SLOTS 32
-static struct {
-    volatile sig_atomic_t used;
-    volatile int fd;
-    uint8_t stop[BW_BASE_STOP_MAX];
-    size_t len;
-} slots[SLOTS];
-
-static void stop_all(void)
-{
-    for (int i = 0; i < SLOTS; i++) {
-        if (!slots[i].used || slots[i].fd < 0)
-            continue;
-        ssize_t n = write(slots[i].fd, slots[i].stop, slots[i].len);
-        (void)n; /* nothing more can be done from here */
-    }
-}
-
-static void on_fatal_signal(int sig)
-{
-    stop_all();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-void bw_base_stop_on_exit(void)
-{
-    static bool installed;
-    if (installed)
-        return;
-    installed = true;
-    atexit(stop_all);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
-static void slot_update(bw_base_t *b)
-{
-    if (b->slot < 0)
-        return;
-    /* A robot of another family is sent nothing, the stop included. */
-    slots[b->slot].fd = b->port && !b->wrong ? bw_port_fd(b->port) : -1;
-}
-
-static void slot_take(bw_base_t *b)
-{
-    b->slot = -1;
-    for (int i = 0; i < SLOTS; i++) {
-        if (slots[i].used)
-            continue;
-        memcpy(slots[i].stop, b->stop, b->stop_len);
-        slots[i].len = b->stop_len;
-        slots[i].fd = -1;
-        slots[i].used = 1;
-        b->slot = i;
-        slot_update(b);
-        return;
-    }
-}
-
-void bw_base_stop_bytes_changed(bw_base_t *b)
-{
-    b->stop_len = b->ops->stop_bytes(b, b->stop, sizeof b->stop);
-    if (b->slot < 0)
-        return;
-    /* a signal meanwhile sends nothing rather than half of either */
-    slots[b->slot].len = 0;
-    memcpy(slots[b->slot].stop, b->stop, b->stop_len);
-    slots[b->slot].len = b->stop_len;
-}
-
-static void slot_release(bw_base_t *b)
-{
-    if (b->slot >= 0)
-        slots[b->slot].used = 0;
-    b->slot = -1;
-}
 
 /* ---- events ----------------------------------------------------------------------- */
 
@@ -218,79 +133,7 @@ static void link_lost(bw_base_t *b, double now)
     b->st.online = false;
     b->changes++;
     b->next_reopen = now + b->opt.reopen_interval;
-    slot_update(b);
-}
-
-/* ---- which robot is there --------------------------------------------------------- */
-
-static void heard_reset(bw_base_t *b, double now)
-{
-    b->heard_len = 0;
-    b->heard_total = 0;
-    b->wrong = false;
-    b->unexplained = false;
-    b->opened_at = now;
-    b->last_poll = now;
-    /* An in-process robot is of the base's family by construction. */
-    b->sniffing = !b->device;
-    b->heard_family = b->device ? b->ops->family : NULL;
-    b->heard_sure = b->device != NULL;
-}
-
-/* The robot is not of this family: offline until the port is reopened,
- * and it hears nothing more from us nor we from it. */
-static void set_wrong(bw_base_t *b)
-{
-    b->changes++;
-    b->wrong = true;
-    b->sniffing = false;
-    b->st.online = false;
-    slot_update(b);
-}
-
-/* The robot's first bytes, scored against every family until one explains
- * them beyond doubt. A robot of another family is named and let alone: its
- * bytes may still pass this family's parser (a lobot SENSORS is a '$' and
- * any 53 bytes), so the verdict does not wait for the driver to fail; and a
- * driver that came online on HEARD_JUDGE bytes its family's frames do not
- * explain at all (noise, a wrong baud rate) is put offline the same way.
- * The whole buffer is scored again at every read that adds to it, until the
- * verdict or the buffer is full: a session's first few KB, once. */
-#define HEARD_JUDGE 1024
-static void sniff(bw_base_t *b, const uint8_t *data, size_t n)
-{
-    size_t room = sizeof b->heard - b->heard_len, take = n < room ? n : room;
-    memcpy(b->heard + b->heard_len, data, take);
-    b->heard_len += take;
-    bw_sniff_t s;
-    bw_sniff(b->heard, b->heard_len, &s);
-    const bw_sniff_score_t *own = bw_sniff_find(&s, b->ops->family);
-    const bw_sniff_score_t *best = s.best >= 0 ? &s.score[s.best] : NULL;
-    b->heard_family = best ? best->family : NULL;
-    if (own->confidence == BW_SNIFF_STRONG) {
-        b->heard_family = own->family;
-        b->heard_sure = true;
-        b->sniffing = false;
-    } else if (best && best != own && best->confidence == BW_SNIFF_STRONG &&
-               4 * own->explained < best->explained) {
-        b->heard_sure = true;
-        set_wrong(b);
-    } else if (own->confidence == BW_SNIFF_NONE && b->heard_len >= HEARD_JUDGE) {
-        b->unexplained = true; /* online on these bytes would be on nothing */
-        if (b->st.online)
-            set_wrong(b);
-    }
-    if (b->heard_len == sizeof b->heard)
-        b->sniffing = false; /* as sure as it gets: family may stay a guess */
-}
-
-void bw_base_heard(const bw_base_t *b, bw_base_heard_t *h)
-{
-    h->bytes = b->heard_total;
-    h->family = b->heard_family;
-    h->sure = b->heard_sure;
-    h->wrong = b->wrong;
-    h->closed_unheard = b->closed_unheard;
+    bw_base_slot_update(b);
 }
 
 static int open_port(bw_base_t *b, char *err, size_t errlen)
@@ -314,8 +157,8 @@ static void try_reopen(bw_base_t *b, double now)
     }
     b->st.reconnects++;
     b->changes++;
-    heard_reset(b, now); /* another robot may be there now */
-    slot_update(b);
+    bw_base_heard_reset(b, now); /* another robot may be there now */
+    bw_base_slot_update(b);
     b->ops->on_open(b, now);
 }
 
@@ -467,7 +310,7 @@ static int parse_double(const char *s, double *out)
 
 /* A number parameter within [lo, hi] (whole if asked): 1 with *out set, 0
  * when absent, BW_EINVAL with the reason in err. */
-static int number_param(const bw_base_t *b, const char *key, double lo, double hi, bool whole,
+int bw_base_number_param(const bw_base_t *b, const char *key, double lo, double hi, bool whole,
                         double *out, char *err, size_t errlen)
 {
     const char *text = bw_url_param(&b->url, key);
@@ -481,177 +324,6 @@ static int number_param(const bw_base_t *b, const char *key, double lo, double h
     }
     *out = v;
     return 1;
-}
-
-/* ---- shared worlds: sim: URLs with ?fleet=NAME ------------------------------- */
-
-/* The robots of sim: URLs that name the same fleet live in one world and see
- * each other. The first one makes the world (its world= or its family's own),
- * the last one to close frees it. Robots without start= are placed along
- * the world's start, 0.6 m apart to the left. */
-#define SHARED_SPACING 0.6
-
-typedef struct bw_shared_world {
-    struct bw_shared_world *next;
-    char name[32];
-    char world_path[224]; /* its world= ("": the first family's own world) */
-    unsigned refs, joined;
-    bw_world_t world;
-    bw_fleet_t fleet;
-} shared_world_t;
-
-static shared_world_t *shared_worlds;
-
-static int join_shared(bw_base_t *b, const char *name, const char *world, char *err, size_t errlen)
-{
-    shared_world_t *sh = shared_worlds;
-    while (sh && strcmp(sh->name, name) != 0)
-        sh = sh->next;
-    if (sh) {
-        if (world && strcmp(world, sh->world_path) != 0) {
-            snprintf(err, errlen, "fleet=%s is already in the world %s, not %s", name,
-                     *sh->world_path ? sh->world_path : "(its first robot's own)", world);
-            return BW_EINVAL;
-        }
-    } else {
-        if (strlen(name) >= sizeof sh->name || !*name) {
-            snprintf(err, errlen, "fleet=%s: a name of 1 to %zu characters", name,
-                     sizeof sh->name - 1);
-            return BW_EINVAL;
-        }
-        sh = calloc(1, sizeof *sh);
-        if (!sh) {
-            snprintf(err, errlen, "out of memory");
-            return BW_ENOMEM;
-        }
-        snprintf(sh->name, sizeof sh->name, "%s", name);
-        snprintf(sh->world_path, sizeof sh->world_path, "%s", world ? world : "");
-        int rc = world ? bw_world_load(&sh->world, world, err, errlen)
-                       : bw_device_default_world(b->url.family, &sh->world);
-        if (rc < 0) {
-            if (!world)
-                snprintf(err, errlen, "no emulated robot for family \"%s\"", b->url.family);
-            free(sh);
-            return rc;
-        }
-        bw_fleet_init(&sh->fleet, &sh->world);
-        sh->next = shared_worlds;
-        shared_worlds = sh;
-    }
-    sh->refs++;
-    b->shared = sh;
-    return 0;
-}
-
-static void leave_shared(bw_base_t *b)
-{
-    shared_world_t *sh = b->shared;
-    if (!sh || --sh->refs > 0)
-        return;
-    for (shared_world_t **p = &shared_worlds; *p; p = &(*p)->next)
-        if (*p == sh) {
-            *p = sh->next;
-            break;
-        }
-    free(sh);
-}
-
-/* start=X,Y,DEG: metres, metres, degrees. */
-static int start_param(const bw_base_t *b, bw_pose_t *pose, char *err, size_t errlen)
-{
-    const char *text = bw_url_param(&b->url, "start");
-    if (!text)
-        return 0;
-    char extra;
-    double x, y, deg;
-    if (sscanf(text, "%lf,%lf,%lf%c", &x, &y, &deg, &extra) != 3 || !isfinite(x) ||
-        !isfinite(y) || !isfinite(deg) || fabs(x) > 1e6 || fabs(y) > 1e6) {
-        snprintf(err, errlen, "start=%s: expected X,Y,DEGREES (metres, metres, degrees)", text);
-        return BW_EINVAL;
-    }
-    *pose = (bw_pose_t){ x, y, deg * BW_PI / 180 };
-    return 1;
-}
-
-static int open_sim(bw_base_t *b, double now, char *err, size_t errlen)
-{
-    bw_device_options_t o;
-    bw_device_options_init(&o);
-    const char *world = bw_url_param(&b->url, "world");
-    const char *fleet = bw_url_param(&b->url, "fleet");
-    o.model = bw_url_param(&b->url, "model");
-    int src = start_param(b, &o.start, err, errlen);
-    if (src < 0)
-        return src;
-    o.has_start = src > 0;
-    if (b->opt.fleet) {
-        if (fleet || world || !b->opt.world) {
-            snprintf(err, errlen, "%s", fleet || world ? "fleet= and world= come from the options here"
-                                                       : "a fleet in the options needs its world");
-            return BW_EINVAL;
-        }
-        o.fleet = b->opt.fleet;
-        o.world = b->opt.world;
-    } else if (fleet) {
-        if (b->opt.world) {
-            snprintf(err, errlen, "fleet=%s: the fleet's world comes from the URL, not the options",
-                     fleet);
-            return BW_EINVAL;
-        }
-        int rc = join_shared(b, fleet, world, err, errlen);
-        if (rc < 0)
-            return rc;
-        o.fleet = &b->shared->fleet;
-        o.world = &b->shared->world;
-        if (!o.has_start) {
-            bw_pose_t s = b->shared->world.start;
-            double k = SHARED_SPACING * b->shared->joined;
-            o.start = (bw_pose_t){ s.x - k * sin(s.theta), s.y + k * cos(s.theta), s.theta };
-            o.has_start = true;
-        }
-        b->shared->joined++;
-    } else if (b->opt.world) {
-        o.world = b->opt.world;
-    } else if (world) {
-        b->world = malloc(sizeof *b->world);
-        if (!b->world)
-            return BW_ENOMEM;
-        int rc = bw_world_load(b->world, world, err, errlen);
-        if (rc < 0)
-            return rc;
-        o.world = b->world;
-    }
-    /* The same ranges as `botwire sim`'s options. */
-    double seed = 1, ber = 0, drop = 0, insert = 0, window = 0, battery = 1;
-    int rc;
-    if ((rc = number_param(b, "noise", 0, 100, false, &o.noise, err, errlen)) < 0 ||
-        (rc = number_param(b, "window", 10, 60000, false, &window, err, errlen)) < 0 ||
-        (rc = number_param(b, "push", 0.1, 15, false, &o.push, err, errlen)) < 0 ||
-        (rc = number_param(b, "slope", -20, 20, false, &o.slope, err, errlen)) < 0 ||
-        (rc = number_param(b, "seed", 0, 1e15, true, &seed, err, errlen)) < 0 ||
-        (rc = number_param(b, "ber", 0, 0.1, false, &ber, err, errlen)) < 0 ||
-        (rc = number_param(b, "drop", 0, 0.5, false, &drop, err, errlen)) < 0 ||
-        (rc = number_param(b, "insert", 0, 0.5, false, &insert, err, errlen)) < 0 ||
-        (rc = number_param(b, "battery", 0, 1, false, &battery, err, errlen)) < 0)
-        return rc;
-    o.has_battery = bw_url_param(&b->url, "battery") != NULL;
-    o.battery = battery;
-    o.seed = (uint64_t)seed;
-    o.command_timeout = window / 1000; /* lobot: ms, the Command Module's window */
-    b->noisy = ber > 0 || drop > 0 || insert > 0;
-    (void)bw_line_init(&b->line_up, ber, drop, insert, o.seed * 2 + 1);
-    (void)bw_line_init(&b->line_down, ber, drop, insert, o.seed * 2 + 2);
-    /* The robot's serial line: the family's rate, or ?baud=. */
-    o.baud = b->baud;
-    rc = bw_device_create(&b->device, b->url.family, &o, now, err, errlen);
-    if (rc < 0)
-        return rc;
-    rc = bw_port_pair(&b->port, &b->dev_port, 1 << 16);
-    if (rc < 0) {
-        snprintf(err, errlen, "out of memory");
-        return rc;
-    }
-    return 0;
 }
 
 /* Every parameter of the URL is one its kind and family take: a typo is an
@@ -690,11 +362,11 @@ static int check_params(const bw_base_t *b, char *err, size_t errlen)
 
 static void free_base(bw_base_t *b)
 {
-    slot_release(b);
+    bw_base_slot_release(b);
     bw_port_close(b->port);
     bw_port_close(b->dev_port);
     bw_device_destroy(b->device);
-    leave_shared(b); /* after the robot has left the fleet */
+    bw_base_leave_shared(b); /* after the robot has left the fleet */
     free(b->world);
     free(b->drv);
     free(b);
@@ -748,8 +420,8 @@ static int base_new(bw_base_t **out, const char *family, const bw_base_options_t
 static void base_start(bw_base_t *b, double now)
 {
     b->stop_len = b->ops->stop_bytes(b, b->stop, sizeof b->stop);
-    heard_reset(b, now);
-    slot_take(b);
+    bw_base_heard_reset(b, now);
+    bw_base_slot_take(b);
     b->last_frame = now;
     b->ops->on_open(b, now);
 }
@@ -779,7 +451,7 @@ int bw_base_open(bw_base_t **out, const char *url, const bw_base_options_t *opt,
     double baud = 0;
     rc = check_params(b, err, errlen);
     if (rc == 0)
-        rc = number_param(b, "baud", 50, 4000000, true, &baud, err, errlen);
+        rc = bw_base_number_param(b, "baud", 50, 4000000, true, &baud, err, errlen);
     if (rc < 0) {
         free_base(b);
         return rc;
@@ -788,7 +460,7 @@ int bw_base_open(bw_base_t **out, const char *url, const bw_base_options_t *opt,
         b->baud = (int)baud;
     rc = b->ops->init ? b->ops->init(b, &b->url, err, errlen) : 0;
     if (rc == 0)
-        rc = b->url.kind == BW_URL_SIM ? open_sim(b, now, err, errlen) : open_port(b, err, errlen);
+        rc = b->url.kind == BW_URL_SIM ? bw_base_open_sim(b, now, err, errlen) : open_port(b, err, errlen);
     if (rc < 0) {
         free_base(b);
         return rc;
@@ -1057,9 +729,9 @@ static size_t read_input(bw_base_t *b, double now)
         b->ops->on_input(b, buf, (size_t)n, now);
         b->st.link.implausible = b->implausible;
         if (b->sniffing)
-            sniff(b, buf, (size_t)n);
+            bw_base_sniff(b, buf, (size_t)n);
         else if (b->unexplained && b->st.online && !b->heard_sure)
-            set_wrong(b);
+            bw_base_set_wrong(b);
     }
     return total;
 }

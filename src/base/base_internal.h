@@ -177,6 +177,27 @@ void bw_base_expect_quiet(bw_base_t *b, double until);
  * the count written or a negative error. */
 int bw_base_send(bw_base_t *b, const uint8_t *data, size_t n, double now);
 
+/* ---- the base's own parts, one file each (not for drivers) ---------------- */
+
+/* on_exit.c: the base's place among those a signal or exit() stops. */
+void bw_base_slot_take(bw_base_t *b);
+void bw_base_slot_update(bw_base_t *b); /* its port changed */
+void bw_base_slot_release(bw_base_t *b);
+/* heard.c: which robot is there. A session begins (the port opened); the
+ * robot's bytes as they come, scored until one family explains them; a
+ * robot of another family, let alone. */
+void bw_base_heard_reset(bw_base_t *b, double now);
+void bw_base_sniff(bw_base_t *b, const uint8_t *data, size_t n);
+void bw_base_set_wrong(bw_base_t *b);
+/* sim_url.c: a sim: URL's robot, made in this process on a port pair;
+ * its shared world left when the base is freed. */
+int bw_base_open_sim(bw_base_t *b, double now, char *err, size_t errlen);
+void bw_base_leave_shared(bw_base_t *b);
+/* base.c: a number parameter of the URL within [lo, hi] (whole if asked):
+ * 1 with *out set, 0 when absent, BW_EINVAL with the reason in err. */
+int bw_base_number_param(const bw_base_t *b, const char *key, double lo, double hi, bool whole,
+                         double *out, char *err, size_t errlen);
+
 extern const bw_driver_ops_t bw_kobuki_driver_ops;
 extern const bw_driver_ops_t bw_p2os_driver_ops;
 extern const bw_driver_ops_t bw_lobot_driver_ops;
