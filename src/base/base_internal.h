@@ -193,8 +193,11 @@ void bw_base_set_wrong(bw_base_t *b);
  * its shared world left when the base is freed. */
 int bw_base_open_sim(bw_base_t *b, double now, char *err, size_t errlen);
 void bw_base_leave_shared(bw_base_t *b);
-/* base.c: a number parameter of the URL within [lo, hi] (whole if asked):
- * 1 with *out set, 0 when absent, BW_EINVAL with the reason in err. */
+/* params.c: a number parameter of the URL within [lo, hi] (whole if
+ * asked): 1 with *out set, 0 when absent, BW_EINVAL with the reason in
+ * err; every parameter one the URL's kind or family takes (0, or
+ * BW_EINVAL with the reason). */
+int bw_base_check_params(const bw_base_t *b, char *err, size_t errlen);
 int bw_base_number_param(const bw_base_t *b, const char *key, double lo, double hi, bool whole,
                          double *out, char *err, size_t errlen);
 
