@@ -9,7 +9,9 @@ drives in one world:
 - closing the page while the key is held stops the robot (the server's stop
   when the client that drove goes, not the page's own);
 - the chosen robot has a blue ring outside its outline (not the orange of
-  a cliff); the map says why it is empty once the view has gone.
+  a cliff); the map says why it is empty once the view has gone;
+- a robot on a pty whose emulator ends is drawn OFFLINE, in red, on the
+  map (its link lost: the base's own word, online false).
 usage: page_check.py BOTWIRE [SCREENSHOT]   (prints ok:/FAIL: lines)
 Waits are for a condition, polled, with a deadline only as a guard against
 a hang (GUARD s: no working build on a loaded machine comes near it).
@@ -336,7 +338,67 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def offline_check(bw):
+    """botwire view on a Kobuki served by `botwire sim --pty`; the emulator
+    ends; the page draws the robot OFFLINE (its label, in red pixels)."""
+    tmp = tempfile.mkdtemp()
+    link = f"{tmp}/kobuki"
+    sim = subprocess.Popen([bw, "sim", "kobuki", "--pty", link, "--for", "120"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    view = driver = None
+    try:
+        if not sim.stdout.readline().startswith("botwire sim: kobuki on "):
+            fail("offline: the emulator did not start")
+            return
+        view = subprocess.Popen([bw, "view", f"kobuki:{link}", "--listen", "127.0.0.1:0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = view.stdout.readline().strip()
+        if not line.startswith("botwire view: serving http://127.0.0.1:"):
+            fail(f"offline: the view did not announce itself: {line} {view.stderr.read()}")
+            return
+        opts = Options()
+        opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--window-size=1280,800", "--force-device-scale-factor=1",
+                  f"--user-data-dir={tmp}/profile"):
+            opts.add_argument(a)
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or
+                                                  "/usr/bin/chromedriver"), options=opts)
+        driver.get(line.split("serving ")[1].split(" ")[0])
+        js = driver.execute_script
+        guard = WebDriverWait(driver, GUARD, poll_frequency=0.05)
+        guard.until(lambda d: js("return window.botwire && botwire.drawn === 1 && "
+                                 "botwire.robots.robot1.label === 'robot1'"))
+        sim.send_signal(2)
+        sim.wait(timeout=GUARD)
+        guard.until(lambda d: js("const r = botwire.robots.robot1; return r.state.online === false "
+                                 "&& r.label === 'robot1 OFFLINE'"))
+        at = js("return botwire.robots.robot1.labelAt")
+        w, h, px = png_pixels(driver.get_screenshot_as_png())
+        x0, y0 = int(at[0]), int(at[1])
+        red = sum(1 for y in range(max(0, y0 - 7), min(h, y0 + 7))
+                  for x in range(max(0, x0), min(w, x0 + 160)) if near(px[y][x], (0xbb, 0, 0), 60))
+        if red > 20:
+            ok(f"its emulator gone, robot1 is drawn 'robot1 OFFLINE' ({red} red pixels at its label)")
+        else:
+            fail(f"its emulator gone, robot1's label shows {red} red pixels at ({x0}, {y0})")
+    except Exception as e:  # a guard that ran out, a page that broke
+        fail(f"offline: {type(e).__name__}: {e}")
+    finally:
+        if driver:
+            driver.quit()
+        for p in (view, sim):
+            if p and p.poll() is None:
+                p.send_signal(2)
+                try:
+                    p.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 main()
+offline_check(sys.argv[1])
 if failures:
     print(f"{failures} failure(s)")
     sys.exit(1)
