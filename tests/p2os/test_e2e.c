@@ -397,6 +397,57 @@ static void test_bad_model(void **state)
     assert_null(b);
 }
 
+/* What a tap on the link saw the host send. */
+typedef struct {
+    uint8_t bytes[4096];
+    size_t n;
+} sent_t;
+
+static void tap_sent(void *ctx, bool from_robot, const uint8_t *data, size_t n, double now)
+{
+    (void)now;
+    sent_t *t = ctx;
+    if (!from_robot && t->n + n <= sizeof t->bytes) {
+        memcpy(t->bytes + t->n, data, n);
+        t->n += n;
+    }
+}
+
+static bool has_bytes(const sent_t *t, const uint8_t *want, size_t n)
+{
+    for (size_t i = 0; i + n <= t->n; i++)
+        if (!memcmp(t->bytes + i, want, n))
+            return true;
+    return false;
+}
+
+/* A tone on the Pioneer's piezo: SAY (#15) with (duration in 20 ms, MIDI
+ * note) pairs, as the operations manual gives them; the emulated robot
+ * heard each one whole (its count of SAY, a command it knows and leaves
+ * alone). 440 Hz is note 69; 10 s is 500 steps, two pairs. */
+static void test_tone(void **state)
+{
+    (void)state;
+    run_t r;
+    open_url(&r, "sim:p2os");
+    run_for(&r, 0.5);
+    sent_t t = { .n = 0 };
+    bw_base_set_tap(r.b, tap_sent, &t);
+    assert_true(bw_base_caps(r.b) & BW_CAP_SOUND);
+    assert_int_equal(bw_base_tone(r.b, 440, 0.5, r.now), 0);
+    assert_int_equal(bw_base_tone(r.b, 440, 10, r.now), 0);
+    assert_int_equal(bw_base_tone(r.b, 5, 1, r.now), BW_EINVAL); /* below MIDI note 1 */
+    assert_int_equal(bw_base_sound(r.b, 1, r.now), BW_ENOTSUP); /* a Pioneer has no sequences */
+    run_for(&r, 0.5);
+    assert_true(has_bytes(&t, (const uint8_t[]){ 15, 0x2B, 2, 25, 69 }, 5));
+    assert_true(has_bytes(&t, (const uint8_t[]){ 15, 0x2B, 4, 255, 69, 245, 69 }, 7));
+    const bw_device_stats_t *ds = bw_device_stats(bw_base_device(r.b));
+    assert_int_equal(ds->ignored_by_id[BW_P2OS_SAY], 2);
+    assert_int_equal(ds->link.checksum_errors + ds->link.length_errors, 0);
+    bw_base_set_tap(r.b, NULL, NULL);
+    bw_base_close(r.b, r.now);
+}
+
 /* Seed 003 (GRL): "raw-base-x raw-base-y - The estimated global position of
  * the robot expressed in units of translational shaft encoder counts." A
  * Pioneer's counts come in its encoder packets (ENCODER 2) and its TicksMM
@@ -487,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_bad_model),
         cmocka_unit_test(test_encoder_counts),
         cmocka_unit_test(test_peoplebot_bump_switches),
+        cmocka_unit_test(test_tone),
     };
     return cmocka_run_group_tests_name("p2os end to end", tests, NULL, NULL);
 }

@@ -120,6 +120,29 @@ static void on_drive(bw_base_t *b, double now)
         send_twist(b, now);
 }
 
+/* A tone on the robot's piezo: SAY (#15), a string of up to 20 pairs of a
+ * duration (20 ms steps, 1..255) and a MIDI note (1..127), as the
+ * Pioneer's operations manual gives it. BW_EINVAL for a frequency beyond
+ * the MIDI notes (8.7 Hz .. 12.5 kHz); BW_ECLOSED before the session. */
+static int tone(bw_base_t *b, double hz, double seconds, double now)
+{
+    long note = lround(69 + 12 * log2(hz / 440));
+    if (note < 1 || note > 127)
+        return BW_EINVAL;
+    if (D(b)->hs != H_READY)
+        return BW_ECLOSED;
+    long steps = lround(seconds / 0.02);
+    uint8_t say[40];
+    size_t n = 0;
+    for (steps = steps < 1 ? 1 : steps; steps > 0 && n + 2 <= sizeof say; steps -= say[n - 2]) {
+        say[n++] = (uint8_t)(steps > 255 ? 255 : steps);
+        say[n++] = (uint8_t)note;
+    }
+    uint8_t f[64];
+    send_frame(b, f, bw_p2os_encode_cmd_str(f, sizeof f, BW_P2OS_SAY, say, n), now);
+    return 0;
+}
+
 /* The model is known: sonar mounts, bumpers, names. */
 static void adopt_model(bw_base_t *b, const bw_p2os_sync_t *s)
 {
@@ -431,7 +454,8 @@ const bw_driver_ops_t bw_p2os_driver_ops = {
     .family = "p2os",
     .params = params,
     .size = sizeof(p2os_drv_t),
-    .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BATTERY | BW_CAP_SONAR | BW_CAP_STALL,
+    .caps = BW_CAP_DRIVE | BW_CAP_ODOMETRY | BW_CAP_BATTERY | BW_CAP_SONAR | BW_CAP_STALL |
+            BW_CAP_SOUND,
     .max_v = 1.0,       /* the server's TransVelMax and RotVelMax at connect */
     .max_w = 100 * BW_PI / 180,
     .line_gap = LINE_GAP, /* SIPs 100 ms apart; one goes out whole in 33 ms at 9600 baud */
@@ -450,4 +474,5 @@ const bw_driver_ops_t bw_p2os_driver_ops = {
     .reset_pose = reset_pose,
     .on_close = on_close,
     .next_deadline = next_deadline,
+    .tone = tone,
 };
