@@ -33,12 +33,12 @@ int bw_create_base_drive_direct(bw_base_t *base, double left, double right, doub
  * charger) or "full". The base asks it until a frame shows it (state.mode
  * says it), as it does the URL's ?mode=. */
 int bw_create_base_mode(bw_base_t *base, const char *mode, double now);
-/* Song `number` (0..15; a Create 2's 0..3 play, as its OI says) as `n`
- * notes (1..16): MIDI note numbers (31..127; others rest) and their
- * lengths in seconds (up to 255/64 s each). */
+/* Song `number` (a Create 1's 0..15, a Create 2's 0..4, as their OIs
+ * say) as `n` notes (1..16): MIDI note numbers (31..127; others rest) and
+ * their lengths in seconds (up to 255/64 s each). */
 int bw_create_base_song(bw_base_t *base, unsigned number, const uint8_t *notes,
                         const double *seconds, size_t n, double now);
-/* Plays song `number` (0..15). */
+/* Plays song `number` (as above). */
 int bw_create_base_play(bw_base_t *base, unsigned number, double now);
 /* The LEDs: the bits of LEDs (opcode 139: a Create 1's Play 2, Advance 8;
  * a Create 2's Debris 1, Spot 2, Dock 4, Check Robot 8), the power LED's

@@ -456,8 +456,8 @@ class CreateCommands:
             b._cmd = None  # nothing it would obey
 
     def song(self, number: int, notes: "list[tuple[int, float]]") -> None:
-        """Stores song ``number`` (0..15): up to 16 (MIDI note 31..127,
-        seconds up to 3.98) pairs."""
+        """Stores song ``number`` (a Create 2's 0..4, a Create 1's 0..15):
+        up to 16 (MIDI note 31..127, seconds up to 3.98) pairs."""
         b = self._base
         n = len(notes)
         keys = [int(k) for k, _ in notes]
@@ -468,7 +468,7 @@ class CreateCommands:
         check(lib.bw_create_base_song(b._live(), number, keys_c, secs, n, b.now), "song")
 
     def play(self, number: int) -> None:
-        """Plays song ``number`` (0..15)."""
+        """Plays song ``number`` (as ``song``)."""
         b = self._base
         check(lib.bw_create_base_play(b._live(), number, b.now), "play")
 

@@ -618,13 +618,16 @@ static void test_create_own(void **state)
     assert_int_equal(robot->songs_played, played + 1);
     assert_memory_equal(robot->leds, ((uint8_t[]){ 8, 128, 255 }), 3);
     assert_memory_equal(robot->digits, "bw 1", 4);
-    assert_int_equal(bw_create_base_song(r.b, 16, notes, seconds, 3, r.now), BW_EINVAL);
+    assert_int_equal(bw_create_base_song(r.b, 5, notes, seconds, 3, r.now), BW_EINVAL); /* 0..4 */
+    assert_int_equal(bw_create_base_play(r.b, 5, r.now), BW_EINVAL);
     assert_int_equal(bw_create_base_digits(r.b, "12345", r.now), BW_EINVAL);
     bw_base_close(r.b, r.now);
 
     /* a Create 1 has no display and no light bumper; a Kobuki none of it */
     run_open(&r, "sim:create");
     assert_int_equal(bw_create_base_digits(r.b, "1", r.now), BW_ENOTSUP);
+    assert_int_equal(bw_create_base_play(r.b, 15, r.now), 0);
+    assert_int_equal(bw_create_base_play(r.b, 16, r.now), BW_EINVAL);
     assert_int_equal(bw_create_base_value(r.b, "light_bumper", &bumper), BW_EUNKNOWN);
     assert_int_equal(bw_create_base_value(r.b, "infrared_byte", &bumper), 0);
     bw_base_close(r.b, r.now);

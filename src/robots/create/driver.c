@@ -684,12 +684,15 @@ int bw_create_base_mode(bw_base_t *b, const char *mode, double now)
     return 0;
 }
 
+/* The last song number the model keeps: a Create 1's 15, a Create 2's 4. */
+static unsigned last_song(const create_drv_t *c) { return c->two ? 4 : 15; }
+
 int bw_create_base_song(bw_base_t *b, unsigned number, const uint8_t *notes,
                         const double *seconds, size_t n, double now)
 {
     if (!own(b))
         return BW_ENOTSUP;
-    if (number > 15 || n < 1 || n > BW_CREATE_MAX_SONG || !notes || !seconds)
+    if (number > last_song(D(b)) || n < 1 || n > BW_CREATE_MAX_SONG || !notes || !seconds)
         return BW_EINVAL;
     uint8_t cmd[3 + 2 * BW_CREATE_MAX_SONG] = { BW_CREATE_OP_SONG, (uint8_t)number, (uint8_t)n };
     for (size_t i = 0; i < n; i++) {
@@ -707,7 +710,7 @@ int bw_create_base_song(bw_base_t *b, unsigned number, const uint8_t *notes,
 
 int bw_create_base_play(bw_base_t *b, unsigned number, double now)
 {
-    if (own(b) && number > 15)
+    if (own(b) && number > last_song(D(b)))
         return BW_EINVAL;
     int rc = own_ready(b);
     if (rc == 0)
