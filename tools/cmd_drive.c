@@ -61,7 +61,8 @@ static void usage(FILE *f)
             "  --sound N        ...play its built-in sound N (a Kobuki's: 0 on, 1 off,\n"
             "                   2 recharge, 3 button, 4 error, 5 cleaning start, 6 cleaning\n"
             "                   end)\n"
-            "  --tone HZ:SECONDS  ...play a tone (a Kobuki's: 255 ms at most)\n"
+            "  --tone HZ:SECONDS  ...play a tone (a Kobuki's: 255 ms at most; a Pioneer's:\n"
+            "                   the nearest MIDI note, up to 10 s)\n"
             "                   A robot without LEDs or sound, or a value it does not have:\n"
             "                   one line saying so, the robot stopped, exit status 2\n"
             "  -h, --help       this help\n",
@@ -215,6 +216,7 @@ static const struct {
     { "kobuki", "1 and 2",
       "0..6 (0 on, 1 off, 2 recharge, 3 button, 4 error, 5 cleaning start, 6 cleaning end)",
       "5.6 Hz and up, for 1 to 255 ms" },
+    { "p2os", NULL, NULL, "8.7 Hz to 12.5 kHz (MIDI notes), 20 ms to 10 s" },
 };
 
 static const char *said(const bw_base_t *b, int what)
@@ -259,6 +261,11 @@ static int send_extras(bw_base_t *b, const char *url, const led_opt_t *leds, siz
     }
     if (sound >= 0) {
         int rc = bw_base_sound(b, (unsigned)sound, now);
+        if (rc == BW_ENOTSUP) { /* sound, but tones only (a Pioneer's piezo) */
+            cli_error("drive", "--sound %d: a %s base has no built-in sounds (it plays tones: "
+                      "--tone HZ:SECONDS)", sound, family);
+            return 2;
+        }
         if (rc == BW_EINVAL) {
             const char *l = said(b, 1);
             cli_error("drive", "--sound %d: a %s has no sound %d%s%s", sound, family, sound,

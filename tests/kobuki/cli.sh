@@ -160,7 +160,14 @@ expect_error "drive --led 1=blue" 2 "the colours are green, red, orange and off"
     "$bw" drive sim:kobuki --fast --for 0.1 --led 1=blue
 expect_error "drive --tone too long" 2 "255 ms" "$bw" drive sim:kobuki --fast --for 0.1 --tone 440:1
 expect_error "drive --led on a P2OS" 2 "a p2os base has no LEDs" "$bw" drive sim:p2os --fast --for 0.1 --led 1=green
-expect_error "drive --sound on a P2OS" 2 "a p2os base has no sound" "$bw" drive sim:p2os --fast --for 0.1 --sound 1
+expect_error "drive --sound on a P2OS" 2 "a p2os base has no built-in sounds (it plays tones" \
+    "$bw" drive sim:p2os --fast --for 0.1 --sound 1
+"$bw" drive sim:p2os --fast --for 0.1 --tone 440:0.5 >/dev/null 2>"$tmp/tone.err" &&
+    pass "drive --tone 440:0.5 on a P2OS (its piezo's SAY)" || fail "p2os --tone: $(cat "$tmp/tone.err")"
+expect_error "drive --tone below a P2OS's notes" 2 "a p2os cannot play that; it plays tones of 8.7 Hz" \
+    "$bw" drive sim:p2os --fast --for 0.1 --tone 5:1
+expect_error "drive --sound on an RBSM" 2 "a rbsm base has no sound the host can play" \
+    "$bw" drive sim:rbsm --fast --for 0.1 --sound 1
 # Repeated: each LED ends as the last --led for it said (orange: red and
 # green both); a tone is a sound.
 rm -f "$tmp/announce"
