@@ -65,20 +65,18 @@ typedef struct {
     double took;
 } found_t;
 
-/* Opens path as one family's robot and listens: the family the bytes are
- * in, when sure. */
-static const char *try_one(const char *path, const attempt_t *a, int *baud)
+/* Opens a robot's URL and listens: the family its bytes are in, when sure
+ * (with `online`: only the URL's own family, once its driver is online on
+ * its frames); NULL if none within PROBE_SECONDS. */
+static const char *listen_to(const char *url, bool online, int *baud)
 {
-    char url[400], err[256];
-    if (a->baud)
-        snprintf(url, sizeof url, "%s:%.255s?baud=%d", a->family, path, a->baud);
-    else
-        snprintf(url, sizeof url, "%s:%.255s", a->family, path);
+    char err[256];
     double now = cli_now(), end = now + PROBE_SECONDS;
     bw_base_t *b;
     if (bw_base_open(&b, url, NULL, now, err, sizeof err) < 0)
         return NULL;
-    *baud = bw_base_baud(b);
+    if (baud)
+        *baud = bw_base_baud(b);
     /* a stop: what some robots (the Command Module) answer with their
      * state, and never a motion */
     bw_base_drive(b, 0, 0, now);
@@ -87,10 +85,10 @@ static const char *try_one(const char *path, const attempt_t *a, int *baud)
     while (!family && !cli_interrupted && (now = cli_now()) < end) {
         bw_base_poll(b, now);
         bw_base_heard(b, &h);
-        if (h.sure && h.family)
+        if (!online && h.sure && h.family)
             family = h.family; /* its own, or another family's that streams */
         else if (bw_base_state(b)->online && !h.wrong)
-            family = a->family; /* online on its family's frames, none of another's */
+            family = bw_base_family(b); /* online on its family's frames, none of another's */
         else
             cli_wait(bw_base_fd(b), fmin(end, bw_base_next_deadline(b)));
     }
@@ -98,29 +96,27 @@ static const char *try_one(const char *path, const attempt_t *a, int *baud)
     return family;
 }
 
+/* Opens path as one family's robot and listens. */
+static const char *try_one(const char *path, const attempt_t *a, int *baud)
+{
+    char url[400];
+    if (a->baud)
+        snprintf(url, sizeof url, "%s:%.255s?baud=%d", a->family, path, a->baud);
+    else
+        snprintf(url, sizeof url, "%s:%.255s", a->family, path);
+    return listen_to(url, false, baud);
+}
+
 /* A Create that answered as a Create 1 (group 6), asked as a Create 2
  * (group 100, which a Create 1 does not have): online, it is one. baud 0:
  * the Create 2's own. */
 static bool is_create2(const char *path, int baud)
 {
-    char url[400], err[256];
+    char url[400];
     snprintf(url, sizeof url, "create:%.255s?model=create2", path);
     if (baud)
         snprintf(url + strlen(url), sizeof url - strlen(url), "&baud=%d", baud);
-    double now = cli_now(), end = now + PROBE_SECONDS;
-    bw_base_t *b;
-    if (bw_base_open(&b, url, NULL, now, err, sizeof err) < 0)
-        return false;
-    bw_base_drive(b, 0, 0, now);
-    bool online = false;
-    while (!online && !cli_interrupted && (now = cli_now()) < end) {
-        bw_base_poll(b, now);
-        online = bw_base_state(b)->online;
-        if (!online)
-            cli_wait(bw_base_fd(b), fmin(end, bw_base_next_deadline(b)));
-    }
-    bw_base_close(b, cli_now());
-    return online;
+    return listen_to(url, true, NULL) != NULL;
 }
 
 /* pty: a pseudo-terminal takes any rate, and the family's own is said */

@@ -93,6 +93,18 @@ def near(c, want, tol=40):
     return all(abs(a - b) <= tol for a, b in zip(c, want))
 
 
+def chromium(tmp):
+    """Headless Chromium, 1280x800 at one pixel a pixel, its profile in tmp."""
+    opts = Options()
+    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--window-size=1280,800", "--force-device-scale-factor=1",
+              f"--user-data-dir={tmp}/profile"):
+        opts.add_argument(a)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or
+                                            "/usr/bin/chromedriver"), options=opts)
+
+
 def main():
     bw = sys.argv[1]
     shot_to = sys.argv[2] if len(sys.argv) > 2 else None
@@ -109,14 +121,7 @@ def main():
             return
         ok(line)
         url = line.split("serving ")[1].split(" ")[0]
-        opts = Options()
-        opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--window-size=1280,800", "--force-device-scale-factor=1",
-                  f"--user-data-dir={tmp}/profile"):
-            opts.add_argument(a)
-        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or
-                                                  "/usr/bin/chromedriver"), options=opts)
+        driver = chromium(tmp)
         driver.get(url)
         js = driver.execute_script
         guard = WebDriverWait(driver, GUARD, poll_frequency=0.05)
@@ -356,14 +361,7 @@ def offline_check(bw):
         if not line.startswith("botwire view: serving http://127.0.0.1:"):
             fail(f"offline: the view did not announce itself: {line} {view.stderr.read()}")
             return
-        opts = Options()
-        opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--window-size=1280,800", "--force-device-scale-factor=1",
-                  f"--user-data-dir={tmp}/profile"):
-            opts.add_argument(a)
-        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or
-                                                  "/usr/bin/chromedriver"), options=opts)
+        driver = chromium(tmp)
         driver.get(line.split("serving ")[1].split(" ")[0])
         js = driver.execute_script
         guard = WebDriverWait(driver, GUARD, poll_frequency=0.05)
