@@ -235,6 +235,7 @@ typedef struct {
     bool sent_mask[3];
     /* what the node's options say, per robot: a CDR view has no node */
     bool no_tf, tf_namespaced;
+    bool tf_shared; /* its /tf: its participant's tf_batch_t */
     bw_ros2_distro_t distro;
     double diagnostic_period;
     /* a CDR view's: where its messages go, serialized (node NULL) */
@@ -251,8 +252,25 @@ typedef struct {
  * rclcpp's nodes of one context, the robots of a participant share it and
  * its ros_discovery_info. */
 #define ROBOTS_PER_PARTICIPANT 250
+
+/* A participant's /tf: one writer its robots share, and each step's
+ * transforms of all of them in one TFMessage (as one tf broadcaster sends
+ * every frame it has), not a message a robot. A listener of /tf gets the
+ * same transforms, each with its robot's stamp; a fleet's thousand robots
+ * cost a few writes a step instead of a thousand, on both sides. Kept
+ * apart from the participant's array, which grows: the listener counts
+ * into `readers`. */
+typedef struct {
+    dds_entity_t writer;
+    dds_guid_t gid;
+    atomic_int readers;
+    geometry_msgs_msg_dds__TransformStamped_ *t;
+    uint32_t n, cap;
+} tf_batch_t;
+
 typedef struct {
     dds_entity_t pp, info_writer;
+    tf_batch_t *tf; /* NULL until a robot of it publishes /tf */
 } part_t;
 
 struct bw_ros2 {
@@ -308,6 +326,33 @@ static dds_entity_t writer_of(const robot_t *r, int topic, unsigned i)
     return topic == T_RANGE ? r->range[i] : r->writer[topic];
 }
 
+static bool tf_grow(tf_batch_t *b)
+{
+    uint32_t cap = b->cap ? 2 * b->cap : 64;
+    void *t = realloc(b->t, cap * sizeof *b->t);
+    if (!t)
+        return false;
+    b->t = t;
+    b->cap = cap;
+    return true;
+}
+
+/* The step's transforms of a participant's robots, out in one message
+ * (each robot's counted as a message it published, as a robot alone
+ * would have sent it). */
+static void tf_flush(bw_ros2_t *n)
+{
+    for (size_t p = 0; p < n->nparts; p++) {
+        tf_batch_t *b = n->parts[p].tf;
+        if (!b || b->n == 0)
+            continue;
+        tf2_msgs_msg_dds__TFMessage_ m = { { b->n, b->n, b->t, false } };
+        if (dds_write(b->writer, &m) == DDS_RETCODE_OK)
+            n->stats.published += b->n;
+        b->n = 0;
+    }
+}
+
 /* A message out, counted: written to DDS (the node), or serialized as
  * rmw_cyclonedds serializes it (plain CDR, little endian, after its
  * encapsulation header) and handed on (a CDR view). One serialization for
@@ -318,6 +363,18 @@ static void out(robot_t *r, int topic, unsigned i, const void *sample,
     if (r->node) {
         /* to nobody: not serialized, as a reader that matches later would
          * not get it anyway (but a latched topic's history) */
+        if (topic == T_TF && r->tf_shared) {
+            tf_batch_t *b = r->node->parts[r->part].tf;
+            const tf2_msgs_msg_dds__TFMessage_ *m = sample;
+            bool heard = atomic_load_explicit(&b->readers, memory_order_relaxed) > 0;
+            for (uint32_t k = 0; k < m->transforms._length; k++) {
+                if (heard && (b->n < b->cap || tf_grow(b)))
+                    b->t[b->n++] = m->transforms._buffer[k]; /* its strings are the robot's */
+                else
+                    r->node->stats.unread++;
+            }
+            return;
+        }
         if (topics[topic].qos != BW_ROS2_QOS_LATCHED &&
             atomic_load_explicit(topic == T_RANGE ? &r->range_readers[i] : &r->readers_of[topic],
                                  memory_order_relaxed) == 0) {
@@ -596,6 +653,7 @@ static int add_part(bw_ros2_t *n, char *err, size_t errlen)
     }
     n->parts = grown;
     part_t *p = &n->parts[n->nparts];
+    p->tf = NULL;
     dds_qos_t *q = dds_create_qos();
     static const char enclave[] = "enclave=/;"; /* no NUL on the wire */
     dds_qset_userdata(q, enclave, sizeof enclave - 1);
@@ -874,6 +932,31 @@ static int name_robot(robot_t *r, bw_base_t *base, const char *ns, const char *f
 }
 
 /* Deletes what of a robot's node was made (0 and errors are not entities). */
+/* The robot's /tf: its participant's writer (made for the first), listed
+ * among the robot's writers in ros_discovery_info as among each of its
+ * neighbours': `ros2 node info` shows every robot publishing /tf. */
+static dds_entity_t shared_tf_writer(robot_t *r)
+{
+    part_t *p = &r->node->parts[r->part];
+    if (!p->tf) {
+        tf_batch_t *b = calloc(1, sizeof *b);
+        if (!b)
+            return DDS_RETCODE_OUT_OF_RESOURCES;
+        b->writer = topic_writer(r, descriptor_of(r, T_TF), topic_name(r, T_TF), T_TF, &b->readers);
+        if (b->writer < 0) {
+            dds_entity_t bad = b->writer;
+            free(b);
+            return bad;
+        }
+        (void)dds_get_guid(b->writer, &b->gid);
+        p->tf = b;
+    } else if (r->nwriters < MAX_GIDS) {
+        r->writers[r->nwriters++] = p->tf->gid;
+    }
+    r->tf_shared = true;
+    return p->tf->writer;
+}
+
 static void drop_endpoints(robot_t *r)
 {
     dds_entity_t *all[] = { &r->cmd,     &r->reset,  &r->dock_rd,
@@ -882,7 +965,7 @@ static void drop_endpoints(robot_t *r)
         if (*all[i] > 0)
             dds_delete(*all[i]);
     for (int t = 0; t < T_RANGE; t++)
-        if (r->writer[t] > 0)
+        if (r->writer[t] > 0 && !(t == T_TF && r->tf_shared))
             dds_delete(r->writer[t]);
     for (int sv = 0; sv < NSERVICES; sv++) {
         if (r->request[sv] > 0)
@@ -917,7 +1000,9 @@ int bw_ros2_add(bw_ros2_t *n, bw_base_t *base, const char *ns, const char *frame
     }
 
     for (int t = 0; t < T_RANGE; t++)
-        if (has_topic(base, t))
+        if (t == T_TF && !r->tf_namespaced)
+            r->writer[t] = shared_tf_writer(r);
+        else if (has_topic(base, t))
             r->writer[t] = topic_writer(r, descriptor_of(r, t), topic_name(r, t), t,
                                         &r->readers_of[t]);
     r->reset = endpoint(r, false, &std_msgs_msg_dds__Empty__desc, "reset_odometry",
@@ -1942,6 +2027,7 @@ void bw_ros2_step(bw_ros2_t *n, double now)
         n->slow_at = now;
     for (size_t i = 0; i < n->nrobots; i++)
         step_robot(n->robots[i], now, slow);
+    tf_flush(n);
     if (slow)
         watch_publications(n);
     /* Other participants' node lists: not needed here, only kept small. */
@@ -1966,8 +2052,12 @@ void bw_ros2_close(bw_ros2_t *n, double now)
         bw_base_stop(n->robots[i]->base, now);
     /* the participants (and their listeners, which write into the
      * robots) first */
-    for (size_t i = 0; i < n->nparts; i++)
+    for (size_t i = 0; i < n->nparts; i++) {
         dds_delete(n->parts[i].pp);
+        if (n->parts[i].tf)
+            free(n->parts[i].tf->t);
+        free(n->parts[i].tf);
+    }
     free(n->parts);
     for (size_t i = 0; i < n->nrobots; i++)
         free(n->robots[i]);

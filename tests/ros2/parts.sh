@@ -48,6 +48,12 @@ else
 fi
 grep -q "\"robots_with_tf\":$N," "$tmp/sub" && pass "tf from all $N robots" ||
     fail "tf: $(tail -n 1 "$tmp/sub")"
+# A participant's robots' transforms go out together, one /tf message a
+# step, not one a robot (docs/ros2.md): more than one in each on average.
+per=$(sed -n 's/.*"transforms_per_tf_message":\([0-9.]*\).*/\1/p' "$tmp/sub")
+[ -n "$per" ] && awk -v p="$per" 'BEGIN { exit !(p > 1.5) }' &&
+    pass "rt/tf: $per transforms a message" ||
+    fail "rt/tf: ${per:-no figure} transforms a message, wanted several robots' in each: $(tail -n 1 "$tmp/sub")"
 
 # cmd_vel to robot 260 (its reader on the second participant).
 "$peer" watch 3 robot260 --drive robot260 0.2 1 --stamped 0 >"$tmp/watch" 2>"$tmp/watch.err" ||

@@ -90,7 +90,8 @@
  *       message for SECONDS and prints one JSON line: per robot, odometry
  *       and transforms a second (median, least), how many robots got
  *       each, the latency from each odometry's stamp to its take (p50,
- *       p99, max, ms), and how much CPU this process took.
+ *       p99, max, ms), the messages on rt/tf a second and the transforms
+ *       each carried (mean), and how much CPU this process took.
  *   ros2_peer graph SECONDS [--until N,M,...]
  *       the graph's nodes as ROS 2 keeps them: each participant's latest
  *       ros_discovery_info, dropped when DDS says the participant is gone
@@ -1134,6 +1135,7 @@ static struct {
     const char *prefix;
     size_t plen;
     unsigned *odoms, *tfs;
+    unsigned long tf_messages, tf_transforms; /* on rt/tf: messages, and what they carried */
     float *lat;
     size_t nlat, lat_cap;
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -1161,6 +1163,8 @@ static void sub_take(dds_entity_t r, void *arg)
                 continue;
             }
             const tf2_msgs_msg_dds__TFMessage_ *t = s[m];
+            S.tf_messages++;
+            S.tf_transforms += t->transforms._length;
             for (uint32_t x = 0; x < t->transforms._length; x++) {
                 const char *c = t->transforms._buffer[x].child_frame_id;
                 if (!c || strncmp(c, S.prefix, S.plen) != 0)
@@ -1261,10 +1265,12 @@ static int sub(double seconds, long first, long last, const char *prefix)
     printf("{\"robots\":%zu,\"window_s\":%.2f,\"matched_s\":%.3f,\"robots_with_odom\":%zu,"
            "\"odom_per_robot_s_median\":%.2f,\"odom_per_robot_s_least\":%.2f,\"robots_with_tf\":%zu,"
            "\"tf_per_robot_s_median\":%.2f,\"tf_per_robot_s_least\":%.2f,\"latency_ms_p50\":%.2f,"
-           "\"latency_ms_p99\":%.2f,\"latency_ms_max\":%.2f,\"subscriber_cpu_cores\":%.3f}\n",
+           "\"latency_ms_p99\":%.2f,\"latency_ms_max\":%.2f,\"tf_messages_per_s\":%.1f,"
+           "\"transforms_per_tf_message\":%.1f,\"subscriber_cpu_cores\":%.3f}\n",
            n, span, matched_at, with_odom, rate[n / 2], rate[0], with_tf, trate[n / 2], trate[0],
            nlat ? lat[nlat / 2] : -1.0, nlat ? lat[nlat * 99 / 100] : -1.0, nlat ? lat[nlat - 1] : -1.0,
-           cpu);
+           (double)S.tf_messages / span,
+           S.tf_messages ? (double)S.tf_transforms / (double)S.tf_messages : 0.0, cpu);
     fflush(stdout);
     dds_delete(pp); /* (the listeners done: nothing writes into S any more) */
     free(rate);
