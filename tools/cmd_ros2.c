@@ -623,7 +623,12 @@ int cmd_ros2(int argc, char **argv)
     bool ready = false;
     while (status == 0 && !cli_interrupted && (now = cli_now()) < end) {
         if (now >= next) {
-            bw_ros2_step(node, now);
+            /* Robots emulated here move to the step's own time, on its grid
+             * of periods, not to when the loop woke: each then gives one
+             * frame a step at its 50 Hz, never none in a step that woke
+             * early and two in the next (the first of them not published:
+             * a step publishes a robot's latest). */
+            bw_ros2_step(node, robots ? next : now);
             next += period;
             if (next < now)
                 next = now + period; /* fell behind: no burst to catch up */
@@ -655,8 +660,14 @@ int cmd_ros2(int argc, char **argv)
                 fds[k++] = (struct pollfd){ fd, POLLIN, 0 };
         }
         double left = until - cli_now();
-        if (left > 0)
-            poll(fds, k, (int)ceil(left * 1000));
+        if (left > 0) { /* to the microsecond: a step is due at its time */
+            struct timespec ts = { (time_t)left, (long)((left - floor(left)) * 1e9) + 1 };
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            ppoll(fds, k, &ts, NULL);
+        }
         now = cli_now();
         size_t online = 0;
         for (size_t i = 0; i < n && (!robots || !ready); i++) {
