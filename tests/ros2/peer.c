@@ -1189,7 +1189,17 @@ static int sub(double seconds, long first, long last, const char *prefix)
         return 2;
     }
     size_t n = (size_t)(last - first + 1);
-    dds_entity_t pp = participant();
+    /* a participant to SUB_READERS readers: Cyclone DDS counts a
+     * participant's entities (a topic and a reader each) in 14 bits */
+    enum { SUB_READERS = 4000 };
+    size_t npp = n / SUB_READERS + 1;
+    dds_entity_t *pps = calloc(npp, sizeof *pps);
+    if (!pps) {
+        fprintf(stderr, "ros2_peer: out of memory\n");
+        return 2;
+    }
+    for (size_t k = 0; k < npp; k++)
+        pps[k] = participant();
     S.n = n;
     S.first = first;
     S.last = last;
@@ -1210,10 +1220,10 @@ static int sub(double seconds, long first, long last, const char *prefix)
         if (i < n) {
             char name[256];
             snprintf(name, sizeof name, "rt/%s%ld/odom", prefix, first + (long)i);
-            S.odom[i] = endpoint_l(pp, false, &nav_msgs_msg_dds__Odometry__desc, name,
-                                   qos(true, false, 10), l);
+            S.odom[i] = endpoint_l(pps[i / SUB_READERS], false, &nav_msgs_msg_dds__Odometry__desc,
+                                   name, qos(true, false, 10), l);
         } else {
-            (void)endpoint_l(pp, false, &tf2_msgs_msg_dds__TFMessage__desc, "rt/tf",
+            (void)endpoint_l(pps[0], false, &tf2_msgs_msg_dds__TFMessage__desc, "rt/tf",
                              qos(true, false, 100), l);
         }
         dds_delete_listener(l);
@@ -1272,7 +1282,9 @@ static int sub(double seconds, long first, long last, const char *prefix)
            (double)S.tf_messages / span,
            S.tf_messages ? (double)S.tf_transforms / (double)S.tf_messages : 0.0, cpu);
     fflush(stdout);
-    dds_delete(pp); /* (the listeners done: nothing writes into S any more) */
+    for (size_t k = 0; k < npp; k++) /* (the listeners done: nothing writes into S any more) */
+        dds_delete(pps[k]);
+    free(pps);
     free(rate);
     free(trate);
     free(S.lat);
