@@ -361,8 +361,8 @@ static void out(robot_t *r, int topic, unsigned i, const void *sample,
                 builtin_interfaces_msg_dds__Time_ stamp)
 {
     if (r->node) {
-        /* to nobody: not serialized, as a reader that matches later would
-         * not get it anyway (but a latched topic's history) */
+        /* its transform into its participant's /tf of this step (not
+         * kept when nobody reads /tf, as below) */
         if (topic == T_TF && r->tf_shared) {
             tf_batch_t *b = r->node->parts[r->part].tf;
             const tf2_msgs_msg_dds__TFMessage_ *m = sample;
@@ -375,6 +375,8 @@ static void out(robot_t *r, int topic, unsigned i, const void *sample,
             }
             return;
         }
+        /* to nobody: not serialized, as a reader that matches later would
+         * not get it anyway (but a latched topic's history) */
         if (topics[topic].qos != BW_ROS2_QOS_LATCHED &&
             atomic_load_explicit(topic == T_RANGE ? &r->range_readers[i] : &r->readers_of[topic],
                                  memory_order_relaxed) == 0) {
@@ -931,7 +933,6 @@ static int name_robot(robot_t *r, bw_base_t *base, const char *ns, const char *f
     return 0;
 }
 
-/* Deletes what of a robot's node was made (0 and errors are not entities). */
 /* The robot's /tf: its participant's writer (made for the first), listed
  * among the robot's writers in ros_discovery_info as among each of its
  * neighbours': `ros2 node info` shows every robot publishing /tf. */
@@ -957,6 +958,8 @@ static dds_entity_t shared_tf_writer(robot_t *r)
     return p->tf->writer;
 }
 
+/* Deletes what of a robot's node was made (0 and errors are not entities;
+ * a shared /tf writer is its participant's). */
 static void drop_endpoints(robot_t *r)
 {
     dds_entity_t *all[] = { &r->cmd,     &r->reset,  &r->dock_rd,
