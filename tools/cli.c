@@ -345,6 +345,11 @@ void cli_wait_fds(const int *fds, size_t n, double until)
     for (size_t i = 0; i < n && k < 8; i++)
         if (fds[i] >= 0)
             p[k++] = (struct pollfd){ fds[i], POLLIN, 0 };
+    cli_ppoll(p, k, until);
+}
+
+void cli_ppoll(struct pollfd *p, nfds_t k, double until)
+{
     double left = fmin(until - cli_now(), 3600.0);
     if (left <= 0)
         return;

@@ -16,6 +16,7 @@
 #include "botwire/view.h"
 
 #include <getopt.h>
+#include <poll.h>
 
 /* Prints "botwire CMD: message" on one line to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -117,6 +118,9 @@ void cli_wait(int fd, double until);
 /* The same for any of up to 8 descriptors (those < 0 left out), to the
  * microsecond. */
 void cli_wait_fds(const int *fds, size_t n, double until);
+/* ppoll on p[0..k) until the monotonic time `until`, to the microsecond
+ * (rounded up: never short of it). */
+void cli_ppoll(struct pollfd *p, nfds_t k, double until);
 /* SIGINT, SIGTERM, SIGHUP and SIGQUIT set cli_interrupted (to the signal's
  * number) instead of killing the process, so commands can stop the robot
  * and say goodbye; they then exit with 128 + that number. */

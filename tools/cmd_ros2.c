@@ -659,15 +659,7 @@ int cmd_ros2(int argc, char **argv)
             if (fd >= 0)
                 fds[k++] = (struct pollfd){ fd, POLLIN, 0 };
         }
-        double left = until - cli_now();
-        if (left > 0) { /* to the microsecond: a step is due at its time */
-            struct timespec ts = { (time_t)left, (long)((left - floor(left)) * 1e9) + 1 };
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            ppoll(fds, k, &ts, NULL);
-        }
+        cli_ppoll(fds, k, until); /* to the microsecond: a step is due at its time */
         now = cli_now();
         size_t online = 0;
         for (size_t i = 0; i < n && (!robots || !ready); i++) {
