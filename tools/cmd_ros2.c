@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "botwire/behave.h"
 #include "botwire/ros2.h"
@@ -57,6 +58,9 @@ static void usage(FILE *f)
             "                       here, in its walls\n"
             "  --wander             with --robots: each robot wanders (`botwire wander`'s\n"
             "                       stack) while no cmd_vel drives it\n"
+            "  --threads N          step the robots' emulation and drivers on N threads,\n"
+            "                       50 robots a thread at least; one publishes (default:\n"
+            "                       with --robots one a core, else 1)\n"
             "  --tcp [HOST:]PORT    with --world: robot 1 there (default 127.0.0.1:8101),\n"
             "                       robot K on PORT+K-1\n"
             "  --pty LINK           with --world: the robots are on LINK1, LINK2, ...\n"
@@ -279,6 +283,7 @@ int cmd_ros2(int argc, char **argv)
         { "range-rate", required_argument, NULL, 'A' },
         { "family", required_argument, NULL, 'M' },
         { "wander", no_argument, NULL, 'w' },
+        { "threads", required_argument, NULL, 'j' },
         { "for", required_argument, NULL, 'f' },
         { "help", no_argument, NULL, 'h' },
         CLI_SERVICE_OPTIONS,
@@ -287,7 +292,7 @@ int cmd_ros2(int argc, char **argv)
     bw_ros2_options_t ro = { .domain = -1, .distro = BW_ROS2_LYRICAL, .log = say_line };
     const char *robots = NULL, *family = NULL;
     bool wander = false;
-    double domain = -1, timeout = 0.6, diag = 1, rate = 50, seconds = INFINITY;
+    double domain = -1, timeout = 0.6, diag = 1, rate = 50, seconds = INFINITY, threads = 0;
     const char *ns = NULL, *prefix = "robot", *world_path = NULL, *tcp = NULL, *link = NULL;
     int c;
     optind = 0;
@@ -354,6 +359,14 @@ int cmd_ros2(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'j':
+            if (cli_number("ros2", "--threads", optarg, 1, 64, &threads) < 0)
+                return 2;
+            if (threads != floor(threads)) {
+                cli_error("ros2", "--threads wants a whole number from 1 to 64");
+                return 2;
+            }
+            break;
         case 'f':
             if (cli_number("ros2", "--for", optarg, 0.01, 1e9, &seconds) < 0)
                 return 2;
@@ -370,6 +383,10 @@ int cmd_ros2(int argc, char **argv)
     ro.cmd_vel_timeout = timeout;
     ro.diagnostic_period = diag;
     ro.rate = rate;
+    /* A fleet emulated here: a thread a core by default; robots on
+     * links: the loop's alone. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    ro.threads = threads > 0 ? (unsigned)threads : robots && cores > 1 ? (unsigned)cores : 1;
 
     /* The robots: emulated here (--robots), URLs, or a world file's robot
      * lines where sim serves them. */
@@ -580,11 +597,16 @@ int cmd_ros2(int argc, char **argv)
     }
     if (status == 0) {
         char line[256], what[64];
+        unsigned th = bw_ros2_threads(node);
+        char threads_said[32] = "";
+        if (th > 1)
+            snprintf(threads_said, sizeof threads_said, ", stepped on %u threads", th);
         snprintf(line, sizeof line, "botwire ros2: %zu node%s on DDS domain %d, ROS 2 %s layout, "
-                 "cmd_vel %s", n, n == 1 ? "" : "s", bw_ros2_domain(node),
+                 "cmd_vel %s%s", n, n == 1 ? "" : "s", bw_ros2_domain(node),
                  bw_ros2_distro_name(ro.distro),
                  bw_ros2_cmd_vel_of(&ro) == BW_ROS2_CMD_VEL_STAMPED ? "geometry_msgs/msg/TwistStamped"
-                                                                    : "geometry_msgs/msg/Twist");
+                                                                    : "geometry_msgs/msg/Twist",
+                 threads_said);
         if (cli_flush_out("ros2") != 0) /* the robots' lines */
             status = 1;
         snprintf(what, sizeof what, "%zu node%s", n, n == 1 ? "" : "s");
@@ -615,6 +637,11 @@ int cmd_ros2(int argc, char **argv)
             (void)bw_wander_keep_out(&wd[i].w, poly, d->n);
         }
     }
+    /* Stepped on several threads, the robots see each other where they
+     * were when the step began (a frozen fleet, synced after each step). */
+    bool frozen = robots && ro.threads > 1;
+    if (frozen)
+        bw_fleet_freeze(&fleet, true);
     double started = cli_now(), end = now + seconds, period = 1 / rate;
     struct pollfd *fds = calloc(n ? n : 1, sizeof *fds);
     if (!fds)
@@ -629,6 +656,8 @@ int cmd_ros2(int argc, char **argv)
              * early and two in the next (the first of them not published:
              * a step publishes a robot's latest). */
             bw_ros2_step(node, robots ? next : now);
+            if (frozen)
+                bw_fleet_sync(&fleet);
             next += period;
             if (next < now)
                 next = now + period; /* fell behind: no burst to catch up */

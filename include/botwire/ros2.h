@@ -75,6 +75,13 @@ typedef struct {
      * fleet's rates: 10 Hz odometry from a 50 Hz Kobuki is every fifth
      * report. Diagnostics and battery: diagnostic_period. */
     double odom_rate, tf_rate, range_rate;
+    /* Threads that step the robots' bases (0 or 1: the caller's alone; a
+     * thread to 50 robots at most): each step, what came for each robot,
+     * its drive and bw_base_poll run on these threads, each its own run
+     * of the robots; then the caller's thread publishes for all. Robots
+     * emulated in one fleet need it frozen (bw_fleet_freeze), synced after
+     * each step. */
+    unsigned threads;
 } bw_ros2_options_t;
 
 /* A distro by its name ("humble", "jazzy", "kilted", "lyrical"): 0, or -1. */
@@ -100,13 +107,19 @@ int bw_ros2_add(bw_ros2_t *node, bw_base_t *base, const char *ns, const char *fr
 
 /* Takes cmd_vel, drives or stops each robot, polls it and publishes what
  * changed. Call at least as often as the robots report (50 Hz). now is the
- * caller's clock, as for the base. */
+ * caller's clock, as for the base. With opt.threads, the robots' bases
+ * are stepped on that many threads; it returns when all of them are done
+ * and everything is published. */
 void bw_ros2_step(bw_ros2_t *node, double now);
 
 /* Whether the i-th robot added (from 0) is driven by cmd_vel, as of the
  * last step: a command came within its timeout. A caller that drives the
  * robots itself when nobody commands them (`--wander`) asks this first. */
 bool bw_ros2_commanded(const bw_ros2_t *node, size_t i);
+
+/* The threads a step uses, the caller's among them, as the robots added
+ * so far make it: opt.threads, but a thread to 50 robots at most. */
+unsigned bw_ros2_threads(const bw_ros2_t *node);
 
 /* The DDS domain the node is on. */
 int bw_ros2_domain(const bw_ros2_t *node);

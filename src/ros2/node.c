@@ -5,6 +5,7 @@
  * comes from.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -244,6 +245,9 @@ typedef struct {
     uint8_t *cdr_buf;
     size_t cdr_cap;
     uint64_t clock_ns; /* a CDR view's stamps, when not the wall clock (0) */
+    /* what it published, refused, ...: its own counts, as its thread
+     * steps it alone (bw_ros2_stats adds them up) */
+    bw_ros2_stats_t stats;
 } robot_t;
 
 /* The robots of a node, a participant to so many of them: Cyclone DDS
@@ -284,7 +288,23 @@ struct bw_ros2 {
     dds_topic_descriptor_t *range_desc, *info_desc; /* by distro */
     robot_t **robots;
     size_t nrobots;
-    bw_ros2_stats_t stats;
+    robot_t **by_cmd; /* the robots by cmd_topic (robot_of_cmd_topic) */
+    size_t nby_cmd;
+    bw_ros2_stats_t stats; /* the node's own (a fleet's /tf, other writers' types) */
+    /* Threads that step the robots with the caller's (opt.threads): each
+     * step, thread k (the caller is 0) steps its run of the robots
+     * (step_share); then the caller publishes for all. Made at the first
+     * step. */
+    struct {
+        pthread_mutex_t m;
+        pthread_cond_t go, done;
+        pthread_t *thread;
+        unsigned workers;  /* started, besides the caller */
+        unsigned busy;     /* workers still stepping this round (under m) */
+        unsigned long gen; /* rounds begun (under m) */
+        double now;
+        bool slow, quit, tried;
+    } pool;
 };
 
 static dds_entity_t cmd_reader(robot_t *r);
@@ -371,7 +391,7 @@ static void out(robot_t *r, int topic, unsigned i, const void *sample,
                 if (heard && (b->n < b->cap || tf_grow(b)))
                     b->t[b->n++] = m->transforms._buffer[k]; /* its strings are the robot's */
                 else
-                    r->node->stats.unread++;
+                    r->stats.unread++;
             }
             return;
         }
@@ -380,11 +400,11 @@ static void out(robot_t *r, int topic, unsigned i, const void *sample,
         if (topics[topic].qos != BW_ROS2_QOS_LATCHED &&
             atomic_load_explicit(topic == T_RANGE ? &r->range_readers[i] : &r->readers_of[topic],
                                  memory_order_relaxed) == 0) {
-            r->node->stats.unread++;
+            r->stats.unread++;
             return;
         }
         if (dds_write(writer_of(r, topic, i), sample) == DDS_RETCODE_OK)
-            r->node->stats.published++;
+            r->stats.published++;
         return;
     }
     dds_ostreamLE_t os;
@@ -1073,7 +1093,7 @@ static void robot_says_at(robot_t *r, uint8_t level, const char *function, unsig
         rcl_interfaces_msg_dds__Log_ m = { ros_now(), level, r->logger, msg, "node.c",
                                            (char *)function, line };
         if (dds_write(r->rosout, &m) == DDS_RETCODE_OK)
-            r->node->stats.published++;
+            r->stats.published++;
     }
 }
 
@@ -1230,7 +1250,7 @@ static void param_event(robot_t *r, const rcl_interfaces_msg_dds__Parameter_ *ps
     else
         e.changed_parameters = seq;
     if (dds_write(r->param_events, &e) == DDS_RETCODE_OK)
-        r->node->stats.published++;
+        r->stats.published++;
 }
 
 static void params_declared(robot_t *r)
@@ -1793,14 +1813,14 @@ static void take_cmd_vel(robot_t *r, double now)
                         age = 0; /* another machine's clock ahead: taken as now */
                 }
             }
-            r->node->stats.cmd_vel++;
+            r->stats.cmd_vel++;
             if (!isfinite(t->linear.x) || !isfinite(t->angular.z)) {
-                r->node->stats.cmd_vel_ignored++;
+                r->stats.cmd_vel_ignored++;
                 continue;
             }
             if (age > r->cmd_vel_timeout) {
-                r->node->stats.cmd_vel_stale++;
-                if (r->node->stats.cmd_vel_stale == 1)
+                r->stats.cmd_vel_stale++;
+                if (r->stats.cmd_vel_stale == 1)
                     robot_says(r, LOG_WARN,
                                "a cmd_vel stamped %.2f s ago refused (older than the %.2f s "
                                "timeout; is the sender's clock this one's?)",
@@ -1937,6 +1957,8 @@ static bool step_docking(robot_t *r, double now)
     return true;
 }
 
+/* A robot's step up to what it publishes: what came for it, its drive,
+ * its base polled (its emulation and driver). On any thread (the pool). */
 static void step_robot(robot_t *r, double now, bool slow)
 {
     /* parameters and resets: at SLOW_PERIOD, not each cycle; each reader
@@ -1965,7 +1987,39 @@ static void step_robot(robot_t *r, double now, bool slow)
         r->driving = false;
     }
     bw_base_poll(r->base, now);
-    publish_state(r, now);
+}
+
+static int by_cmd_topic(const void *a, const void *b)
+{
+    return strcmp((*(robot_t *const *)a)->cmd_topic, (*(robot_t *const *)b)->cmd_topic);
+}
+
+static int cmd_topic_is(const void *topic, const void *r)
+{
+    return strcmp(topic, (*(robot_t *const *)r)->cmd_topic);
+}
+
+/* The robot whose cmd_vel topic (DDS name) this is, or NULL. The domain's
+ * writers are mostly the robots' own (twenty a robot): most names are
+ * not a cmd_vel's, and those that are are looked up in the robots sorted
+ * by it, not compared with each of a fleet's thousands. */
+static robot_t *robot_of_cmd_topic(bw_ros2_t *n, const char *topic)
+{
+    static const char tail[] = "cmd_vel";
+    size_t len = strlen(topic), tl = sizeof tail - 1;
+    if (len < tl || strcmp(topic + len - tl, tail) != 0)
+        return NULL;
+    if (n->nby_cmd != n->nrobots) {
+        robot_t **grown = realloc(n->by_cmd, (n->nrobots ? n->nrobots : 1) * sizeof *grown);
+        if (!grown)
+            return NULL;
+        n->by_cmd = grown;
+        memcpy(grown, n->robots, n->nrobots * sizeof *grown);
+        qsort(grown, n->nrobots, sizeof *grown, by_cmd_topic);
+        n->nby_cmd = n->nrobots;
+    }
+    robot_t **hit = bsearch(topic, n->by_cmd, n->nby_cmd, sizeof *n->by_cmd, cmd_topic_is);
+    return hit ? *hit : NULL;
 }
 
 /* A writer on a robot's cmd_vel topic with a type the node does not take
@@ -1982,35 +2036,33 @@ static void watch_publications(bw_ros2_t *n)
             const dds_builtintopic_endpoint_t *e = samples[i];
             if (!info[i].valid_data || !e->topic_name || !e->type_name)
                 continue;
-            for (size_t k = 0; k < n->nrobots; k++) {
-                robot_t *r = n->robots[k];
-                if (strcmp(e->topic_name, r->cmd_topic) != 0)
-                    continue;
-                const char *want = r->stamped ? "geometry_msgs::msg::dds_::TwistStamped_"
-                                              : "geometry_msgs::msg::dds_::Twist_";
-                if (!strcmp(e->type_name, want))
-                    continue;
-                bool told = false;
-                for (unsigned j = 0; j < r->ntold; j++)
-                    told = told || !memcmp(&r->told[j], &e->key, sizeof e->key);
-                if (told)
-                    continue;
-                if (r->ntold < sizeof r->told / sizeof r->told[0])
-                    memcpy(&r->told[r->ntold++], &e->key, sizeof e->key);
-                n->stats.cmd_vel_other_type++;
-                char type[160];
-                bw_ros2_type_of_dds(type, sizeof type, e->type_name);
-                bool twist = !strcmp(e->type_name, "geometry_msgs::msg::dds_::Twist_");
-                bool stamped = !strcmp(e->type_name, "geometry_msgs::msg::dds_::TwistStamped_");
-                robot_says(r, LOG_WARN,
-                           "a writer of %s on %s/cmd_vel, where this node takes %s: none of "
-                           "its commands are taken%s",
-                           type, strcmp(r->ns, "/") ? r->ns : "",
-                           r->stamped ? "geometry_msgs/msg/TwistStamped" : "geometry_msgs/msg/Twist",
-                           twist     ? " (--cmd-vel twist or cmd_vel_type twist takes them)"
-                           : stamped ? " (--cmd-vel stamped or cmd_vel_type stamped takes them)"
-                                     : "");
-            }
+            robot_t *r = robot_of_cmd_topic(n, e->topic_name);
+            if (!r)
+                continue;
+            const char *want = r->stamped ? "geometry_msgs::msg::dds_::TwistStamped_"
+                                          : "geometry_msgs::msg::dds_::Twist_";
+            if (!strcmp(e->type_name, want))
+                continue;
+            bool told = false;
+            for (unsigned j = 0; j < r->ntold; j++)
+                told = told || !memcmp(&r->told[j], &e->key, sizeof e->key);
+            if (told)
+                continue;
+            if (r->ntold < sizeof r->told / sizeof r->told[0])
+                memcpy(&r->told[r->ntold++], &e->key, sizeof e->key);
+            n->stats.cmd_vel_other_type++;
+            char type[160];
+            bw_ros2_type_of_dds(type, sizeof type, e->type_name);
+            bool twist = !strcmp(e->type_name, "geometry_msgs::msg::dds_::Twist_");
+            bool stamped = !strcmp(e->type_name, "geometry_msgs::msg::dds_::TwistStamped_");
+            robot_says(r, LOG_WARN,
+                       "a writer of %s on %s/cmd_vel, where this node takes %s: none of "
+                       "its commands are taken%s",
+                       type, strcmp(r->ns, "/") ? r->ns : "",
+                       r->stamped ? "geometry_msgs/msg/TwistStamped" : "geometry_msgs/msg/Twist",
+                       twist     ? " (--cmd-vel twist or cmd_vel_type twist takes them)"
+                       : stamped ? " (--cmd-vel stamped or cmd_vel_type stamped takes them)"
+                                 : "");
         }
         dds_return_loan(n->publications, samples, got);
         if (got < 16)
@@ -2023,13 +2075,138 @@ static void watch_publications(bw_ros2_t *n)
  * thousands of readers are not taken at the robots' 50 Hz). */
 #define SLOW_PERIOD 0.05
 
+/* Thread k's share of a step's robots (the caller is 0): a run of
+ * them, each thread's own part of memory. */
+static void step_share(bw_ros2_t *n, unsigned k, double now, bool slow)
+{
+    size_t threads = n->pool.workers + 1;
+    size_t from = n->nrobots * k / threads, to = n->nrobots * (k + 1) / threads;
+    for (size_t i = from; i < to; i++)
+        step_robot(n->robots[i], now, slow);
+}
+
+typedef struct {
+    bw_ros2_t *n;
+    unsigned k;
+} worker_t;
+
+static void *worker(void *arg)
+{
+    worker_t w = *(worker_t *)arg;
+    free(arg);
+    bw_ros2_t *n = w.n;
+    unsigned long seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&n->pool.m);
+        while (n->pool.gen == seen)
+            pthread_cond_wait(&n->pool.go, &n->pool.m);
+        seen = n->pool.gen;
+        bool quit = n->pool.quit, slow = n->pool.slow;
+        double now = n->pool.now;
+        pthread_mutex_unlock(&n->pool.m);
+        if (quit)
+            return NULL;
+        step_share(n, w.k, now, slow);
+        pthread_mutex_lock(&n->pool.m);
+        if (--n->pool.busy == 0)
+            pthread_cond_signal(&n->pool.done);
+        pthread_mutex_unlock(&n->pool.m);
+    }
+}
+
+/* The threads a step's robots want: opt.threads, but a thread to
+ * ROBOTS_PER_THREAD of them at most (a handful of robots is stepped
+ * faster than threads are woken). */
+#define ROBOTS_PER_THREAD 50
+static unsigned threads_wanted(const bw_ros2_t *n)
+{
+    size_t t = n->nrobots / ROBOTS_PER_THREAD;
+    if (t > n->opt.threads)
+        t = n->opt.threads;
+    return t > 1 ? (unsigned)t : 1;
+}
+
+/* The step's threads, made at the first step (once the robots are
+ * there). A thread that cannot be made is done without (its robots go to
+ * the others). */
+static void pool_start(bw_ros2_t *n)
+{
+    n->pool.tried = true;
+    unsigned want = threads_wanted(n);
+    if (want < 2)
+        return;
+    n->pool.thread = calloc(want - 1, sizeof *n->pool.thread);
+    if (!n->pool.thread)
+        return;
+    pthread_mutex_init(&n->pool.m, NULL);
+    pthread_cond_init(&n->pool.go, NULL);
+    pthread_cond_init(&n->pool.done, NULL);
+    /* the share is by the number of threads: none steps until all are made */
+    unsigned made = 0;
+    pthread_mutex_lock(&n->pool.m);
+    for (unsigned k = 1; k < want; k++) {
+        worker_t *w = malloc(sizeof *w);
+        if (!w)
+            break;
+        *w = (worker_t){ n, k };
+        if (pthread_create(&n->pool.thread[made], NULL, worker, w) != 0) {
+            free(w);
+            break;
+        }
+        made++;
+    }
+    n->pool.workers = made;
+    pthread_mutex_unlock(&n->pool.m);
+}
+
+static void pool_stop(bw_ros2_t *n)
+{
+    if (!n->pool.tried || !n->pool.thread)
+        return;
+    pthread_mutex_lock(&n->pool.m);
+    n->pool.quit = true;
+    n->pool.gen++;
+    pthread_cond_broadcast(&n->pool.go);
+    pthread_mutex_unlock(&n->pool.m);
+    for (unsigned k = 0; k < n->pool.workers; k++)
+        pthread_join(n->pool.thread[k], NULL);
+    free(n->pool.thread);
+    pthread_mutex_destroy(&n->pool.m);
+    pthread_cond_destroy(&n->pool.go);
+    pthread_cond_destroy(&n->pool.done);
+    n->pool.thread = NULL;
+    n->pool.workers = 0;
+}
+
 void bw_ros2_step(bw_ros2_t *n, double now)
 {
     bool slow = !(now - n->slow_at < SLOW_PERIOD && now >= n->slow_at);
     if (slow)
         n->slow_at = now;
+    if (!n->pool.tried && n->opt.threads > 1)
+        pool_start(n);
+    if (n->pool.workers) {
+        pthread_mutex_lock(&n->pool.m);
+        n->pool.now = now;
+        n->pool.slow = slow;
+        n->pool.busy = n->pool.workers;
+        n->pool.gen++;
+        pthread_cond_broadcast(&n->pool.go);
+        pthread_mutex_unlock(&n->pool.m);
+        step_share(n, 0, now, slow);
+        pthread_mutex_lock(&n->pool.m);
+        while (n->pool.busy > 0)
+            pthread_cond_wait(&n->pool.done, &n->pool.m);
+        pthread_mutex_unlock(&n->pool.m);
+    } else {
+        for (size_t i = 0; i < n->nrobots; i++)
+            step_robot(n->robots[i], now, slow);
+    }
+    /* What they publish goes out from this thread alone, while the
+     * others rest: on a machine whose cores the readers share, a step
+     * that wrote from every core would keep them from their messages. */
     for (size_t i = 0; i < n->nrobots; i++)
-        step_robot(n->robots[i], now, slow);
+        publish_state(n->robots[i], now);
     tf_flush(n);
     if (slow)
         watch_publications(n);
@@ -2045,12 +2222,30 @@ bool bw_ros2_commanded(const bw_ros2_t *n, size_t i) { return i < n->nrobots && 
 
 int bw_ros2_domain(const bw_ros2_t *n) { return n->opt.domain; }
 
-void bw_ros2_stats(const bw_ros2_t *n, bw_ros2_stats_t *stats) { *stats = n->stats; }
+unsigned bw_ros2_threads(const bw_ros2_t *n)
+{
+    return n->pool.tried ? n->pool.workers + 1 : threads_wanted(n);
+}
+
+void bw_ros2_stats(const bw_ros2_t *n, bw_ros2_stats_t *stats)
+{
+    *stats = n->stats;
+    for (size_t i = 0; i < n->nrobots; i++) {
+        const bw_ros2_stats_t *r = &n->robots[i]->stats;
+        stats->published += r->published;
+        stats->unread += r->unread;
+        stats->cmd_vel += r->cmd_vel;
+        stats->cmd_vel_ignored += r->cmd_vel_ignored;
+        stats->cmd_vel_stale += r->cmd_vel_stale;
+        stats->cmd_vel_other_type += r->cmd_vel_other_type;
+    }
+}
 
 void bw_ros2_close(bw_ros2_t *n, double now)
 {
     if (!n)
         return;
+    pool_stop(n);
     for (size_t i = 0; i < n->nrobots; i++)
         bw_base_stop(n->robots[i]->base, now);
     /* the participants (and their listeners, which write into the
@@ -2065,6 +2260,7 @@ void bw_ros2_close(bw_ros2_t *n, double now)
     for (size_t i = 0; i < n->nrobots; i++)
         free(n->robots[i]);
     free(n->robots);
+    free(n->by_cmd);
     free(n->range_desc);
     free(n->info_desc);
     if (n->domain > 0)

@@ -5,7 +5,9 @@
 # peer: the graph holds all 260 nodes, each participant announcing its own
 # on its ros_discovery_info; odometry from every robot; cmd_vel to robot
 # 260, the second participant's, moves robot 260 alone, by the emulators'
-# truth.
+# truth. Stepped on two threads (--threads 2, whatever the machine's
+# cores): robots 131-260 on the second, so robot 260's command is taken
+# there, and counted there.
 # usage: parts.sh BOTWIRE ROS2_PEER
 set -u
 bw=$1 peer=$2
@@ -23,7 +25,7 @@ N=260
 # checked is that each robot's reaches the peer, not the machine's speed.
 "$peer" graph 120 --until "$N" >"$tmp/graph" 2>"$tmp/graph.err" &
 graphp=$!
-"$bw" ros2 --robots "$N" --odom-rate 5 --tf-rate 5 --for 200 >"$tmp/node.out" 2>"$tmp/node.err" &
+"$bw" ros2 --robots "$N" --threads 2 --odom-rate 5 --tf-rate 5 --for 200 >"$tmp/node.out" 2>"$tmp/node.err" &
 node=$!
 if wait_line "$tmp/graph" " $N\$" 90; then
     pass "the graph: $N nodes"
@@ -65,5 +67,11 @@ grep -q "^botwire ros2: /robot$N: robot at " "$tmp/node.err" &&
     grep -q "^botwire ros2: 1 of $N robots moved (the emulators' truth)" "$tmp/node.err" &&
     pass "robot $N alone moved: $(grep "^botwire ros2: /robot$N: robot at " "$tmp/node.err")" ||
     fail "who moved: $(grep -e 'robot at' -e 'robots moved' "$tmp/node.err" | head -n 5 | tr '\n' ';')"
+# The closing line adds up what each robot took, whichever thread it was
+# stepped on: the one cmd_vel stream came to robot 260.
+taken=$(sed -n 's/.*; \([0-9]*\) cmd_vel taken,.*/\1/p' "$tmp/node.err")
+[ -n "$taken" ] && [ "$taken" -gt 0 ] &&
+    pass "the node's count: $taken cmd_vel taken" ||
+    fail "the node's count of cmd_vel: ${taken:-no line}: $(grep 'messages published' "$tmp/node.err")"
 
 finish "a fleet on two participants"
