@@ -58,10 +58,12 @@ typedef struct {
     double node_up_s;  /* from the node's start to every robot's node made */
     double node_cpu;   /* cores, over the subscriber's window */
     double rss_first_mb, rss_last_mb, rss_max_mb; /* the node's, sampled each second */
+    unsigned threads;  /* the node's stepping threads, as its lines said */
     char line[2048];
 } bench_ros2_sub_t;
-int bench_ros2_subscribe(size_t robots, double seconds, double odom_rate, const char *peer,
-                         bench_ros2_sub_t *r, char *err, size_t errlen);
+/* threads: the node's --threads (0: its default). */
+int bench_ros2_subscribe(size_t robots, double seconds, double odom_rate, unsigned threads,
+                         const char *peer, bench_ros2_sub_t *r, char *err, size_t errlen);
 
 /* The ROS 1 bridge doing the same (ros2.c): a roscore on a free port and N
  * botwire_ros nodes (the executable `node`), one a robot, each on its own

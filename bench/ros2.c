@@ -201,7 +201,7 @@ static pid_t spawn_local(const char *path, char *const argv[], int *out)
                "</Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery>"
                "<ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>120</MaxAutoParticipantIndex>"
                "<Peers><Peer address=\"127.0.0.1\"/>"
-               "</Peers></Discovery></Domain></CycloneDDS>",
+               "</Peers></Discovery><Internal><SocketReceiveBufferSize max=\"8MB\"/></Internal></Domain></CycloneDDS>",
                1);
         unsetenv("ROS_AUTOMATIC_DISCOVERY_RANGE");
         unsetenv("ROS_STATIC_PEERS");
@@ -223,8 +223,8 @@ static pid_t spawn_local(const char *path, char *const argv[], int *out)
     return pid;
 }
 
-int bench_ros2_subscribe(size_t robots, double seconds, double odom_rate, const char *peer,
-                         bench_ros2_sub_t *r, char *err, size_t errlen)
+int bench_ros2_subscribe(size_t robots, double seconds, double odom_rate, unsigned threads,
+                         const char *peer, bench_ros2_sub_t *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     r->robots = robots;
@@ -234,8 +234,20 @@ int bench_ros2_subscribe(size_t robots, double seconds, double odom_rate, const 
     snprintf(window, sizeof window, "%g", seconds + 3600); /* ended by SIGINT before */
     snprintf(hz, sizeof hz, "%g", odom_rate);
     snprintf(secs, sizeof secs, "%g", seconds);
-    char *node_argv[] = { "botwire", "ros2", "--robots", n, "--domain", domain, "--for", window,
-                          odom_rate > 0 ? "--odom-rate" : NULL, hz, "--tf-rate", hz, NULL };
+    char th[16];
+    snprintf(th, sizeof th, "%u", threads);
+    char *node_argv[16] = { "botwire", "ros2", "--robots", n, "--domain", domain, "--for", window };
+    int k = 8;
+    if (threads) { /* else the node's own default */
+        node_argv[k++] = "--threads";
+        node_argv[k++] = th;
+    }
+    if (odom_rate > 0) {
+        node_argv[k++] = "--odom-rate";
+        node_argv[k++] = hz;
+        node_argv[k++] = "--tf-rate";
+        node_argv[k++] = hz;
+    }
     int node_out = -1, peer_out = -1;
     double t0 = mono();
     setenv("ROS_DOMAIN_ID", domain, 1); /* the subscriber's */
@@ -253,6 +265,8 @@ int bench_ros2_subscribe(size_t robots, double seconds, double odom_rate, const 
         goto done;
     }
     r->node_up_s = mono() - t0;
+    const char *on = strstr(line, "stepped on ");
+    r->threads = on ? (unsigned)strtoul(on + 11, NULL, 10) : 1;
     char last[32];
     snprintf(last, sizeof last, "%zu", robots);
     char *peer_argv[] = { (char *)peer, "sub", secs, "1", last, NULL };
@@ -368,7 +382,7 @@ int bench_ros1(const char *node, size_t robots, double seconds, bench_ros2_resul
     size_t started = 0;
     char line[512];
     for (; core > 0 && started < robots; started++) {
-        char ns[32];
+        char ns[48];
         snprintf(ns, sizeof ns, "__ns:=/robot%zu", started + 1);
         char *argv[] = { (char *)node, "_url:=sim:kobuki", ns, "__name:=botwire", NULL };
         if ((pids[started] = spawn_ros1(argv, master, home, lines[1])) < 0)

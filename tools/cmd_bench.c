@@ -25,7 +25,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: botwire bench [--proto P] [--shape S] [--seconds S]\n"
                "       botwire bench --fleet[=N,N,...] [--seconds S] [--threads N]\n"
                "       botwire bench --fleet-tcp N [--seconds S] [--port P]\n"
-               "       botwire bench --ros2[=N] [--ros1 NODE | --subscribe [--odom-rate HZ]] [--seconds S]\n"
+               "       botwire bench --ros2[=N] [--ros1 NODE | --subscribe [--odom-rate HZ] [--threads N]]\n"
+               "                     [--seconds S]\n"
                "       botwire bench --record [--proto P] [--seconds S]\n"
                "\n"
                "Measures parser throughput on the frame shapes each protocol's clients make its\n"
@@ -96,6 +97,8 @@ static void usage(FILE *f)
                "                   from each odometry's stamp to the subscriber (p50, p99, max\n"
                "                   ms), the CPU of both and the node's memory (RSS each second)\n"
                "  --odom-rate HZ   with --subscribe: odom and tf at HZ (default each robot's 50)\n"
+               "  --threads N      with --subscribe: the node's --threads (default: its own,\n"
+               "                   one a core); node_threads says how many it used\n"
                "  --peer PATH      with --subscribe: the subscriber (default tests/ros2_peer\n"
                "                   beside botwire)\n"
                "\n"
@@ -281,7 +284,8 @@ static void ros_line(const char *side, const bench_ros2_result_t *r)
     fflush(stdout);
 }
 
-static int ros2_subscribe_bench(size_t n, double seconds, double odom_rate, const char *peer)
+static int ros2_subscribe_bench(size_t n, double seconds, double odom_rate, unsigned threads,
+                                const char *peer)
 {
     char found[4200];
     if (!peer)
@@ -297,16 +301,18 @@ static int ros2_subscribe_bench(size_t n, double seconds, double odom_rate, cons
             n, odom_rate > 0 ? odom_rate : 50.0, peer, seconds);
     bench_ros2_sub_t r;
     char err[256];
-    if (bench_ros2_subscribe(n, seconds, odom_rate, peer, &r, err, sizeof err) < 0) {
+    if (bench_ros2_subscribe(n, seconds, odom_rate, threads, peer, &r, err, sizeof err) < 0) {
         cli_error("bench", "%s", err);
         return 1;
     }
     /* the subscriber's figures, with the node's before them */
     const char *rest = strchr(r.line, '{');
-    printf("{\"ros2_subscribe_robots\":%zu,\"odom_hz_asked\":%g,\"node_up_s\":%.2f,"
+    printf("{\"ros2_subscribe_robots\":%zu,\"odom_hz_asked\":%g,\"node_threads\":%u,"
+           "\"node_up_s\":%.2f,"
            "\"node_cpu_cores\":%.3f,\"node_rss_mb_first\":%.1f,\"node_rss_mb_last\":%.1f,"
            "\"node_rss_mb_max\":%.1f,%s\n",
-           r.robots, odom_rate > 0 ? odom_rate : 50.0, r.node_up_s, r.node_cpu, r.rss_first_mb,
+           r.robots, odom_rate > 0 ? odom_rate : 50.0, r.threads, r.node_up_s, r.node_cpu,
+           r.rss_first_mb,
            r.rss_last_mb, r.rss_max_mb, rest ? rest + 1 : "}");
     return cli_flush_out("bench");
 }
@@ -499,12 +505,17 @@ int cmd_bench(int argc, char **argv)
         cli_error("bench", "--odom-rate and --peer go with --ros2 --subscribe");
         return 2;
     }
+    if (threads > 0 && !fast && !(ros2 > 0 && subscribe)) {
+        cli_error("bench", "--threads goes with --fleet or --ros2 --subscribe");
+        return 2;
+    }
     if (ros1 && subscribe) {
         cli_error("bench", "--ros1 or --subscribe: the ROS 1 comparison has no subscriber");
         return 2;
     }
     if (ros2 > 0 && subscribe)
-        return ros2_subscribe_bench((size_t)ros2, seconds > 0 ? seconds : 10, odom_rate, peer);
+        return ros2_subscribe_bench((size_t)ros2, seconds > 0 ? seconds : 10, odom_rate,
+                                    (unsigned)threads, peer);
     if (ros2 > 0)
         return ros2_bench((size_t)ros2, seconds > 0 ? seconds : 10, ros1);
     if (fast)
