@@ -60,13 +60,28 @@ per=$(sed -n 's/.*"transforms_per_tf_message":\([0-9.]*\).*/\1/p' "$tmp/sub")
 # cmd_vel to robot 260 (its reader on the second participant).
 "$peer" watch 3 robot260 --drive robot260 0.2 1 --stamped 0 >"$tmp/watch" 2>"$tmp/watch.err" ||
     fail "peer: $(cat "$tmp/watch" "$tmp/watch.err")"
+# Then robot 259, 1.5 m behind it in the same row, drives into it: the
+# threads' robots see each other where they were when the step began
+# (the fleet synced after each step), so it stops against robot 260 where
+# 260 now is, not where 260 started (0.2 m short).
+"$peer" watch 6 robot259 --drive robot259 0.3 5 --stamped 0 >"$tmp/watch2" 2>"$tmp/watch2.err" ||
+    fail "peer: $(cat "$tmp/watch2" "$tmp/watch2.err")"
 kill -INT "$node"
 wait "$node"
 node=
 grep -q "^botwire ros2: /robot$N: robot at " "$tmp/node.err" &&
-    grep -q "^botwire ros2: 1 of $N robots moved (the emulators' truth)" "$tmp/node.err" &&
-    pass "robot $N alone moved: $(grep "^botwire ros2: /robot$N: robot at " "$tmp/node.err")" ||
+    grep -q "^botwire ros2: /robot$((N - 1)): robot at " "$tmp/node.err" &&
+    grep -q "^botwire ros2: 2 of $N robots moved (the emulators' truth)" "$tmp/node.err" &&
+    pass "robots $((N - 1)) and $N alone moved: $(grep "^botwire ros2: /robot$N: robot at " "$tmp/node.err")" ||
     fail "who moved: $(grep -e 'robot at' -e 'robots moved' "$tmp/node.err" | head -n 5 | tr '\n' ';')"
+# Kobukis of radius 0.177 m: touching, their centres 0.354 m apart (the
+# contact margin and a step's travel at 0.3 m/s, 6 mm, beyond).
+x1=$(sed -n "s/^botwire ros2: \/robot$((N - 1)): robot at (\([-0-9.]*\),.*/\1/p" "$tmp/node.err")
+x2=$(sed -n "s/^botwire ros2: \/robot$N: robot at (\([-0-9.]*\),.*/\1/p" "$tmp/node.err")
+[ -n "$x1" ] && [ -n "$x2" ] &&
+    awk -v a="$x1" -v b="$x2" 'BEGIN { g = b - a; exit !(g > 0.35 && g < 0.37) }' &&
+    pass "robot $((N - 1)) stopped against robot $N: centres $(awk -v a="$x1" -v b="$x2" 'BEGIN { printf "%.3f", b - a }') m apart" ||
+    fail "robot $((N - 1)) at x ${x1:-?}, robot $N at x ${x2:-?}: wanted them touching (0.354 m apart)"
 # The closing line adds up what each robot took, whichever thread it was
 # stepped on: the one cmd_vel stream came to robot 260.
 taken=$(sed -n 's/.*; \([0-9]*\) cmd_vel taken,.*/\1/p' "$tmp/node.err")
