@@ -39,6 +39,9 @@
  *                                              cycles ran in that time
  *         drove S                              how long it sent commands
  *                                              (its clock)
+ *         sent N                               how many, the zero among
+ *                                              them (its loop's own
+ *                                              count, however late it ran)
  *         matched 0|1                          whether the node's reader
  *                                              matched its cmd_vel writer
  *       --stamped AGE sends geometry_msgs/msg/TwistStamped stamped AGE s
@@ -340,6 +343,7 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
     double odom_from = -1;             /* the driven robot's first odometry */
     bool matched = false;
     bool drove = false, said_moving = false;
+    unsigned sent = 0; /* cmd_vel messages written */
     double last_odom = -1;
     void *s[64];
     dds_sample_info_t info[64];
@@ -484,15 +488,18 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
         if (drive_from >= 0 && !drove && now >= next_cmd) {
             if (now < drive_from + d) {
                 send_cmd(cmd, v);
+                sent++;
                 last_cmd = realtime();
                 driven->v_at_cmd = driven->v;
             } else {
                 drove = true;
                 if (!fall_silent) {
                     send_cmd(cmd, 0); /* a clean end, as a teleop does: zero */
+                    sent++;
                     zero_at = realtime();
                 }
                 printf("drove %.3f\n", now - drive_from); /* its commands' span, its clock */
+                printf("sent %u\n", sent); /* how many, the zero among them */
                 driven->slowing_at = driven->stopped_at = -1;
                 driven->stamps[0] = driven->last_stamp; /* the cycle the last one fell in */
                 driven->nstamps = 1;
