@@ -42,8 +42,10 @@ set -- $(sed -n 's/^nodes //p' "$tmp/graph" | tr ' ' '\n' | awk -v n="$N" '
     pass "the graph named /robot1/botwire ... /robot$N/botwire, the second participant's $2 among them" ||
     fail "the graph named $1 of the $N nodes, $2 of robots 251-$N: $(sed -n 's/^nodes //p' "$tmp/graph" | cut -c 1-300)"
 
-# Every robot's odometry and tf reach the peer (it exits 0 only then).
-if "$peer" sub 2 1 "$N" >"$tmp/sub" 2>"$tmp/sub.err"; then
+# Every robot's odometry and tf reach the peer (it exits 0 only then): it
+# takes for 2 s and on until each robot's have come, however late a loaded
+# machine sends them.
+if "$peer" sub 2 1 "$N" --until-all >"$tmp/sub" 2>"$tmp/sub.err"; then
     pass "odometry from all $N robots: $(tail -n 1 "$tmp/sub" | cut -c 1-200)"
 else
     fail "odometry: $(tail -n 1 "$tmp/sub") $(cat "$tmp/sub.err")"
@@ -63,8 +65,11 @@ per=$(sed -n 's/.*"transforms_per_tf_message":\([0-9.]*\).*/\1/p' "$tmp/sub")
 # Then robot 259, 1.5 m behind it in the same row, drives into it: the
 # threads' robots see each other where they were when the step began
 # (the fleet synced after each step), so it stops against robot 260 where
-# 260 now is, not where 260 started (0.2 m short).
-"$peer" watch 6 robot259 --drive robot259 0.3 5 --stamped 0 >"$tmp/watch2" 2>"$tmp/watch2.err" ||
+# 260 now is, not where 260 started (0.2 m short). 8 s at 0.3 m/s go
+# 2.4 m where about 1.35 m reach robot 260: a loaded machine that holds
+# the node back past the 0.6 s command timeout now and then still gets
+# it there (the rest it spends pushing, which the world does not allow).
+"$peer" watch 9 robot259 --drive robot259 0.3 8 --stamped 0 >"$tmp/watch2" 2>"$tmp/watch2.err" ||
     fail "peer: $(cat "$tmp/watch2" "$tmp/watch2.err")"
 kill -INT "$node"
 wait "$node"

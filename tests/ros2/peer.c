@@ -84,7 +84,7 @@
  *       one std_msgs/msg/Empty on rt/NS/dock (rt/NS/undock), then what the
  *       node says of it on /rosout ("said MESSAGE") until done or failed,
  *       and the battery after: "battery POWER_SUPPLY_STATUS PERCENTAGE".
- *   ros2_peer sub SECONDS FIRST LAST [--prefix P]
+ *   ros2_peer sub SECONDS FIRST LAST [--prefix P] [--until-all]
  *       the independent subscriber of `botwire bench --ros2 --subscribe`:
  *       readers of rt/PK/odom for K from FIRST to LAST (reliable, keep
  *       last 10, rclcpp's default) and of rt/tf (keep last 100), each
@@ -95,6 +95,9 @@
  *       each, the latency from each odometry's stamp to its take (p50,
  *       p99, max, ms), the messages on rt/tf a second and the transforms
  *       each carried (mean), and how much CPU this process took.
+ *       --until-all: takes for SECONDS and on until every robot's
+ *       odometry and tf have come (120 s at most). Exits 0 when every
+ *       robot's odometry came.
  *   ros2_peer graph SECONDS [--until N,M,...]
  *       the graph's nodes as ROS 2 keeps them: each participant's latest
  *       ros_discovery_info, dropped when DDS says the participant is gone
@@ -1189,7 +1192,9 @@ static void sub_take(dds_entity_t r, void *arg)
     pthread_mutex_unlock(&S.lock);
 }
 
-static int sub(double seconds, long first, long last, const char *prefix)
+#define SUB_HANG 120.0
+
+static int sub(double seconds, long first, long last, const char *prefix, bool until_all)
 {
     if (first < 1 || last < first || last - first >= 100000) {
         fprintf(stderr, "ros2_peer: sub: robots FIRST to LAST, 1 <= FIRST <= LAST\n");
@@ -1260,6 +1265,19 @@ static int sub(double seconds, long first, long last, const char *prefix)
     pthread_mutex_unlock(&S.lock);
     for (double left; (left = end - mono()) > 0;)
         dds_sleepfor((dds_duration_t)(fmin(left, 0.5) * 1e9) + 1);
+    /* --until-all: on past the window until every robot's odometry and tf
+     * have come (a loaded machine sends them later, not never); SUB_HANG
+     * only stops a broken build. The rates are over the whole span. */
+    while (until_all && mono() < w0 + SUB_HANG) {
+        pthread_mutex_lock(&S.lock);
+        size_t heard = 0;
+        for (size_t i = 0; i < n; i++)
+            heard += S.odoms[i] > 0 && S.tfs[i] > 0;
+        pthread_mutex_unlock(&S.lock);
+        if (heard == n)
+            break;
+        dds_sleepfor(DDS_MSECS(10));
+    }
     pthread_mutex_lock(&S.lock);
     S.counting = false;
     double span = mono() - w0, cpu = (cpu_self() - cpu0) / span;
@@ -1505,9 +1523,17 @@ int main(int argc, char **argv)
         return param(argc, argv);
     if (argc >= 3 && (!strcmp(argv[1], "rosout") || !strcmp(argv[1], "events")))
         return listen(argv[1], atof(argv[2]), argc >= 5 && !strcmp(argv[3], "--until") ? argv[4] : NULL);
-    if (argc >= 5 && !strcmp(argv[1], "sub"))
-        return sub(atof(argv[2]), atol(argv[3]), atol(argv[4]),
-                   argc >= 7 && !strcmp(argv[5], "--prefix") ? argv[6] : "robot");
+    if (argc >= 5 && !strcmp(argv[1], "sub")) {
+        const char *prefix = "robot";
+        bool until_all = false;
+        for (int i = 5; i < argc; i++) {
+            if (!strcmp(argv[i], "--prefix") && i + 1 < argc)
+                prefix = argv[++i];
+            else if (!strcmp(argv[i], "--until-all"))
+                until_all = true;
+        }
+        return sub(atof(argv[2]), atol(argv[3]), atol(argv[4]), prefix, until_all);
+    }
     if (argc >= 3 && !strcmp(argv[1], "graph"))
         return graph(atof(argv[2]), argc >= 5 && !strcmp(argv[3], "--until") ? argv[4] : NULL);
     if (argc >= 3 && !strcmp(argv[1], "nodes")) {
@@ -1568,7 +1594,7 @@ int main(int argc, char **argv)
                     "[--stamped AGE|zero] [--hz HZ] [--unmatched S]] "
                     "[--end-when-silent S] [--until-offline NS] [--just-seconds] | "
                     "nodes SECONDS [--humble] [--ranges NS] [--until LINE] [--matched] | "
-                    "graph SECONDS [--until N,M,...] | sub SECONDS FIRST LAST [--prefix P] | "
+                    "graph SECONDS [--until N,M,...] | sub SECONDS FIRST LAST [--prefix P] [--until-all] | "
                     "param NODE list|get NAME...|set NAME TYPE VALUE | "
                     "rosout|events SECONDS [--until TEXT] | tf COUNT TOPIC...\n");
     return 2;
