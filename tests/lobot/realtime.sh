@@ -63,14 +63,17 @@ start_emulator "botwire sim: lobot on /dev/" lobot --pty "$tmp/lobot" --for 120
 for secs in 2 4 8; do
     "$bw" record "lobot:$tmp/lobot" -o "$tmp/rec.jsonl" --for "$secs" --v 0.1 2>"$tmp/rec.err"
     status=$?
+    decoded=1
     [ "$status" = 0 ] || break
-    "$bw" decode --proto lobot "$tmp/rec.jsonl" >"$tmp/rec.dec" 2>"$tmp/dec.err" || break
+    "$bw" decode --proto lobot "$tmp/rec.jsonl" >"$tmp/rec.dec" 2>"$tmp/dec.err"
+    decoded=$?
+    [ "$decoded" = 0 ] || break
     ready=$(grep -c '"type":"ready"' "$tmp/rec.dec")
     [ "$ready" -ge 2 ] && break
 done
 [ "$status" = 0 ] && pass "record: $(tail -n 1 "$tmp/rec.err")" || fail "record exited $status: $(cat "$tmp/rec.err")"
-"$bw" decode --proto lobot "$tmp/rec.jsonl" >"$tmp/rec.dec" 2>"$tmp/dec.err" || fail "decode of a record: $(cat "$tmp/dec.err")"
-ready=$(grep -c '"type":"ready"' "$tmp/rec.dec")
+[ "$decoded" = 0 ] || fail "decode of a record: $(cat "$tmp/dec.err")"
+: "${ready:=0}"
 sensors=$(grep -c '"type":"sensors"' "$tmp/rec.dec")
 cmds=$(grep -c '"type":"command"' "$tmp/rec.dec")
 # How many cycles fit in the record is this machine's to say: each waits
