@@ -15,6 +15,7 @@
 #    first line and the serving process's pid, --pidfile holds that pid
 #    until it ends, --log gets its later lines, named with the pid; --log
 #    without --detach is refused.
+# 6. A stop as soon as the pid file is there removes it all the same.
 # usage: service.sh BOTWIRE UNIT [ROS2_BUILT]
 set -u
 bw=$1 unit=$2 ros2=${3:-0}
@@ -191,5 +192,78 @@ detached() { # NAME COMMAND...: run detached, check, stop, check
 detached replay "$bw" replay "$tmp/r.jsonl" --tcp 0
 detached view "$bw" view sim:kobuki --listen 0 --for 60
 [ "$ros2" = 1 ] && detached ros2 "$bw" ros2 sim:kobuki --for 60 --domain 57
+
+# 6. A stop as soon as the pid file is there (a script's `kill $(cat
+# PIDFILE)` right after the start) ends the command as any stop does: its
+# pid file removed, its first line out whole. It has caught signals before
+# it writes the pid file. Made certain, not left to the scheduler: its
+# standard output is a pipe filled beforehand, so that the command, once
+# it has written the pid file, waits in writing its first line until the
+# stop has come; then the pipe is drained until the command has ended.
+# (ros2 says its robots' lines before its pid file, so a full pipe holds
+# it before; it catches signals before it opens anything.)
+stopped_at_once() { # NAME COMMAND...
+    name=$1
+    shift
+    rm -f "$tmp/full" "$tmp/$name.now.pid"
+    mkfifo "$tmp/full"
+    exec 3<>"$tmp/full"
+    if ! /usr/bin/python3 -c '
+import os
+os.set_blocking(3, False)
+try:
+    while os.write(3, b"x" * 4096):
+        pass
+except BlockingIOError:
+    pass
+os.set_blocking(3, True)'; then
+        fail "$name: could not fill the pipe"
+        exec 3>&-
+        return
+    fi
+    env -u NOTIFY_SOCKET "$@" --pidfile "$tmp/$name.now.pid" >&3 2>"$tmp/$name.now.err" &
+    now=$!
+    if wait_line "$tmp/$name.now.pid" "^$now\$" 30; then
+        kill -TERM "$now"
+        wrote=yes
+    else
+        kill -KILL "$now"
+        wrote=no
+    fi
+    # The drain: what the pipe holds, until the command has ended (its
+    # pidfd readable) and the pipe is empty.
+    /usr/bin/python3 -c '
+import os, select, sys
+out = open(sys.argv[2], "wb")
+try:
+    pid = os.pidfd_open(int(sys.argv[1]))
+    ended = False
+except ProcessLookupError:  # ended, and reaped by the shell already
+    pid, ended = 3, True
+os.set_blocking(3, False)
+while True:
+    r, _, _ = select.select([3, pid], [], [], 60)
+    if not r:
+        sys.exit("the drain: nothing for 60 s")
+    ended = ended or pid in r
+    try:
+        while True:
+            out.write(os.read(3, 65536))
+    except BlockingIOError:
+        if ended:
+            break' "$now" "$tmp/$name.now.out"
+    wait "$now"
+    status=$?
+    exec 3>&-
+    first=$(tr -d x <"$tmp/$name.now.out" | head -n 1)
+    case $status in 0 | 143) ended=yes ;; *) ended=no ;; esac
+    [ "$wrote" = yes ] && [ "$ended" = yes ] && [ ! -e "$tmp/$name.now.pid" ] &&
+        echo "$first" | grep -q "^botwire $name: " &&
+        pass "$name: stopped as soon as its pid file was there: it ended (exit $status), removed it, and its first line came out whole ($(echo "$first" | cut -c1-40)...)" ||
+        fail "$name stopped at once: pid file written: $wrote, exit $status, pid file now: $(cat "$tmp/$name.now.pid" 2>&1), first line: '$first', said: $(cat "$tmp/$name.now.err")"
+}
+stopped_at_once sim "$bw" sim kobuki --pty "$tmp/n" --for 60
+stopped_at_once replay "$bw" replay "$tmp/r.jsonl" --tcp 0
+stopped_at_once view "$bw" view sim:kobuki --listen 0 --for 60
 
 finish "service"

@@ -173,7 +173,9 @@ int cli_service_begin(cli_service_t *sv);
 /* Serving: the pid file written, the first lines (text, without a final
  * newline) on standard output; detached, they reach the caller, and from
  * here the process's output goes nowhere and its stderr to --log, its lines
- * named "CMD [what, pid N]". */
+ * named "CMD [what, pid N]". Its caller catches signals first
+ * (cli_catch_signals): whoever reads the pid or the line may stop it at
+ * once, and the stop must reach the loop that removes the pid file. */
 void cli_service_announce(cli_service_t *sv, const char *text, const char *what);
 /* The end: the pid file removed, the log closed. */
 void cli_service_end(cli_service_t *sv);

@@ -376,9 +376,9 @@ int cmd_replay(int argc, char **argv)
         snprintf(line, sizeof line,
                  "botwire replay: %s (%s, %zu bytes from the robot over %.1f s) on tcp://%s:%d",
                  r.path, r.family, r.nrobot, span, host, bw_listener_port(l.listener));
+    cli_catch_signals(); /* before the pid file and the first line: a stop ends the loop */
     cli_service_announce(&svc, line, r.family);
     cli_service_ready(line);
-    cli_catch_signals();
 
     /* t0: when the record's t = 0 is, on this clock; set when the program
      * connects (or first speaks, for a record the host begins). */

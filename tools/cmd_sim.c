@@ -896,10 +896,13 @@ int cmd_sim(int argc, char **argv)
             snprintf(what, sizeof what, "%zu robots", n);
         else
             snprintf(what, sizeof what, "%s", family);
+        /* A stop may come as soon as the pid file or the first line is
+         * there: from then on it ends the serving loop (which removes the
+         * pid file), never the process where it stands. */
+        cli_catch_signals();
         cli_service_announce(&svc, lines, what);
         cli_service_ready(lines); /* serving: what a client needs is there */
         served = n;
-        cli_catch_signals();
         status = serve(s, n, t + duration);
     }
     for (size_t i = 0; i < served; i++) {

@@ -239,6 +239,26 @@ int cli_service_begin(cli_service_t *sv)
     return 0;
 }
 
+/* All of it, or false with errno set; a signal caught meanwhile (without
+ * SA_RESTART it interrupts a write that a full pipe holds) does not cut
+ * it short: the stop it asks for is the serving loop's to act on. */
+static bool write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = EIO;
+            return false;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
 void cli_service_announce(cli_service_t *sv, const char *text, const char *what)
 {
     if (sv->pid_fd >= 0) { /* there before the caller goes on */
@@ -251,19 +271,17 @@ void cli_service_announce(cli_service_t *sv, const char *text, const char *what)
     }
     fflush(NULL);
     if (sv->announce_fd < 0) {
-        printf("%s\n", text);
-        fflush(stdout);
+        /* Written past stdio; where the output itself is broken (a
+         * reader gone, a full disk), stdio tries once more, so that the
+         * end of the command says so, as for any other line. */
+        if (!write_all(STDOUT_FILENO, text, strlen(text)) || !write_all(STDOUT_FILENO, "\n", 1)) {
+            fputs("\n", stdout);
+            fflush(stdout);
+        }
         return;
     }
-    size_t n = strlen(text);
-    for (size_t at = 0; at < n;) {
-        ssize_t k = write(sv->announce_fd, text + at, n - at);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break; /* the caller has gone: serving on all the same */
-        at += (size_t)k;
-    }
+    /* A caller gone: serving on all the same. */
+    (void)write_all(sv->announce_fd, text, strlen(text));
     /* A daemon lets go of its caller's terminal and pipes: a script that
      * captures or pipes the output is not held until the service ends. */
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
