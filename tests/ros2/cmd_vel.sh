@@ -62,11 +62,14 @@ drove_at() {
         fail "$2: at ${c:-?} m/s by its odometry, x from $3 to ${x:-?} in the peer's ${t:-?} s ($(cat "$tmp/$1"))"
 }
 # still OUT WHAT X0: the robot never moved by its odometry (no nonzero
-# speed) and is where it was.
+# speed stamped once the peer's commands began: one of the drive before,
+# sent again to the peer as it joined, is the robot's past, said apart)
+# and is where it was.
 still() {
     c=$(cruise_of "$1") x=$(x_of "$1")
+    e=$(sed -n 's/^earlier robot1 //p' "$tmp/$1")
     awk -v c="${c:-0}" -v x="${x:-9}" -v x0="$3" 'BEGIN { d = x - x0; exit !(c == -1 && d < 0.001 && -d < 0.001) }' &&
-        pass "$2: the robot still (odometry x $x)" ||
+        pass "$2: the robot still (odometry x $x${e:+; $e moving samples stamped before the commands, of the drive before})" ||
         fail "$2: the robot moved: cruise ${c:-?}, x from $3 to ${x:-?} ($(cat "$tmp/$1"))"
 }
 

@@ -31,7 +31,12 @@
  *         cruise NS V                          the speed it drove at, by
  *                                              its own odometry: the upper
  *                                              quartile of the speeds it
- *                                              moved at (-1: never moved)
+ *                                              moved at, stamped from the
+ *                                              first command on (-1: never
+ *                                              moved)
+ *         earlier NS N                         odometry samples that moved,
+ *                                              stamped before the first
+ *                                              command (only when N > 0)
  *         zero_to_rest NS S LATE               from the zero twist sent to
  *                                              the first odometry at rest
  *                                              (-1: never), and how much
@@ -343,6 +348,7 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
     int mixed = 0;
     double t0 = mono(), end = t0 + seconds, drive_from = -1, next_cmd = 0, last_cmd = -1;
     double zero_at = -1, rest_at = -1; /* the zero twist sent; the driven robot at rest after */
+    double first_cmd = -1; /* the first twist sent, on the clock the node stamps with */
     double odom_from = -1;             /* the driven robot's first odometry */
     bool matched = false;
     bool drove = false, said_moving = false;
@@ -493,6 +499,8 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
                 send_cmd(cmd, v);
                 sent++;
                 last_cmd = realtime();
+                if (first_cmd < 0)
+                    first_cmd = last_cmd;
                 driven->v_at_cmd = driven->v;
             } else {
                 drove = true;
@@ -541,14 +549,25 @@ static int watch(double seconds, watched_t *w, size_t n, const char *drive_ns, d
         printf("matched %d\n", matched);
     if (driven && !fall_silent) {
         /* The speed it cruised at: the upper quartile of the speeds its
-         * odometry gave while it moved (the ramps are the lower ones). */
+         * odometry gave while it moved (the ramps are the lower ones),
+         * stamped once the commands began. A volatile reader that has
+         * just joined can be given samples written before it matched
+         * (within DDS's rules: Cyclone does so until the writer's first
+         * heartbeat reaches it), here of the drive before this one: the
+         * robot's past, counted apart. */
         static double moving[16384];
-        unsigned nmoving = 0;
+        unsigned nmoving = 0, earlier = 0;
         for (unsigned i = 0; i < ndrive; i++)
-            if (fabs(drive_speed[i]) >= 1e-6)
-                moving[nmoving++] = fabs(drive_speed[i]);
+            if (fabs(drive_speed[i]) >= 1e-6) {
+                if (first_cmd >= 0 && drive_stamp[i] >= first_cmd)
+                    moving[nmoving++] = fabs(drive_speed[i]);
+                else
+                    earlier++;
+            }
         qsort(moving, nmoving, sizeof *moving, by_value);
         const char *ns = *driven->ns ? driven->ns : "/";
+        if (earlier)
+            printf("earlier %s %u\n", ns, earlier);
         printf("cruise %s %.4f\n", ns, nmoving ? moving[nmoving * 3 / 4] : -1.0);
         /* The cycles run late between the zero and the rest, as late_by. */
         double usual = driven->ngaps >= 3 ? median(driven->gaps, driven->ngaps) : 0, late = 0;
