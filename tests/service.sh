@@ -208,15 +208,18 @@ stopped_at_once() { # NAME COMMAND...
     rm -f "$tmp/full" "$tmp/$name.now.pid"
     mkfifo "$tmp/full"
     exec 3<>"$tmp/full"
-    if ! /usr/bin/python3 -c '
+    # The filler's length, to tell the command's own output after it.
+    if ! filled=$(/usr/bin/python3 -c '
 import os
 os.set_blocking(3, False)
+n = 0
 try:
-    while os.write(3, b"x" * 4096):
-        pass
+    while True:
+        n += os.write(3, b"x" * 4096)
 except BlockingIOError:
     pass
-os.set_blocking(3, True)'; then
+os.set_blocking(3, True)
+print(n)'); then
         fail "$name: could not fill the pipe"
         exec 3>&-
         return
@@ -255,11 +258,15 @@ while True:
     wait "$now"
     status=$?
     exec 3>&-
-    first=$(tr -d x <"$tmp/$name.now.out" | head -n 1)
+    # Its first line, whole: it begins as it should and its newline came.
+    tail -c +$((filled + 1)) "$tmp/$name.now.out" | head -n 1 >"$tmp/$name.now.first"
+    first=$(cat "$tmp/$name.now.first")
+    whole=no
+    [ "$(tail -c 1 "$tmp/$name.now.first" | od -An -tx1 | tr -d ' ')" = 0a ] &&
+        echo "$first" | grep -q "^botwire $name: " && whole=yes
     case $status in 0 | 143) ended=yes ;; *) ended=no ;; esac
-    [ "$wrote" = yes ] && [ "$ended" = yes ] && [ ! -e "$tmp/$name.now.pid" ] &&
-        echo "$first" | grep -q "^botwire $name: " &&
-        pass "$name: stopped as soon as its pid file was there: it ended (exit $status), removed it, and its first line came out whole ($(echo "$first" | cut -c1-40)...)" ||
+    [ "$wrote" = yes ] && [ "$ended" = yes ] && [ ! -e "$tmp/$name.now.pid" ] && [ "$whole" = yes ] &&
+        pass "$name: stopped as soon as its pid file was there: it ended (exit $status), removed it, and its first line came out whole after the pipe's $filled bytes: $first" ||
         fail "$name stopped at once: pid file written: $wrote, exit $status, pid file now: $(cat "$tmp/$name.now.pid" 2>&1), first line: '$first', said: $(cat "$tmp/$name.now.err")"
 }
 stopped_at_once sim "$bw" sim kobuki --pty "$tmp/n" --for 60
