@@ -1,10 +1,31 @@
 # Shared by the ROS 2 tests, after testlib.sh: this test's DDS domain,
 # loopback only and without multicast, so that its participants find each
-# other and nobody else's; the domain from the process id keeps tests run
-# at the same time apart. ROS 2's own discovery settings are cleared.
+# other and nobody else's. ROS 2's own discovery settings are cleared.
 export CYCLONEDDS_URI='<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>64</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
-export ROS_DOMAIN_ID=$(($$ % 200 + 1))
 unset ROS_LOCALHOST_ONLY ROS_AUTOMATIC_DISCOVERY_RANGE ROS_STATIC_PEERS
+# The domain is one no other test on this machine holds: tests run at the
+# same time on one domain hear each other's nodes (a node told of another
+# test's Twist writer on its /robot1/cmd_vel). Each domain of 10-101 has a
+# lock file (ROS 2's range clear of Linux's ephemeral ports; 7, below it,
+# is the docs' own); the test takes the first it can, from one its process
+# id picks, on fd 9, which this shell and every process it starts hold:
+# the kernel lets it go once the last of them has ended, however they end,
+# so a node that outlives its test still keeps its domain from the next.
+dds_locks=/tmp/botwire-test-dds-domains.$(id -u)
+mkdir -p "$dds_locks" || { fail "cannot make $dds_locks for the DDS domains' locks"; exit 1; }
+ROS_DOMAIN_ID=
+i=0
+while [ -z "$ROS_DOMAIN_ID" ] && [ "$i" -lt 92 ]; do
+    d=$((10 + ($$ + i) % 92))
+    exec 9>"$dds_locks/$d"
+    flock -n 9 && ROS_DOMAIN_ID=$d
+    i=$((i + 1))
+done
+if [ -z "$ROS_DOMAIN_ID" ]; then
+    fail "no DDS domain of 10-101 free: 92 other tests hold them ($dds_locks)"
+    exit 1
+fi
+export ROS_DOMAIN_ID
 
 # start_node ARGS...: `botwire ros2 ARGS` in the background ($node), its
 # stderr in $tmp/node.err, once it has said its node is up (its second
