@@ -58,7 +58,7 @@ late_of() { sed -n 's/^zero_to_rest robot1 [-0-9.]* \([0-9.]*\)$/\1/p' "$tmp/$1"
 # holds until the zero comes), the time the node's cycles ran late before
 # the robot was at rest (a machine that holds the node back leaves the
 # robot on its last command until the node takes the zero, as a stalled
-# host does a real one: 0.15 m past the drive seen under load) and the
+# host does a real one: 0.16 m past the drive seen under load) and the
 # 2 cm the Kobuki's ramp down takes, from X0 (the odometry before).
 drove_at() {
     c=$(cruise_of "$1") x=$(x_of "$1") t=$(drove_of "$1") l=$(late_of "$1")
