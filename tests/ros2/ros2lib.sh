@@ -11,12 +11,16 @@ unset ROS_LOCALHOST_ONLY ROS_AUTOMATIC_DISCOVERY_RANGE ROS_STATIC_PEERS
 # id picks, on fd 9, which this shell and every process it starts hold:
 # the kernel lets it go once the last of them has ended, however they end,
 # so a node that outlives its test still keeps its domain from the next.
+# A test that wants one domain above all sets dds_first to it before this
+# file is sourced, and gets it whenever it is free.
 dds_locks=/tmp/botwire-test-dds-domains.$(id -u)
 mkdir -p "$dds_locks" || { fail "cannot make $dds_locks for the DDS domains' locks"; exit 1; }
 ROS_DOMAIN_ID=
 i=0
+from=$$
+[ -n "${dds_first:-}" ] && from=$((dds_first - 10))
 while [ -z "$ROS_DOMAIN_ID" ] && [ "$i" -lt 92 ]; do
-    d=$((10 + ($$ + i) % 92))
+    d=$((10 + (from + i) % 92))
     exec 9>"$dds_locks/$d"
     flock -n 9 && ROS_DOMAIN_ID=$d
     i=$((i + 1))
